@@ -1,0 +1,140 @@
+/*
+ * backend.h: the one interface both backends implement.
+ *
+ *   cuda (backend_cuda.c): the CUDA driver API, loaded at run time with dlopen so
+ *        one binary starts with or without a driver.
+ *   emu  (emu/backend_emu.c): the same .cu source compiled for the host and run on
+ *        the CPU with GPU semantics (fibers per thread, blocks in linear order).
+ *
+ * Everything above this interface (the sweep, references, checks, timing, CSV) is
+ * shared, so a variant behaves the same on both except for speed.
+ *
+ * Device memory is addressed by hn_dptr (a CUdeviceptr on cuda, a host address on
+ * emu). Kernel arguments are passed the driver API's way: an array of pointers,
+ * one per parameter, each pointing at the argument's value.
+ *
+ * Timing is by events recorded on the backend's own stream. On emu, launches are
+ * synchronous and events read the host's monotonic clock, so the same code times
+ * both (emu times say nothing about GPU speed and rows are marked so).
+ *
+ * Ownership: hn_backend_create returns an object the caller destroys with
+ * hn_backend_destroy (NULL-safe). Kernels, buffers and events belong to the
+ * backend that made them and must be released before it is destroyed.
+ */
+#ifndef HN_BACKEND_H
+#define HN_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compile.h"
+#include "util.h"
+
+typedef uint64_t hn_dptr;
+
+typedef struct {
+    char name[256];            /* "NVIDIA H200", or "CPU emulator (2 threads, <cpu model>)" */
+    char arch[16];             /* "sm_90"; "emu" on the emulator */
+    int cc_major, cc_minor;    /* compute capability; 0.0 on emu */
+    int sm_count;              /* multiprocessors; worker threads on emu */
+    int warp_size;
+    int max_threads_per_block;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    size_t shared_per_block;        /* without opt-in (48 KB) */
+    size_t shared_per_block_optin;  /* with cuFuncSetAttribute opt-in */
+    size_t global_mem;              /* bytes */
+    size_t l2_bytes;
+    int sm_clock_khz;          /* default (max) SM clock; 0 if unknown */
+    int mem_clock_khz;         /* memory clock; 0 if unknown */
+    int mem_bus_width;         /* bits; 0 if unknown */
+    char driver_version[32];   /* "13.0", or "" on emu */
+} hn_device_info;
+
+/* Where a parameter's value lives and how big it is, as the kernel declares it.
+ * kind is one of 'p' pointer, 'i' signed integer, 'u' unsigned integer, 'f' float
+ * or double, 'o' other (a struct, passed by bytes), '?' unknown. */
+typedef struct {
+    char kind;
+    int size;
+} hn_param_info;
+
+typedef struct hn_backend hn_backend;
+typedef struct hn_kernel hn_kernel;
+typedef struct hn_event hn_event;
+
+typedef struct {
+    unsigned grid[3];
+    unsigned block[3];
+    size_t shared_bytes;   /* dynamic shared memory */
+} hn_launch_dims;
+
+/* Limits and run-time options of a backend, set at creation. */
+typedef struct {
+    int device;            /* cuda: device ordinal */
+    int emu_threads;       /* emu: worker threads; 0 = one per core */
+    double kernel_timeout; /* seconds; 0 = none. emu: a launch running longer fails */
+    size_t printf_fifo;    /* cuda: device printf buffer; 0 = driver default */
+} hn_backend_opts;
+
+typedef struct {
+    const char *name;      /* "cuda" or "emu" */
+    hn_target target;      /* what hn_compile must produce for this backend */
+
+    void (*destroy)(hn_backend *b);
+    void (*device_info)(hn_backend *b, hn_device_info *info);
+
+    /* Loads kernel number `index` of a compiled image. The kernel's declared
+     * parameters are described in params (up to max_params; *n_params gets the
+     * count, or -1 if the backend cannot tell). */
+    int (*kernel_load)(hn_backend *b, const hn_module_image *img, int index, hn_kernel **out,
+                       hn_err *err);
+    void (*kernel_free)(hn_backend *b, hn_kernel *k);
+    int (*kernel_params)(hn_backend *b, hn_kernel *k, hn_param_info *params, int max_params,
+                         int *n_params, hn_err *err);
+
+    int (*alloc)(hn_backend *b, size_t bytes, hn_dptr *out, hn_err *err);
+    void (*free)(hn_backend *b, hn_dptr p);
+    int (*upload)(hn_backend *b, hn_dptr dst, const void *src, size_t bytes, hn_err *err);
+    int (*download)(hn_backend *b, void *dst, hn_dptr src, size_t bytes, hn_err *err);
+    int (*fill)(hn_backend *b, hn_dptr dst, unsigned char byte, size_t bytes, hn_err *err);
+
+    /* Checks dims against the device's and the kernel's limits (threads, block
+     * and grid dimensions, shared memory incl. opt-in above 48 KB) and launches
+     * on the backend's stream. Returns -1 with a message naming the limit broken
+     * or, on emu, the fault (kernel, block, thread, line). */
+    int (*launch)(hn_backend *b, hn_kernel *k, const hn_launch_dims *dims, void **args,
+                  hn_err *err);
+    /* Waits for all work; reports asynchronous launch failures. */
+    int (*sync)(hn_backend *b, hn_err *err);
+
+    int (*event_create)(hn_backend *b, hn_event **out, hn_err *err);
+    void (*event_destroy)(hn_backend *b, hn_event *e);
+    int (*event_record)(hn_backend *b, hn_event *e, hn_err *err);
+    /* Milliseconds between two recorded events (waits for the second). */
+    int (*event_elapsed)(hn_backend *b, hn_event *start, hn_event *stop, float *ms, hn_err *err);
+
+    /* Evicts the device's L2 cache (writes a buffer of its size), outside any
+     * timed interval; a no-op where meaningless. */
+    int (*flush_l2)(hn_backend *b, hn_err *err);
+} hn_backend_ops;
+
+struct hn_backend {
+    const hn_backend_ops *ops;
+};
+
+/* Creates a backend by name: "cuda", "emu" or "auto" (cuda if a driver and a
+ * device are present, else emu; says which on stderr when verbose). */
+int hn_backend_create(const char *name, const hn_backend_opts *opts, int verbose,
+                      hn_backend **out, hn_err *err);
+void hn_backend_destroy(hn_backend *b);
+
+/* Constructors of the two implementations. */
+int hn_backend_cuda_create(const hn_backend_opts *opts, hn_backend **out, hn_err *err);
+int hn_backend_emu_create(const hn_backend_opts *opts, hn_backend **out, hn_err *err);
+
+/* Whether a CUDA driver can be loaded and sees at least one device; fills why
+ * with the reason when not (no libcuda.so.1, no device, init error). */
+int hn_cuda_available(char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * compile.h: turning one kernel variant (a .cu file + -D defines) into a loadable
+ * module, for either backend, with an on-disk cache.
+ *
+ * A variant is compiled once per run; the result lives in the cache folder under
+ * a key that hashes the source, every header it includes with "quotes" (found by
+ * scanning, recursively), the options, the target and the compiler's version, so a
+ * second run compiles nothing and an edited header recompiles.
+ *
+ *   cuda: NVRTC -> CUBIN for req->arch (e.g. "sm_90"); needs no GPU and no driver.
+ *         Kernels are found by C++ name expressions (nvrtcAddNameExpression), so
+ *         templates work and extern "C" is not required; the lowered (mangled)
+ *         names come back in hn_module_image.lowered[]. ptxas --verbose fills the
+ *         per-kernel resource report.
+ *   emu:  the host C++ compiler with the emulator's shim header -> a shared object
+ *         (see emu/emu_compile.c); lowered[] then holds the name of the exported
+ *         launch wrapper of each kernel.
+ *
+ * Invariants: a successful compile fills image (cuda: the CUBIN bytes; emu: NULL,
+ * with `path` naming the .so in the cache), lowered[i] for every requested kernel,
+ * and `log` (possibly empty, never NULL).
+ */
+#ifndef HN_COMPILE_H
+#define HN_COMPILE_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+typedef enum { HN_TARGET_CUDA, HN_TARGET_EMU } hn_target;
+
+typedef struct {
+    const char *src_path;               /* the .cu file (its folder is an include dir) */
+    const char *const *defines;         /* "NAME=VALUE" or "NAME" */
+    int n_defines;
+    const char *const *include_dirs;    /* extra -I folders */
+    int n_include_dirs;
+    const char *const *kernels;         /* C++ name expressions, e.g. "reduce<256>" */
+    int n_kernels;
+    const char *arch;                   /* cuda: "sm_90"; emu: ignored */
+    const char *cache_dir;              /* NULL: no caching */
+    int line_info;                      /* cuda: -lineinfo; emu: always has -g1 */
+} hn_compile_req;
+
+/* What ptxas reported for one kernel; -1 where unknown. */
+typedef struct {
+    int registers;
+    int spill_stores;   /* bytes */
+    int spill_loads;    /* bytes */
+    int stack_frame;    /* bytes */
+    int static_shared;  /* bytes */
+    int constant;       /* bytes of cmem[0] */
+} hn_kernel_resources;
+
+typedef struct {
+    hn_target target;
+    void *image;                 /* cuda: CUBIN bytes (owned) */
+    size_t image_size;
+    char *path;                  /* the cached file (CUBIN or .so); owned, may be NULL */
+    char **lowered;              /* n_kernels names (owned) */
+    hn_kernel_resources *res;    /* n_kernels entries (owned) */
+    int n_kernels;
+    char *log;                   /* compiler output, never NULL (owned) */
+    int from_cache;              /* 1 when nothing was compiled */
+    double seconds;              /* time spent compiling or loading from cache */
+    char key[33];                /* the cache key */
+} hn_module_image;
+
+void hn_module_image_free(hn_module_image *img);
+
+/* Compiles for the cuda target with NVRTC. On failure returns -1, err names the
+ * file and says what failed, and *log_out (if not NULL) receives the compiler log
+ * (caller frees). */
+int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err);
+
+/* Compiles for the emu target with the host C++ compiler; same contract. */
+int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err);
+
+/* Dispatches on target. */
+int hn_compile(hn_target target, const hn_compile_req *req, hn_module_image *out, char **log_out,
+               hn_err *err);
+
+/* The NVRTC version as "13.0", or "unavailable". */
+const char *hn_nvrtc_version(void);
+
+/* Adds to h the contents of path and, recursively, of every header it includes
+ * with quotes, looked up beside the including file and then in include_dirs.
+ * Headers that cannot be found are hashed by name (NVRTC or the compiler will
+ * report them). Used for cache keys by both targets. */
+void hn_hash_source_tree(hn_hash *h, const char *path, const char *const *include_dirs,
+                         int n_include_dirs);
+
+/* The default cache folder: $HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/harness,
+ * else $HOME/.cache/harness, else ".cache/harness". Caller frees. */
+char *hn_default_cache_dir(void);
+
+#endif

@@ -1,0 +1,1 @@
+/* hn_emu.h: placeholder for the emulator's shim header. */

@@ -1,0 +1,315 @@
+/* util.c: see util.h. */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int hn_errf(hn_err *err, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int hn_err_prefix(hn_err *err, const char *fmt, ...) {
+    if (!err) return -1;
+    char prefix[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    char old[sizeof err->msg];
+    memcpy(old, err->msg, sizeof old);
+    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    return -1;
+}
+
+static void oom(size_t n) {
+    fprintf(stderr, "harness: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) oom(n);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom(n * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) oom(n);
+    return q;
+}
+
+char *xstrdup(const char *s) {
+    return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n) {
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *xasprintf(const char *fmt, ...) {
+    hn_sb sb;
+    hn_sb_init(&sb);
+    va_list ap;
+    va_start(ap, fmt);
+    hn_sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    return hn_sb_detach(&sb);
+}
+
+/* ---------------------------------------------------------------------- */
+/* string buffer */
+
+void hn_sb_init(hn_sb *sb) {
+    sb->cap = 64;
+    sb->len = 0;
+    sb->buf = xmalloc(sb->cap);
+    sb->buf[0] = '\0';
+}
+
+void hn_sb_free(hn_sb *sb) {
+    free(sb->buf);
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+}
+
+void hn_sb_reset(hn_sb *sb) {
+    sb->len = 0;
+    sb->buf[0] = '\0';
+}
+
+void hn_sb_grow(hn_sb *sb, size_t extra) {
+    if (sb->len + extra + 1 <= sb->cap) return;
+    size_t cap = sb->cap ? sb->cap : 64;
+    while (cap < sb->len + extra + 1) cap *= 2;
+    sb->buf = xrealloc(sb->buf, cap);
+    sb->cap = cap;
+}
+
+void hn_sb_add(hn_sb *sb, const void *data, size_t n) {
+    hn_sb_grow(sb, n);
+    memcpy(sb->buf + sb->len, data, n);
+    sb->len += n;
+    sb->buf[sb->len] = '\0';
+}
+
+void hn_sb_adds(hn_sb *sb, const char *s) {
+    hn_sb_add(sb, s, strlen(s));
+}
+
+void hn_sb_addc(hn_sb *sb, char c) {
+    hn_sb_add(sb, &c, 1);
+}
+
+void hn_sb_vaddf(hn_sb *sb, const char *fmt, va_list ap) {
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, cp);
+    va_end(cp);
+    if (n < 0) return;
+    if ((size_t)n >= sb->cap - sb->len) {
+        hn_sb_grow(sb, (size_t)n);
+        vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+    }
+    sb->len += (size_t)n;
+}
+
+void hn_sb_addf(hn_sb *sb, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    hn_sb_vaddf(sb, fmt, ap);
+    va_end(ap);
+}
+
+char *hn_sb_detach(hn_sb *sb) {
+    char *p = sb->buf;
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+    return p;
+}
+
+/* ---------------------------------------------------------------------- */
+/* files */
+
+int hn_read_file(const char *path, char **data, size_t *size, hn_err *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return hn_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    hn_sb sb;
+    hn_sb_init(&sb);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) hn_sb_add(&sb, chunk, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        hn_sb_free(&sb);
+        return hn_errf(err, "%s: read error", path);
+    }
+    if (size) *size = sb.len;
+    *data = hn_sb_detach(&sb);
+    return 0;
+}
+
+int hn_write_file(const char *path, const void *data, size_t size, hn_err *err) {
+    char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        hn_errf(err, "%s: cannot create: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    int ok = fwrite(data, 1, size, f) == size;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        hn_errf(err, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+int hn_mkdirs(const char *path, hn_err *err) {
+    char *p = xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            hn_errf(err, "%s: cannot create folder: %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+        hn_errf(err, "%s: cannot create folder: %s", p, strerror(errno));
+        free(p);
+        return -1;
+    }
+    free(p);
+    return 0;
+}
+
+int hn_file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+char *hn_dirname(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) return xstrdup(".");
+    if (slash == path) return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
+}
+
+char *hn_stem(const char *path) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
+}
+
+char *hn_path_join(const char *dir, const char *rel) {
+    if (rel[0] == '/' || !dir || !dir[0] || strcmp(dir, ".") == 0) return xstrdup(rel);
+    return xasprintf("%s/%s", dir, rel);
+}
+
+/* ---------------------------------------------------------------------- */
+/* hashing: two FNV-1a lanes with different offsets and a final avalanche */
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+void hn_hash_init(hn_hash *h) {
+    h->a = 0xcbf29ce484222325ULL;
+    h->b = 0x84222325cbf29ce4ULL;
+}
+
+void hn_hash_add(hn_hash *h, const void *data, size_t n) {
+    const unsigned char *p = data;
+    uint64_t a = h->a, b = h->b;
+    for (size_t i = 0; i < n; i++) {
+        a = (a ^ p[i]) * 0x100000001b3ULL;
+        b = (b ^ p[i]) * 0x00000100000001b3ULL + 0x9e3779b97f4a7c15ULL;
+    }
+    h->a = a;
+    h->b = b;
+}
+
+void hn_hash_adds(hn_hash *h, const char *s) {
+    uint64_t n = s ? strlen(s) : UINT64_MAX;
+    hn_hash_add(h, &n, sizeof n);
+    if (s) hn_hash_add(h, s, strlen(s));
+}
+
+void hn_hash_hex(const hn_hash *h, char out[33]) {
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)mix64(h->a ^ mix64(h->b)),
+             (unsigned long long)mix64(h->b + 0x632be59bd9b4e019ULL));
+}
+
+/* ---------------------------------------------------------------------- */
+
+double hn_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t hn_splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+double hn_rand_unit(uint64_t *state) {
+    return (double)(hn_splitmix64(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+uint64_t hn_rand_below(uint64_t *state, uint64_t n) {
+    /* Rejection sampling keeps the result unbiased. */
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do x = hn_splitmix64(state);
+    while (x >= limit);
+    return x % n;
+}
+
+int hn_cpu_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+char *hn_trim(char *s) {
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    return s;
+}
