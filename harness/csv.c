@@ -1,0 +1,263 @@
+/* csv.c: see csv.h. */
+#include "csv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hn_csv {
+    FILE *f;
+    int owns;
+    char **columns;
+    char **fields;
+    int n;
+};
+
+void hn_csv_quote(hn_sb *sb, const char *field) {
+    if (!field) return;
+    if (!strpbrk(field, ",\"\r\n")) {
+        hn_sb_adds(sb, field);
+        return;
+    }
+    hn_sb_addc(sb, '"');
+    for (const char *p = field; *p; p++) {
+        if (*p == '"') hn_sb_addc(sb, '"');
+        hn_sb_addc(sb, *p);
+    }
+    hn_sb_addc(sb, '"');
+}
+
+static hn_csv *csv_new(FILE *f, int owns, const char *const *columns, int n) {
+    hn_csv *c = xcalloc(1, sizeof *c);
+    c->f = f;
+    c->owns = owns;
+    c->n = n;
+    c->columns = xcalloc((size_t)n, sizeof *c->columns);
+    c->fields = xcalloc((size_t)n, sizeof *c->fields);
+    hn_sb sb;
+    hn_sb_init(&sb);
+    for (int i = 0; i < n; i++) {
+        c->columns[i] = xstrdup(columns[i]);
+        if (i) hn_sb_addc(&sb, ',');
+        hn_csv_quote(&sb, columns[i]);
+    }
+    hn_sb_addc(&sb, '\n');
+    fputs(sb.buf, f);
+    fflush(f);
+    hn_sb_free(&sb);
+    return c;
+}
+
+int hn_csv_open(const char *path, const char *const *columns, int n_columns, hn_csv **out,
+                hn_err *err) {
+    FILE *f = fopen(path, "w");
+    if (!f) return hn_errf(err, "%s: cannot create: %s", path, strerror(errno));
+    *out = csv_new(f, 1, columns, n_columns);
+    return 0;
+}
+
+hn_csv *hn_csv_wrap(FILE *f, const char *const *columns, int n_columns) {
+    return csv_new(f, 0, columns, n_columns);
+}
+
+int hn_csv_column(const hn_csv *c, const char *name) {
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->columns[i], name) == 0) return i;
+    return -1;
+}
+
+void hn_csv_set(hn_csv *c, int column, const char *value) {
+    if (column < 0 || column >= c->n) return;
+    free(c->fields[column]);
+    c->fields[column] = value ? xstrdup(value) : NULL;
+}
+
+void hn_csv_setf(hn_csv *c, int column, const char *fmt, ...) {
+    if (column < 0 || column >= c->n) return;
+    hn_sb sb;
+    hn_sb_init(&sb);
+    va_list ap;
+    va_start(ap, fmt);
+    hn_sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    free(c->fields[column]);
+    c->fields[column] = hn_sb_detach(&sb);
+}
+
+void hn_csv_set_named(hn_csv *c, const char *name, const char *value) {
+    hn_csv_set(c, hn_csv_column(c, name), value);
+}
+
+void hn_csv_setf_named(hn_csv *c, const char *name, const char *fmt, ...) {
+    int col = hn_csv_column(c, name);
+    if (col < 0) return;
+    hn_sb sb;
+    hn_sb_init(&sb);
+    va_list ap;
+    va_start(ap, fmt);
+    hn_sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    free(c->fields[col]);
+    c->fields[col] = hn_sb_detach(&sb);
+}
+
+int hn_csv_write_row(hn_csv *c, hn_err *err) {
+    hn_sb sb;
+    hn_sb_init(&sb);
+    for (int i = 0; i < c->n; i++) {
+        if (i) hn_sb_addc(&sb, ',');
+        hn_csv_quote(&sb, c->fields[i]);
+        free(c->fields[i]);
+        c->fields[i] = NULL;
+    }
+    hn_sb_addc(&sb, '\n');
+    int ok = fwrite(sb.buf, 1, sb.len, c->f) == sb.len && fflush(c->f) == 0;
+    hn_sb_free(&sb);
+    return ok ? 0 : hn_errf(err, "cannot write a CSV row: %s", strerror(errno));
+}
+
+void hn_csv_close(hn_csv *c) {
+    if (!c) return;
+    if (c->owns) fclose(c->f);
+    for (int i = 0; i < c->n; i++) {
+        free(c->columns[i]);
+        free(c->fields[i]);
+    }
+    free(c->columns);
+    free(c->fields);
+    free(c);
+}
+
+/* ---------------------------------------------------------------------- */
+/* reader */
+
+typedef struct {
+    char **v;
+    int n, cap;
+} strvec;
+
+static void strvec_push(strvec *s, char *x) {
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = x;
+}
+
+/* Parses one record starting at *p; advances past its line end. */
+static int parse_record(const char **p, strvec *fields, int *line, const char *name, hn_err *err) {
+    const char *s = *p;
+    hn_sb f;
+    hn_sb_init(&f);
+    for (;;) {
+        hn_sb_reset(&f);
+        if (*s == '"') {
+            s++;
+            for (;;) {
+                if (!*s) {
+                    hn_sb_free(&f);
+                    return hn_errf(err, "%s:%d: unterminated quoted field", name, *line);
+                }
+                if (*s == '"') {
+                    if (s[1] == '"') {
+                        hn_sb_addc(&f, '"');
+                        s += 2;
+                        continue;
+                    }
+                    s++;
+                    break;
+                }
+                if (*s == '\n') (*line)++;
+                hn_sb_addc(&f, *s++);
+            }
+        } else {
+            while (*s && *s != ',' && *s != '\n' && *s != '\r') hn_sb_addc(&f, *s++);
+        }
+        strvec_push(fields, xstrdup(f.buf));
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        if (*s == '\r') s++;
+        if (*s == '\n') s++;
+        break;
+    }
+    hn_sb_free(&f);
+    (*line)++;
+    *p = s;
+    return 0;
+}
+
+int hn_table_parse(const char *text, const char *name, hn_table *t, hn_err *err) {
+    memset(t, 0, sizeof *t);
+    const char *p = text;
+    int line = 1;
+    strvec header = {0};
+    if (!*p) return hn_errf(err, "%s: empty file (no header)", name);
+    if (parse_record(&p, &header, &line, name, err) != 0) return -1;
+    t->header = header.v;
+    t->n_cols = header.n;
+    int cap = 0;
+    while (*p) {
+        if (*p == '\n' || (*p == '\r' && p[1] == '\n')) { /* blank line */
+            p += *p == '\r' ? 2 : 1;
+            line++;
+            continue;
+        }
+        int at = line;
+        strvec fields = {0};
+        if (parse_record(&p, &fields, &line, name, err) != 0) {
+            for (int i = 0; i < fields.n; i++) free(fields.v[i]);
+            free(fields.v);
+            hn_table_free(t);
+            return -1;
+        }
+        if (fields.n > t->n_cols) {
+            for (int i = 0; i < fields.n; i++) free(fields.v[i]);
+            free(fields.v);
+            hn_table_free(t);
+            return hn_errf(err, "%s:%d: %d fields, but the header has %d", name, at, fields.n,
+                           header.n);
+        }
+        while (fields.n < t->n_cols) strvec_push(&fields, xstrdup(""));
+        if (t->n_rows == cap) {
+            cap = cap ? cap * 2 : 64;
+            t->rows = xrealloc(t->rows, (size_t)cap * sizeof *t->rows);
+        }
+        t->rows[t->n_rows++] = fields.v;
+    }
+    return 0;
+}
+
+int hn_table_load(const char *path, hn_table *t, hn_err *err) {
+    char *text;
+    memset(t, 0, sizeof *t);
+    if (hn_read_file(path, &text, NULL, err) != 0) return -1;
+    int rc = hn_table_parse(text, path, t, err);
+    free(text);
+    return rc;
+}
+
+void hn_table_free(hn_table *t) {
+    if (!t) return;
+    for (int r = 0; r < t->n_rows; r++) {
+        for (int c = 0; c < t->n_cols; c++) free(t->rows[r][c]);
+        free(t->rows[r]);
+    }
+    for (int c = 0; c < t->n_cols; c++) free(t->header[c]);
+    free(t->rows);
+    free(t->header);
+    memset(t, 0, sizeof *t);
+}
+
+int hn_table_col(const hn_table *t, const char *name) {
+    for (int c = 0; c < t->n_cols; c++)
+        if (strcmp(t->header[c], name) == 0) return c;
+    return -1;
+}
+
+const char *hn_table_get(const hn_table *t, int row, const char *name) {
+    int c = hn_table_col(t, name);
+    return c < 0 || row < 0 || row >= t->n_rows ? "" : t->rows[row][c];
+}
