@@ -11,13 +11,13 @@ int hn_backend_create(const char *name, const hn_backend_opts *opts, int verbose
     if (strcmp(name, "emu") == 0) return hn_backend_emu_create(opts, out, err);
     if (strcmp(name, "auto") != 0)
         return hn_errf(err, "unknown backend '%s' (expected cuda, emu or auto)", name);
-    char why[512];
+    char why[sizeof err->msg];
     if (hn_cuda_available(why, sizeof why)) {
         if (hn_backend_cuda_create(opts, out, err) == 0) {
             if (verbose) fprintf(stderr, "harness: backend cuda (auto)\n");
             return 0;
         }
-        snprintf(why, sizeof why, "%s", err->msg);
+        memcpy(why, err->msg, sizeof why);
     }
     if (verbose) fprintf(stderr, "harness: backend emu (auto: %s)\n", why);
     return hn_backend_emu_create(opts, out, err);

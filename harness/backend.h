@@ -136,5 +136,7 @@ int hn_backend_emu_create(const hn_backend_opts *opts, hn_backend **out, hn_err 
 /* Whether a CUDA driver can be loaded and sees at least one device; fills why
  * with the reason when not (no libcuda.so.1, no device, init error). */
 int hn_cuda_available(char *why, size_t why_size);
+/* The driver's CUDA version as "13.0", or "none" (returns -1). */
+int hn_cuda_driver_version(char *buf, size_t size);
 
 #endif

@@ -40,6 +40,8 @@ typedef struct {
     const char *arch;                   /* cuda: "sm_90"; emu: ignored */
     const char *cache_dir;              /* NULL: no caching */
     int line_info;                      /* cuda: -lineinfo; emu: always has -g1 */
+    const char *const *options;         /* extra NVRTC options (the emulator ignores them) */
+    int n_options;
 } hn_compile_req;
 
 /* What ptxas reported for one kernel; -1 where unknown. */

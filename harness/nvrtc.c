@@ -1,7 +1,267 @@
-/* nvrtc.c: placeholder; NVRTC compile lands next. */
+/*
+ * nvrtc.c: compiling a kernel variant to CUBIN with NVRTC, with the on-disk cache
+ * described in compile.h. Needs no GPU and no driver.
+ *
+ * Cache entry for key K: K.cubin (the image) and K.meta (text: one line per
+ * kernel "name-expression<TAB>lowered-name<TAB>regs spill_st spill_ld stack smem
+ * cmem", then "log" and the compiler log). Entries are written atomically, so
+ * concurrent harness runs at worst compile the same thing twice.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include <nvrtc.h>
+
 #include "compile.h"
-int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
-    (void)out; if (log_out) *log_out = NULL;
-    return hn_errf(err, "%s: NVRTC compile not implemented yet", req->src_path);
+
+const char *hn_nvrtc_version(void) {
+    static char buf[32];
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unavailable";
+    snprintf(buf, sizeof buf, "%d.%d", major, minor);
+    return buf;
 }
-const char *hn_nvrtc_version(void) { return "unavailable"; }
+
+/* The integer just before `tag` in line[0..len), or -1. */
+static int number_before(const char *line, size_t len, const char *tag) {
+    char *copy = xstrndup(line, len);
+    const char *hit = strstr(copy, tag);
+    int v = -1;
+    if (hit) {
+        const char *q = hit;
+        while (q > copy && q[-1] == ' ') q--;
+        const char *end = q;
+        while (q > copy && q[-1] >= '0' && q[-1] <= '9') q--;
+        if (q < end) v = atoi(q);
+    }
+    free(copy);
+    return v;
+}
+
+/* Parses ptxas --verbose output for one lowered name:
+ *   ptxas info    : Function properties for NAME
+ *   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ *   ptxas info    : Used 31 registers, used 1 barriers, 1024 bytes smem, 384 bytes cmem[0]
+ */
+static void parse_resources(const char *log, const char *lowered, hn_kernel_resources *r) {
+    r->registers = r->spill_stores = r->spill_loads = r->stack_frame = r->static_shared =
+        r->constant = -1;
+    char *needle = xasprintf("Function properties for %s\n", lowered);
+    const char *p = strstr(log, needle);
+    free(needle);
+    if (!p) return;
+    for (int line_no = 0; line_no < 3 && (p = strchr(p, '\n')); line_no++) {
+        p++;
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        int v;
+        if ((v = number_before(p, len, "bytes stack frame")) >= 0) r->stack_frame = v;
+        if ((v = number_before(p, len, "bytes spill stores")) >= 0) r->spill_stores = v;
+        if ((v = number_before(p, len, "bytes spill loads")) >= 0) r->spill_loads = v;
+        if ((v = number_before(p, len, "registers")) >= 0) {
+            r->registers = v;
+            r->static_shared = 0;
+            if ((v = number_before(p, len, "bytes smem")) >= 0) r->static_shared = v;
+            if ((v = number_before(p, len, "bytes cmem[0]")) >= 0) r->constant = v;
+            break;
+        }
+    }
+}
+
+static void compute_key(const hn_compile_req *req, char key[33]) {
+    hn_hash h;
+    hn_hash_init(&h);
+    hn_hash_adds(&h, "harness-nvrtc-2");
+    hn_hash_adds(&h, hn_nvrtc_version());
+    hn_hash_adds(&h, req->arch);
+    hn_hash_add(&h, &req->line_info, sizeof req->line_info);
+    hn_hash_source_tree(&h, req->src_path, req->include_dirs, req->n_include_dirs);
+    for (int i = 0; i < req->n_defines; i++) hn_hash_adds(&h, req->defines[i]);
+    hn_hash_adds(&h, "|");
+    for (int i = 0; i < req->n_include_dirs; i++) hn_hash_adds(&h, req->include_dirs[i]);
+    hn_hash_adds(&h, "|");
+    for (int i = 0; i < req->n_kernels; i++) hn_hash_adds(&h, req->kernels[i]);
+    hn_hash_adds(&h, "|");
+    for (int i = 0; i < req->n_options; i++) hn_hash_adds(&h, req->options[i]);
+    hn_hash_hex(&h, key);
+}
+
+static void fill_image(hn_module_image *out, const hn_compile_req *req) {
+    out->target = HN_TARGET_CUDA;
+    out->n_kernels = req->n_kernels;
+    out->lowered = xcalloc((size_t)req->n_kernels + 1, sizeof *out->lowered);
+    out->res = xcalloc((size_t)req->n_kernels + 1, sizeof *out->res);
+}
+
+static int cache_load(const hn_compile_req *req, const char *key, hn_module_image *out) {
+    if (!req->cache_dir) return -1;
+    char *cubin_path = xasprintf("%s/cuda-%s.cubin", req->cache_dir, key);
+    char *meta_path = xasprintf("%s/cuda-%s.meta", req->cache_dir, key);
+    char *cubin = NULL, *meta = NULL;
+    size_t cubin_size = 0;
+    int rc = -1;
+    if (hn_read_file(cubin_path, &cubin, &cubin_size, NULL) != 0) goto done;
+    if (hn_read_file(meta_path, &meta, NULL, NULL) != 0) goto done;
+    fill_image(out, req);
+    char *p = meta;
+    for (int i = 0; i < req->n_kernels; i++) {
+        char *eol = strchr(p, '\n');
+        if (!eol) goto bad;
+        *eol = '\0';
+        char *t1 = strchr(p, '\t');
+        char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        if (!t1 || !t2) goto bad;
+        *t1 = *t2 = '\0';
+        if (strcmp(p, req->kernels[i]) != 0) goto bad;
+        out->lowered[i] = xstrdup(t1 + 1);
+        hn_kernel_resources *r = &out->res[i];
+        if (sscanf(t2 + 1, "%d %d %d %d %d %d", &r->registers, &r->spill_stores, &r->spill_loads,
+                   &r->stack_frame, &r->static_shared, &r->constant) != 6)
+            goto bad;
+        p = eol + 1;
+    }
+    if (strncmp(p, "log\n", 4) != 0) goto bad;
+    out->log = xstrdup(p + 4);
+    out->image = cubin;
+    out->image_size = cubin_size;
+    out->path = cubin_path;
+    cubin = NULL;
+    cubin_path = NULL;
+    out->from_cache = 1;
+    rc = 0;
+    goto done;
+bad:
+    hn_module_image_free(out);
+done:
+    free(cubin);
+    free(meta);
+    free(cubin_path);
+    free(meta_path);
+    return rc;
+}
+
+static void cache_store(const hn_compile_req *req, const char *key, hn_module_image *img) {
+    if (!req->cache_dir || hn_mkdirs(req->cache_dir, NULL) != 0) return;
+    hn_sb meta;
+    hn_sb_init(&meta);
+    for (int i = 0; i < img->n_kernels; i++) {
+        const hn_kernel_resources *r = &img->res[i];
+        hn_sb_addf(&meta, "%s\t%s\t%d %d %d %d %d %d\n", req->kernels[i], img->lowered[i],
+                   r->registers, r->spill_stores, r->spill_loads, r->stack_frame, r->static_shared,
+                   r->constant);
+    }
+    hn_sb_addf(&meta, "log\n%s", img->log);
+    char *cubin_path = xasprintf("%s/cuda-%s.cubin", req->cache_dir, key);
+    char *meta_path = xasprintf("%s/cuda-%s.meta", req->cache_dir, key);
+    /* The image first: a meta file only ever sits beside a complete image. */
+    if (hn_write_file(cubin_path, img->image, img->image_size, NULL) == 0 &&
+        hn_write_file(meta_path, meta.buf, meta.len, NULL) == 0) {
+        img->path = cubin_path;
+        cubin_path = NULL;
+    }
+    free(cubin_path);
+    free(meta_path);
+    hn_sb_free(&meta);
+}
+
+int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
+    memset(out, 0, sizeof *out);
+    if (log_out) *log_out = NULL;
+    double t0 = hn_now();
+    if (!req->arch || strncmp(req->arch, "sm_", 3) != 0)
+        return hn_errf(err, "%s: bad target architecture '%s' (expected sm_XX, e.g. sm_90)",
+                       req->src_path, req->arch ? req->arch : "(none)");
+    compute_key(req, out->key);
+    char key[33];
+    memcpy(key, out->key, sizeof key);
+    if (cache_load(req, key, out) == 0) {
+        memcpy(out->key, key, sizeof key);
+        out->seconds = hn_now() - t0;
+        return 0;
+    }
+    memcpy(out->key, key, sizeof key);
+
+    char *src;
+    if (hn_read_file(req->src_path, &src, NULL, err) != 0) return -1;
+
+    /* Options: the source's folder and extra folders, defines, target, resources. */
+    int n_opts = 0, cap = 8 + req->n_defines + req->n_include_dirs + req->n_options;
+    char **opts = xcalloc((size_t)cap, sizeof *opts);
+    char *here = hn_dirname(req->src_path);
+    opts[n_opts++] = xasprintf("--gpu-architecture=%s", req->arch);
+    opts[n_opts++] = xstrdup("-std=c++17");
+    opts[n_opts++] = xstrdup("--ptxas-options=--verbose");
+    if (req->line_info) opts[n_opts++] = xstrdup("-lineinfo");
+    opts[n_opts++] = xasprintf("-I%s", here);
+    for (int i = 0; i < req->n_include_dirs; i++) opts[n_opts++] = xasprintf("-I%s", req->include_dirs[i]);
+    for (int i = 0; i < req->n_defines; i++) opts[n_opts++] = xasprintf("-D%s", req->defines[i]);
+    for (int i = 0; i < req->n_options; i++) opts[n_opts++] = xstrdup(req->options[i]);
+    free(here);
+
+    nvrtcProgram prog = NULL;
+    int rc = -1;
+    nvrtcResult r = nvrtcCreateProgram(&prog, src, req->src_path, 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS) {
+        hn_errf(err, "%s: nvrtcCreateProgram: %s", req->src_path, nvrtcGetErrorString(r));
+        goto done;
+    }
+    for (int i = 0; i < req->n_kernels; i++) {
+        r = nvrtcAddNameExpression(prog, req->kernels[i]);
+        if (r != NVRTC_SUCCESS) {
+            hn_errf(err, "%s: kernel name '%s': %s", req->src_path, req->kernels[i], nvrtcGetErrorString(r));
+            goto done;
+        }
+    }
+    nvrtcResult cr = nvrtcCompileProgram(prog, n_opts, (const char *const *)opts);
+    size_t log_size = 0;
+    nvrtcGetProgramLogSize(prog, &log_size);
+    char *log = xcalloc(log_size + 1, 1);
+    if (log_size) nvrtcGetProgramLog(prog, log);
+    if (cr != NVRTC_SUCCESS) {
+        hn_sb defs;
+        hn_sb_init(&defs);
+        for (int i = 0; i < req->n_defines; i++) hn_sb_addf(&defs, " -D%s", req->defines[i]);
+        hn_errf(err, "%s: NVRTC compile failed for %s (%s%s):\n%s", req->src_path, req->arch,
+                nvrtcGetErrorString(cr), defs.buf, log);
+        hn_sb_free(&defs);
+        if (log_out) *log_out = log;
+        else free(log);
+        goto done;
+    }
+    fill_image(out, req);
+    out->log = log;
+    for (int i = 0; i < req->n_kernels; i++) {
+        const char *lowered = NULL;
+        r = nvrtcGetLoweredName(prog, req->kernels[i], &lowered);
+        if (r != NVRTC_SUCCESS || !lowered) {
+            hn_errf(err, "%s: kernel '%s' not found after compiling (is it a __global__ function of "
+                         "this file? %s)",
+                    req->src_path, req->kernels[i], nvrtcGetErrorString(r));
+            hn_module_image_free(out);
+            goto done;
+        }
+        out->lowered[i] = xstrdup(lowered);
+        parse_resources(out->log, lowered, &out->res[i]);
+    }
+    r = nvrtcGetCUBINSize(prog, &out->image_size);
+    if (r == NVRTC_SUCCESS && out->image_size) {
+        out->image = xmalloc(out->image_size);
+        r = nvrtcGetCUBIN(prog, out->image);
+    }
+    if (r != NVRTC_SUCCESS || !out->image_size) {
+        hn_errf(err, "%s: no CUBIN produced (%s)", req->src_path, nvrtcGetErrorString(r));
+        hn_module_image_free(out);
+        goto done;
+    }
+    cache_store(req, key, out);
+    if (log_out) *log_out = xstrdup(out->log);
+    rc = 0;
+done:
+    if (prog) nvrtcDestroyProgram(&prog);
+    for (int i = 0; i < n_opts; i++) free(opts[i]);
+    free(opts);
+    free(src);
+    out->seconds = hn_now() - t0;
+    return rc;
+}

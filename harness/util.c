@@ -22,14 +22,18 @@ int hn_errf(hn_err *err, const char *fmt, ...) {
 
 int hn_err_prefix(hn_err *err, const char *fmt, ...) {
     if (!err) return -1;
-    char prefix[1024];
+    hn_sb sb;
+    hn_sb_init(&sb);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    hn_sb_vaddf(&sb, fmt, ap);
     va_end(ap);
-    char old[sizeof err->msg];
-    memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    hn_sb_adds(&sb, ": ");
+    hn_sb_adds(&sb, err->msg);
+    size_t n = sb.len < sizeof err->msg - 1 ? sb.len : sizeof err->msg - 1;
+    memcpy(err->msg, sb.buf, n);
+    err->msg[n] = '\0';
+    hn_sb_free(&sb);
     return -1;
 }
 

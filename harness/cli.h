@@ -1,0 +1,50 @@
+/*
+ * cli.h: command-line options shared by the subcommands, parsed once in main.c.
+ *
+ * Every option has a default that the config may override where the config has a
+ * say (timing), and the command line overrides both. Numbers < 0 mean "not given".
+ */
+#ifndef HN_CLI_H
+#define HN_CLI_H
+
+#include <stdint.h>
+
+typedef struct {
+    const char *config;        /* positional: the config or results file */
+    const char *backend;       /* cuda | emu | auto */
+    const char *out;           /* results CSV path */
+    const char *arch;          /* sm_XX for compile */
+    const char *cache_dir;
+    const char *save_tensors;  /* folder for .npy files */
+    const char *kernel;        /* debug: variant name */
+    const char *set;           /* debug: axis assignments */
+    const char *block;         /* debug: "x,y,z" */
+    const char *sort;          /* plot: column to sort by */
+    const char *by;            /* compare: column to compare by */
+    const char *baseline;      /* plot/compare: the baseline variant */
+    const char *format;        /* plot: png | svg | pdf */
+    const char *only[32];      /* run: --variant filters */
+    int n_only;
+    int64_t seed;
+    int64_t case_id;           /* debug/run: one case */
+    int emu_threads;
+    double kernel_timeout;
+    double max_gflop;          /* emu budget per case */
+    int all;                   /* run: ignore the emu budget; plot: every results CSV */
+    int quick;
+    int hot;
+    int min_samples;
+    int max_samples;
+    double max_noise;          /* fraction */
+    double min_time;
+    double timeout;
+    int warmup;
+    int save_samples;
+    int jobs;                  /* parallel compiles */
+    int quiet;
+    int verbose;
+    int log_scale;
+    int no_baseline;           /* run: skip the cuBLAS rows */
+} hn_cli;
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * cmd_bench.c: `harness bench`: the project's own benchmark figures, printed
+ * (never asserted): the fp64 conv2d reference's GFLOP/s on the seed's shapes,
+ * and the CPU emulator's switch, barrier and conv2d figures.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "util.h"
+
+/* Declared in emu/emu.h once the emulator lands. */
+int hn_emu_bench(FILE *out, hn_err *err);
+#include "ops/conv2d_ref.h"
+
+int hn_cmd_bench(const hn_cli *cli) {
+    int rc = 0;
+    const char *only = cli->config; /* optional: "reference" or "emu" */
+    if (!only || strcmp(only, "reference") == 0) {
+        printf("== fp64 conv2d reference (im2col + dgemm) ==\n");
+        fflush(stdout);
+        rc |= conv2d_ref_bench(stdout) != 0;
+        printf("\n");
+    }
+    if (!only || strcmp(only, "emu") == 0) {
+        printf("== CPU emulator ==\n");
+        fflush(stdout);
+        hn_err err;
+        if (hn_emu_bench(stdout, &err) != 0) {
+            fprintf(stderr, "harness bench: %s\n", err.msg);
+            rc = 1;
+        }
+    }
+    return rc;
+}

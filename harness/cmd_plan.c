@@ -1,0 +1,188 @@
+/*
+ * cmd_plan.c: the subcommands that look at a config without running kernels:
+ * `list` (the plan), `compile` (NVRTC or host builds with resource reports) and
+ * `info` (versions, devices, backends).
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+
+#include "commands.h"
+#include "run.h"
+
+static hn_plan *load_or_complain(const hn_cli *cli) {
+    hn_plan *p;
+    hn_err err;
+    if (hn_plan_load(cli->config, cli->seed, &p, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        return NULL;
+    }
+    return p;
+}
+
+int hn_cmd_list(const hn_cli *cli) {
+    hn_plan *p = load_or_complain(cli);
+    if (!p) return 2;
+    printf("%s: %s\n", p->name, p->description);
+    printf("operator %s: %s\n", p->op->name, p->op->doc);
+    printf("axes:\n");
+    for (int a = 0; a < p->n_axes; a++) {
+        printf("  %-14s", p->axes[a].name);
+        for (int i = 0; i < p->axes[a].n; i++) printf(" %s", p->axes[a].texts[i]);
+        printf("\n");
+    }
+    for (int i = 0; i < p->n_where; i++) printf("where: %s\n", hn_expr_text(p->where[i]));
+    printf("%lld cases", (long long)p->n_cases);
+    if (p->sample_count && p->sample_count < p->n_total)
+        printf(" sampled from %lld combinations with seed %llu", (long long)p->n_total,
+               (unsigned long long)p->seed);
+    printf(" x %d variants = %lld rows\n\ncases:\n", p->n_variants, (long long)p->n_cases * p->n_variants);
+    printf("  %4s", "id");
+    for (int a = 0; a < p->n_axes; a++) printf(" %12s", p->axes[a].name);
+    printf("  %-30s %10s\n", "label", "GFLOP");
+    double total = 0;
+    for (int64_t c = 0; c < p->n_cases; c++) {
+        hn_workload w;
+        hn_err err;
+        printf("  %4lld", (long long)c);
+        for (int a = 0; a < p->n_axes; a++) {
+            char buf[64];
+            hn_value_format(&p->cases[c].values[a], buf, sizeof buf);
+            printf(" %12s", buf);
+        }
+        if (hn_workload_shape(&w, p, &p->cases[c], &err) == 0) {
+            printf("  %-30s %10.4g\n", w.label, w.flop * 1e-9);
+            total += w.flop * 1e-9;
+        } else {
+            printf("  (%s)\n", err.msg);
+        }
+    }
+    printf("  total %.4g GFLOP per variant\n\nvariants:\n", total);
+    for (int i = 0; i < p->n_variants; i++) {
+        const hn_variant *v = &p->variants[i];
+        const hn_variant_spec *s = &p->specs[v->spec];
+        printf("  %s\n    %s :: %s\n    defines:", v->label, s->file, s->kernel);
+        for (int d = 0; d < s->n_defines; d++)
+            printf(" %s=%s", s->defines[d].name, s->defines[d].texts[v->choice[d]]);
+        printf("\n    block (%s, %s, %s)  grid (%s, %s, %s)  shared %s\n", hn_expr_text(s->block[0]),
+               hn_expr_text(s->block[1]), hn_expr_text(s->block[2]), hn_expr_text(s->grid[0]),
+               hn_expr_text(s->grid[1]), hn_expr_text(s->grid[2]), hn_expr_text(s->shared));
+        for (int w = 0; w < s->n_where; w++) printf("    where %s\n", hn_expr_text(s->where[w]));
+        printf("    args:");
+        for (int a = 0; a < s->n_args; a++) printf(" %s", s->args[a].text);
+        printf("\n");
+    }
+    hn_plan_free(p);
+    return 0;
+}
+
+int hn_cmd_compile(const hn_cli *cli) {
+    hn_plan *p = load_or_complain(cli);
+    if (!p) return 2;
+    int emu = strcmp(cli->backend, "emu") == 0;
+    char arch[32] = "";
+    if (!emu) {
+        if (cli->arch) {
+            snprintf(arch, sizeof arch, "%s", cli->arch);
+        } else {
+            char why[256];
+            hn_backend *be = NULL;
+            hn_err err;
+            if (hn_cuda_available(why, sizeof why) && hn_backend_cuda_create(NULL, &be, &err) == 0) {
+                hn_device_info info;
+                be->ops->device_info(be, &info);
+                snprintf(arch, sizeof arch, "%s", info.arch);
+                hn_backend_destroy(be);
+            } else {
+                snprintf(arch, sizeof arch, "sm_90");
+                fprintf(stderr, "harness: no CUDA device (%s); compiling for %s (--arch to choose)\n", why, arch);
+            }
+        }
+    }
+    char *cache = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
+    printf("%s: %d variants for %s\n", p->name, p->n_variants, emu ? "the CPU emulator" : arch);
+    printf("%-48s %5s %9s %9s %7s %9s %8s %s\n", "variant", "regs", "spill st", "spill ld", "stack",
+           "smem", "seconds", "");
+    int failed = 0;
+    for (int i = 0; i < p->n_variants; i++) {
+        hn_build b;
+        hn_build_init(&b, p, &p->variants[i], NULL, 0, emu ? NULL : arch, cache);
+        hn_module_image img;
+        hn_err err;
+        char *log = NULL;
+        if (hn_compile(emu ? HN_TARGET_EMU : HN_TARGET_CUDA, &b.req, &img, &log, &err) != 0) {
+            printf("%-48s compile error\n", p->variants[i].label);
+            fprintf(stderr, "%s\n", err.msg);
+            failed++;
+        } else {
+            const hn_kernel_resources *r = &img.res[0];
+            if (emu || r->registers < 0)
+                printf("%-48s %5s %9s %9s %7s %9s %8.2f %s\n", p->variants[i].label, "-", "-", "-", "-", "-",
+                       img.seconds, img.from_cache ? "(cached)" : "");
+            else
+                printf("%-48s %5d %9d %9d %7d %9d %8.2f %s\n", p->variants[i].label, r->registers,
+                       r->spill_stores, r->spill_loads, r->stack_frame, r->static_shared, img.seconds,
+                       img.from_cache ? "(cached)" : "");
+            if (cli->verbose && img.log && *img.log) printf("%s\n", img.log);
+            hn_module_image_free(&img);
+        }
+        free(log);
+        hn_build_free(&b);
+    }
+    free(cache);
+    hn_plan_free(p);
+    return failed ? 1 : 0;
+}
+
+int hn_cmd_info(const hn_cli *cli) {
+    (void)cli;
+    printf("harness %s\n", HN_VERSION);
+    printf("NVRTC %s\n", hn_nvrtc_version());
+    int major = 0, minor = 0, patch = 0;
+    if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
+        printf("cuBLAS %d.%d.%d\n", major, minor, patch);
+    else
+        printf("cuBLAS unavailable\n");
+    char drv[32];
+    hn_cuda_driver_version(drv, sizeof drv);
+    printf("CUDA driver %s\n", drv);
+    printf("host C++ compiler (emulator) %s\n", getenv("HARNESS_CXX") ? getenv("HARNESS_CXX") : HN_CXX_COMPILER);
+    char *cache = hn_default_cache_dir();
+    printf("kernel cache %s\n", cache);
+    free(cache);
+
+    printf("\nbackends:\n");
+    char why[512];
+    hn_err err;
+    if (hn_cuda_available(why, sizeof why)) {
+        hn_backend *be;
+        if (hn_backend_cuda_create(NULL, &be, &err) == 0) {
+            hn_device_info in;
+            be->ops->device_info(be, &in);
+            printf("  cuda  yes: %s, %s, %d SMs, %.1f GiB, L2 %.1f MiB, SM clock %d MHz, memory %d MHz x %d bit\n",
+                   in.name, in.arch, in.sm_count, (double)in.global_mem / (1 << 30),
+                   (double)in.l2_bytes / (1 << 20), in.sm_clock_khz / 1000, in.mem_clock_khz / 1000,
+                   in.mem_bus_width);
+            hn_backend_destroy(be);
+        } else {
+            printf("  cuda  no: %s\n", err.msg);
+        }
+    } else {
+        printf("  cuda  no: %s\n", why);
+    }
+    hn_backend *emu;
+    if (hn_backend_emu_create(NULL, &emu, &err) == 0) {
+        hn_device_info in;
+        emu->ops->device_info(emu, &in);
+        printf("  emu   yes: %s\n", in.name);
+        hn_backend_destroy(emu);
+    } else {
+        printf("  emu   no: %s\n", err.msg);
+    }
+    printf("default backend (auto): %s\n", hn_cuda_available(why, sizeof why) ? "cuda" : "emu");
+    return 0;
+}

@@ -1,0 +1,1018 @@
+/*
+ * config.c: JSON -> hn_plan; see config.h. Sampling and enumeration of cases are
+ * in sweep.c.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "sweep.h"
+
+/* ---------------------------------------------------------------------- */
+/* error helpers: every message is "<file>: <json path>: <problem>" */
+
+typedef struct {
+    const char *file;
+    hn_err *err;
+} ctx;
+
+static int bad(ctx *c, const char *jpath, const char *fmt, ...) HN_PRINTF(3, 4);
+
+static int bad(ctx *c, const char *jpath, const char *fmt, ...) {
+    char msg[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (jpath && *jpath) return hn_errf(c->err, "%s: %s: %s", c->file, jpath, msg);
+    return hn_errf(c->err, "%s: %s", c->file, msg);
+}
+
+static const char *json_type(const cJSON *j) {
+    if (cJSON_IsString(j)) return "a string";
+    if (cJSON_IsNumber(j)) return "a number";
+    if (cJSON_IsBool(j)) return "a boolean";
+    if (cJSON_IsNull(j)) return "null";
+    if (cJSON_IsArray(j)) return "an array";
+    if (cJSON_IsObject(j)) return "an object";
+    return "something else";
+}
+
+static char *jp(const char *base, const char *key) {
+    return base && *base ? xasprintf("%s.%s", base, key) : xstrdup(key);
+}
+
+static char *jpi(const char *base, int i) {
+    return xasprintf("%s[%d]", base, i);
+}
+
+static int edit_distance(const char *a, const char *b) {
+    int n = (int)strlen(a), m = (int)strlen(b);
+    if (n > 40 || m > 40) return 99;
+    int d[41][41];
+    for (int i = 0; i <= n; i++) d[i][0] = i;
+    for (int j = 0; j <= m; j++) d[0][j] = j;
+    for (int i = 1; i <= n; i++)
+        for (int j = 1; j <= m; j++) {
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+/* Fails on any key of obj not in allowed (NULL-terminated). */
+static int check_keys(ctx *c, const cJSON *obj, const char *jpath, const char *const *allowed) {
+    for (const cJSON *k = obj->child; k; k = k->next) {
+        int ok = strncmp(k->string, "//", 2) == 0; /* "//": a comment */
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(k->string, *a) == 0) ok = 1;
+        if (ok) continue;
+        hn_sb list;
+        hn_sb_init(&list);
+        const char *best = NULL;
+        int best_d = 3;
+        for (const char *const *a = allowed; *a; a++) {
+            hn_sb_addf(&list, "%s%s", a == allowed ? "" : ", ", *a);
+            int d = edit_distance(k->string, *a);
+            if (d < best_d) best_d = d, best = *a;
+        }
+        char *where = jp(jpath, k->string);
+        if (best)
+            bad(c, where, "unknown key (did you mean '%s'? expected one of: %s)", best, list.buf);
+        else
+            bad(c, where, "unknown key (expected one of: %s)", list.buf);
+        free(where);
+        hn_sb_free(&list);
+        return -1;
+    }
+    return 0;
+}
+
+static int is_identifier(const char *s) {
+    if (!(isalpha((unsigned char)*s) || *s == '_')) return 0;
+    for (s++; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_')) return 0;
+    return 1;
+}
+
+/* A JSON number as an hn_value: integers stay exact. */
+static hn_value number_value(const cJSON *j) {
+    double d = j->valuedouble;
+    hn_value v;
+    if (d == floor(d) && fabs(d) < 9.0e15) {
+        v.type = HN_VAL_INT;
+        v.i = (int64_t)d;
+    } else {
+        v.type = HN_VAL_FLOAT;
+        v.f = d;
+    }
+    return v;
+}
+
+/* Text of an expression given as a JSON number or string. */
+static char *expr_text(ctx *c, const cJSON *j, const char *jpath) {
+    if (cJSON_IsString(j)) return xstrdup(j->valuestring);
+    if (cJSON_IsNumber(j)) {
+        hn_value v = number_value(j);
+        char buf[64];
+        hn_value_format(&v, buf, sizeof buf);
+        return xstrdup(buf);
+    }
+    bad(c, jpath, "expected a number or an expression string, got %s", json_type(j));
+    return NULL;
+}
+
+/* Names an expression may use, for validation at load time. */
+typedef struct {
+    const char *const *sets[4];
+    const int *counts[4];
+    int n_sets;
+    const char *bad_name;
+} name_check;
+
+static int known_name(void *p, const char *name) {
+    name_check *nc = p;
+    for (int s = 0; s < nc->n_sets; s++)
+        for (int i = 0; i < *nc->counts[s]; i++)
+            if (strcmp(nc->sets[s][i], name) == 0) return 0;
+    nc->bad_name = name;
+    return -1;
+}
+
+typedef struct {
+    const char **axis_names;
+    int n_axes;
+    const char **param_names;
+    int n_params;
+    const char **define_names; /* of the current spec (or all, for tolerances) */
+    int n_defines;
+} name_sets;
+
+/* Parses an expression field and checks its names; which: bit 1 axes, 2 params,
+ * 4 defines. */
+static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns, int which,
+                       hn_expr **out) {
+    *out = NULL;
+    char *text = expr_text(c, j, jpath);
+    if (!text) return -1;
+    hn_err e;
+    if (hn_expr_parse(text, out, &e) != 0) {
+        bad(c, jpath, "in '%s': %s", text, e.msg);
+        free(text);
+        return -1;
+    }
+    name_check nc = {.n_sets = 0};
+    if (which & 1) nc.sets[nc.n_sets] = ns->axis_names, nc.counts[nc.n_sets++] = &ns->n_axes;
+    if (which & 2) nc.sets[nc.n_sets] = ns->param_names, nc.counts[nc.n_sets++] = &ns->n_params;
+    if (which & 4) nc.sets[nc.n_sets] = ns->define_names, nc.counts[nc.n_sets++] = &ns->n_defines;
+    if (hn_expr_names(*out, known_name, &nc) != 0) {
+        hn_sb names;
+        hn_sb_init(&names);
+        for (int s = 0; s < nc.n_sets; s++)
+            for (int i = 0; i < *nc.counts[s]; i++)
+                hn_sb_addf(&names, "%s%s", names.len ? ", " : "", nc.sets[s][i]);
+        bad(c, jpath, "in '%s': unknown name '%s' (known here: %s)", text, nc.bad_name,
+            names.len ? names.buf : "none");
+        hn_sb_free(&names);
+        hn_expr_free(*out);
+        *out = NULL;
+        free(text);
+        return -1;
+    }
+    free(text);
+    return 0;
+}
+
+/* A list of expressions: one string/number, or an array of them. */
+static int parse_expr_list(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns,
+                           int which, hn_expr ***out, int *n) {
+    *out = NULL;
+    *n = 0;
+    if (!j) return 0;
+    if (!cJSON_IsArray(j)) {
+        *out = xcalloc(1, sizeof **out);
+        if (parse_field(c, j, jpath, ns, which, &(*out)[0]) != 0) {
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+        *n = 1;
+        return 0;
+    }
+    int count = cJSON_GetArraySize(j);
+    *out = xcalloc((size_t)(count ? count : 1), sizeof **out);
+    int i = 0;
+    for (const cJSON *e = j->child; e; e = e->next, i++) {
+        char *p = jpi(jpath, i);
+        int rc = parse_field(c, e, p, ns, which, &(*out)[i]);
+        free(p);
+        if (rc != 0) return -1;
+        (*n)++;
+    }
+    return 0;
+}
+
+static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis *ax) {
+    const cJSON *arr = j;
+    if (cJSON_IsNumber(j) || cJSON_IsString(j)) arr = NULL; /* a single value */
+    else if (!cJSON_IsArray(j))
+        return bad(c, jpath, "expected a value or an array of values, got %s", json_type(j));
+    int n = arr ? cJSON_GetArraySize(arr) : 1;
+    if (n == 0) return bad(c, jpath, "expected at least one value, got an empty array");
+    ax->values = xcalloc((size_t)n, sizeof *ax->values);
+    ax->texts = xcalloc((size_t)n, sizeof *ax->texts);
+    const cJSON *e = arr ? arr->child : j;
+    for (int i = 0; i < n; i++, e = e->next) {
+        char *p = arr ? jpi(jpath, i) : xstrdup(jpath);
+        if (cJSON_IsNumber(e)) {
+            ax->values[i] = number_value(e);
+            char buf[64];
+            hn_value_format(&ax->values[i], buf, sizeof buf);
+            ax->texts[i] = xstrdup(buf);
+        } else if (cJSON_IsString(e) && e->valuestring[0]) {
+            ax->texts[i] = xstrdup(e->valuestring);
+            ax->values[i].type = HN_VAL_STR;
+            ax->values[i].s = ax->texts[i];
+        } else {
+            bad(c, p, "expected a number or a non-empty string, got %s", json_type(e));
+            free(p);
+            ax->n = i;
+            return -1;
+        }
+        for (int k = 0; k < i; k++)
+            if (strcmp(ax->texts[k], ax->texts[i]) == 0) {
+                bad(c, p, "value %s appears twice", ax->texts[i]);
+                free(p);
+                ax->n = i + 1;
+                return -1;
+            }
+        free(p);
+        ax->n = i + 1;
+    }
+    return 0;
+}
+
+static void axis_free(hn_axis *ax) {
+    for (int i = 0; i < ax->n; i++) free(ax->texts[i]);
+    free(ax->texts);
+    free(ax->values);
+    free(ax->name);
+}
+
+/* ---------------------------------------------------------------------- */
+/* variants */
+
+static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
+                                           "shared_bytes", "where", "args", "include_dirs",
+                                           "options", NULL};
+
+/* Looks a key up in the variant, then in the config's "defaults". */
+static const cJSON *vget(const cJSON *v, const cJSON *defaults, const char *key) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(v, key);
+    if (!j && defaults) j = cJSON_GetObjectItemCaseSensitive(defaults, key);
+    return j;
+}
+
+static int parse_string_list(ctx *c, const cJSON *j, const char *jpath, char ***out, int *n) {
+    *out = NULL;
+    *n = 0;
+    if (!j) return 0;
+    if (!cJSON_IsArray(j)) return bad(c, jpath, "expected an array of strings, got %s", json_type(j));
+    *out = xcalloc((size_t)cJSON_GetArraySize(j) + 1, sizeof **out);
+    int i = 0;
+    for (const cJSON *e = j->child; e; e = e->next, i++) {
+        if (!cJSON_IsString(e)) {
+            char *p = jpi(jpath, i);
+            bad(c, p, "expected a string, got %s", json_type(e));
+            free(p);
+            return -1;
+        }
+        (*out)[(*n)++] = xstrdup(e->valuestring);
+    }
+    return 0;
+}
+
+static int parse_dims(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns,
+                      hn_expr *dims[3]) {
+    if (!j) return bad(c, jpath, "missing (expected an array of 1 to 3 expressions, x first)");
+    if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) < 1 || cJSON_GetArraySize(j) > 3)
+        return bad(c, jpath, "expected an array of 1 to 3 expressions (x, y, z), got %s",
+                   json_type(j));
+    int i = 0;
+    for (const cJSON *e = j->child; e; e = e->next, i++) {
+        char *p = jpi(jpath, i);
+        int rc = parse_field(c, e, p, ns, 7, &dims[i]);
+        free(p);
+        if (rc != 0) return -1;
+    }
+    for (; i < 3; i++) hn_expr_parse("1", &dims[i], NULL);
+    return 0;
+}
+
+static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
+                     const name_sets *ns, hn_arg *a) {
+    if (!cJSON_IsString(j))
+        return bad(c, jpath, "expected a string (a buffer, a parameter, or 'type: expression'), got %s",
+                   json_type(j));
+    const char *s = j->valuestring;
+    a->text = xstrdup(s);
+    const char *colon = strchr(s, ':');
+    if (colon) {
+        char *type = xstrndup(s, (size_t)(colon - s));
+        char *t = hn_trim(type);
+        static const struct {
+            const char *name;
+            char code;
+        } TYPES[] = {{"int", 'i'}, {"int32", 'i'}, {"unsigned", 'u'}, {"uint32", 'u'},
+                     {"long", 'l'}, {"int64", 'l'}, {"float", 'f'}, {"double", 'd'}};
+        a->type = 0;
+        for (size_t i = 0; i < HN_ARRAY_LEN(TYPES); i++)
+            if (strcmp(t, TYPES[i].name) == 0) a->type = TYPES[i].code;
+        if (!a->type) {
+            bad(c, jpath, "unknown argument type '%s' (expected int, unsigned, long, float or double)", t);
+            free(type);
+            return -1;
+        }
+        free(type);
+        a->kind = HN_ARG_EXPR;
+        cJSON tmp = {0};
+        tmp.type = cJSON_String;
+        tmp.valuestring = (char *)(colon + 1);
+        return parse_field(c, &tmp, jpath, ns, 7, &a->expr);
+    }
+    if (strcmp(s, "debug_counter") == 0) {
+        a->kind = HN_ARG_DEBUG_COUNTER;
+        a->type = 'p';
+        return 0;
+    }
+    int b = hn_op_buffer_index(op, s);
+    if (b >= 0) {
+        a->kind = HN_ARG_BUFFER;
+        a->index = b;
+        a->type = 'p';
+        return 0;
+    }
+    int p = hn_op_param_index(op, s);
+    if (p >= 0) {
+        a->kind = HN_ARG_PARAM;
+        a->index = p;
+        a->type = op->params[p].type;
+        return 0;
+    }
+    hn_sb names;
+    hn_sb_init(&names);
+    for (int i = 0; i < op->n_buffers; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", op->buffers[i].name);
+    hn_sb_adds(&names, "; parameters: ");
+    for (int i = 0; i < op->n_params; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", op->params[i].name);
+    bad(c, jpath,
+        "unknown argument '%s' (%s buffers: %s; or debug_counter; or a typed expression such as "
+        "'int: TILE_SIZE * 2')",
+        s, op->name, names.buf);
+    hn_sb_free(&names);
+    return -1;
+}
+
+static void spec_free(hn_variant_spec *s) {
+    free(s->name);
+    free(s->file);
+    free(s->kernel);
+    for (int i = 0; i < s->n_defines; i++) axis_free(&s->defines[i]);
+    free(s->defines);
+    for (int i = 0; i < 3; i++) {
+        hn_expr_free(s->block[i]);
+        hn_expr_free(s->grid[i]);
+    }
+    hn_expr_free(s->shared);
+    for (int i = 0; i < s->n_where; i++) hn_expr_free(s->where[i]);
+    free(s->where);
+    for (int i = 0; i < s->n_args; i++) {
+        hn_expr_free(s->args[i].expr);
+        free(s->args[i].text);
+    }
+    free(s->args);
+    for (int i = 0; i < s->n_include_dirs; i++) free(s->include_dirs[i]);
+    free(s->include_dirs);
+    for (int i = 0; i < s->n_options; i++) free(s->options[i]);
+    free(s->options);
+}
+
+static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *defaults,
+                         const char *jpath, name_sets ns, hn_variant_spec *s) {
+    if (!cJSON_IsObject(v)) return bad(c, jpath, "expected an object, got %s", json_type(v));
+    if (check_keys(c, v, jpath, VARIANT_KEYS) != 0) return -1;
+    char *p;
+    const cJSON *j;
+
+    /* kernel and name */
+    j = vget(v, defaults, "kernel");
+    p = jp(jpath, "kernel");
+    if (!cJSON_IsString(j) || !j->valuestring[0]) {
+        bad(c, p, "expected the kernel's C++ name (a string)%s", j ? "" : "; it is missing");
+        free(p);
+        return -1;
+    }
+    free(p);
+    s->kernel = xstrdup(j->valuestring);
+    j = cJSON_GetObjectItemCaseSensitive(v, "name");
+    if (j && !cJSON_IsString(j)) {
+        p = jp(jpath, "name");
+        bad(c, p, "expected a string, got %s", json_type(j));
+        free(p);
+        return -1;
+    }
+    s->name = xstrdup(j ? j->valuestring : s->kernel);
+
+    /* file */
+    j = vget(v, defaults, "file");
+    p = jp(jpath, "file");
+    if (!cJSON_IsString(j)) {
+        bad(c, p, "expected the path of the .cu file, relative to the config%s",
+            j ? "" : "; it is missing");
+        free(p);
+        return -1;
+    }
+    s->file = hn_path_join(plan->dir, j->valuestring);
+    if (!hn_file_exists(s->file)) {
+        bad(c, p, "file '%s' not found (looked for %s)", j->valuestring, s->file);
+        free(p);
+        return -1;
+    }
+    {
+        /* Absolute, so cache keys and messages do not depend on the working folder. */
+        char *abs = realpath(s->file, NULL);
+        if (abs) {
+            free(s->file);
+            s->file = abs;
+        }
+    }
+    free(p);
+
+    /* defines */
+    j = vget(v, defaults, "defines");
+    if (j) {
+        p = jp(jpath, "defines");
+        if (!cJSON_IsObject(j)) {
+            bad(c, p, "expected an object of NAME: value or NAME: [values], got %s", json_type(j));
+            free(p);
+            return -1;
+        }
+        s->defines = xcalloc((size_t)cJSON_GetArraySize(j) + 1, sizeof *s->defines);
+        for (const cJSON *d = j->child; d; d = d->next) {
+            char *dp = jp(p, d->string);
+            hn_axis *ax = &s->defines[s->n_defines++];
+            ax->name = xstrdup(d->string);
+            int rc = 0;
+            if (!is_identifier(d->string))
+                rc = bad(c, dp, "'%s' is not a valid macro name", d->string);
+            for (int i = 0; rc == 0 && i < ns.n_axes; i++)
+                if (strcmp(ns.axis_names[i], d->string) == 0)
+                    rc = bad(c, dp, "define '%s' has the name of an axis", d->string);
+            for (int i = 0; rc == 0 && i < ns.n_params; i++)
+                if (strcmp(ns.param_names[i], d->string) == 0)
+                    rc = bad(c, dp, "define '%s' has the name of a %s parameter", d->string,
+                             plan->op->name);
+            if (rc == 0) rc = parse_axis_values(c, d, dp, ax);
+            free(dp);
+            if (rc != 0) {
+                free(p);
+                return -1;
+            }
+        }
+        free(p);
+    }
+    const char **dnames = xcalloc((size_t)s->n_defines + 1, sizeof *dnames);
+    for (int i = 0; i < s->n_defines; i++) dnames[i] = s->defines[i].name;
+    ns.define_names = dnames;
+    ns.n_defines = s->n_defines;
+
+    int rc = -1;
+    p = jp(jpath, "block");
+    if (parse_dims(c, vget(v, defaults, "block"), p, &ns, s->block) != 0) goto done;
+    free(p);
+    p = jp(jpath, "grid");
+    if (parse_dims(c, vget(v, defaults, "grid"), p, &ns, s->grid) != 0) goto done;
+    free(p);
+    p = jp(jpath, "shared_bytes");
+    j = vget(v, defaults, "shared_bytes");
+    if (j) {
+        if (parse_field(c, j, p, &ns, 7, &s->shared) != 0) goto done;
+    } else {
+        hn_expr_parse("0", &s->shared, NULL);
+    }
+    free(p);
+    p = jp(jpath, "where");
+    if (parse_expr_list(c, vget(v, defaults, "where"), p, &ns, 7, &s->where, &s->n_where) != 0)
+        goto done;
+    free(p);
+
+    /* args */
+    p = jp(jpath, "args");
+    j = vget(v, defaults, "args");
+    if (!cJSON_IsArray(j)) {
+        bad(c, p, "expected an array binding each kernel parameter in order%s",
+            j ? "" : "; it is missing");
+        goto done;
+    }
+    s->args = xcalloc((size_t)cJSON_GetArraySize(j) + 1, sizeof *s->args);
+    {
+        int i = 0;
+        for (const cJSON *a = j->child; a; a = a->next, i++) {
+            char *ap = jpi(p, i);
+            int arc = parse_arg(c, plan->op, a, ap, &ns, &s->args[s->n_args++]);
+            free(ap);
+            if (arc != 0) goto done;
+        }
+    }
+    free(p);
+
+    p = jp(jpath, "include_dirs");
+    {
+        char **dirs;
+        int n;
+        if (parse_string_list(c, vget(v, defaults, "include_dirs"), p, &dirs, &n) != 0) goto done;
+        s->include_dirs = xcalloc((size_t)n + 1, sizeof *s->include_dirs);
+        for (int i = 0; i < n; i++) {
+            s->include_dirs[i] = hn_path_join(plan->dir, dirs[i]);
+            free(dirs[i]);
+        }
+        s->n_include_dirs = n;
+        free(dirs);
+    }
+    free(p);
+    p = jp(jpath, "options");
+    if (parse_string_list(c, vget(v, defaults, "options"), p, &s->options, &s->n_options) != 0)
+        goto done;
+    rc = 0;
+done:
+    free(p);
+    free(dnames);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the plan */
+
+static const char *const TOP_KEYS[] = {"name", "description", "op", "params", "axes", "where",
+                                       "sample", "check", "timing", "emu", "defaults",
+                                       "variants", NULL};
+
+void hn_plan_free(hn_plan *p) {
+    if (!p) return;
+    free(p->path);
+    free(p->dir);
+    free(p->name);
+    free(p->description);
+    if (p->params && p->op)
+        for (int i = 0; i < p->op->n_params; i++) hn_expr_free(p->params[i]);
+    free(p->params);
+    for (int i = 0; i < p->n_axes; i++) axis_free(&p->axes[i]);
+    free(p->axes);
+    for (int i = 0; i < p->n_where; i++) hn_expr_free(p->where[i]);
+    free(p->where);
+    hn_expr_free(p->atol);
+    hn_expr_free(p->rtol);
+    for (int i = 0; i < p->n_specs; i++) spec_free(&p->specs[i]);
+    free(p->specs);
+    for (int i = 0; i < p->n_variants; i++) {
+        free(p->variants[i].choice);
+        free(p->variants[i].label);
+    }
+    free(p->variants);
+    for (int64_t i = 0; i < p->n_cases; i++) hn_case_release(&p->cases[i]);
+    free(p->cases);
+    for (int i = 0; i < p->n_define_names; i++) free(p->define_names[i]);
+    free(p->define_names);
+    free(p);
+}
+
+static int get_number(ctx *c, const cJSON *obj, const char *key, const char *base, double lo,
+                      double hi, double *out) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!j) return 0;
+    char *p = jp(base, key);
+    int rc = 0;
+    if (!cJSON_IsNumber(j)) rc = bad(c, p, "expected a number, got %s", json_type(j));
+    else if (!(j->valuedouble >= lo && j->valuedouble <= hi))
+        rc = bad(c, p, "%g is out of range (expected %g to %g)", j->valuedouble, lo, hi);
+    else *out = j->valuedouble;
+    free(p);
+    return rc;
+}
+
+static int get_int(ctx *c, const cJSON *obj, const char *key, const char *base, int lo, int hi,
+                   int *out) {
+    double d = *out;
+    if (get_number(c, obj, key, base, lo, hi, &d) != 0) return -1;
+    if (d != floor(d)) {
+        char *p = jp(base, key);
+        bad(c, p, "expected a whole number, got %g", d);
+        free(p);
+        return -1;
+    }
+    *out = (int)d;
+    return 0;
+}
+
+static int parse_timing(ctx *c, const cJSON *t, hn_timing_cfg *tc) {
+    static const char *const KEYS[] = {"warmup", "repeat", "min_samples", "max_samples",
+                                       "min_time", "max_noise", "timeout", "hot", NULL};
+    tc->warmup = tc->repeat = tc->min_samples = tc->max_samples = -1;
+    tc->min_time = tc->max_noise = tc->timeout = -1;
+    tc->hot = -1;
+    if (!t) return 0;
+    if (!cJSON_IsObject(t)) return bad(c, "timing", "expected an object, got %s", json_type(t));
+    if (check_keys(c, t, "timing", KEYS) != 0) return -1;
+    if (get_int(c, t, "warmup", "timing", 0, 1000, &tc->warmup) != 0) return -1;
+    if (get_int(c, t, "repeat", "timing", 1, 1000000, &tc->repeat) != 0) return -1;
+    if (get_int(c, t, "min_samples", "timing", 1, 1000000, &tc->min_samples) != 0) return -1;
+    if (get_int(c, t, "max_samples", "timing", 1, 100000000, &tc->max_samples) != 0) return -1;
+    if (get_number(c, t, "min_time", "timing", 0, 3600, &tc->min_time) != 0) return -1;
+    if (get_number(c, t, "max_noise", "timing", 0, 1, &tc->max_noise) != 0) return -1;
+    if (get_number(c, t, "timeout", "timing", 0, 86400, &tc->timeout) != 0) return -1;
+    const cJSON *hot = cJSON_GetObjectItemCaseSensitive(t, "hot");
+    if (hot) {
+        if (!cJSON_IsBool(hot)) return bad(c, "timing.hot", "expected true or false, got %s", json_type(hot));
+        tc->hot = cJSON_IsTrue(hot);
+    }
+    return 0;
+}
+
+static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_override) {
+    if (!cJSON_IsObject(root)) return bad(c, "", "expected a JSON object at the top, got %s", json_type(root));
+    if (check_keys(c, root, "", TOP_KEYS) != 0) return -1;
+    const cJSON *j;
+
+    j = cJSON_GetObjectItemCaseSensitive(root, "name");
+    if (j && !cJSON_IsString(j)) return bad(c, "name", "expected a string, got %s", json_type(j));
+    plan->name = j ? xstrdup(j->valuestring) : hn_stem(plan->path);
+    j = cJSON_GetObjectItemCaseSensitive(root, "description");
+    if (j && !cJSON_IsString(j)) return bad(c, "description", "expected a string, got %s", json_type(j));
+    plan->description = xstrdup(j ? j->valuestring : "");
+
+    j = cJSON_GetObjectItemCaseSensitive(root, "op");
+    if (!cJSON_IsString(j))
+        return bad(c, "op", "expected the operator's name (one of: %s)%s", hn_op_names(),
+                   j ? "" : "; it is missing");
+    plan->op = hn_op_find(j->valuestring);
+    if (!plan->op)
+        return bad(c, "op", "unknown operator '%s' (known: %s)", j->valuestring, hn_op_names());
+    const hn_op *op = plan->op;
+
+    /* axes */
+    j = cJSON_GetObjectItemCaseSensitive(root, "axes");
+    if (!cJSON_IsObject(j) || !j->child)
+        return bad(c, "axes", "expected an object of axis: [values] with at least one axis%s",
+                   j ? "" : "; it is missing");
+    plan->axes = xcalloc((size_t)cJSON_GetArraySize(j), sizeof *plan->axes);
+    for (const cJSON *a = j->child; a; a = a->next) {
+        char *p = jp("axes", a->string);
+        hn_axis *ax = &plan->axes[plan->n_axes++];
+        ax->name = xstrdup(a->string);
+        int rc = is_identifier(a->string) ? parse_axis_values(c, a, p, ax)
+                                          : bad(c, p, "'%s' is not a valid name", a->string);
+        free(p);
+        if (rc != 0) return -1;
+    }
+
+    name_sets ns = {0};
+    const char **axis_names = xcalloc((size_t)plan->n_axes, sizeof *axis_names);
+    for (int i = 0; i < plan->n_axes; i++) axis_names[i] = plan->axes[i].name;
+    const char **param_names = xcalloc((size_t)op->n_params, sizeof *param_names);
+    for (int i = 0; i < op->n_params; i++) param_names[i] = op->params[i].name;
+    ns.axis_names = axis_names;
+    ns.n_axes = plan->n_axes;
+    ns.param_names = param_names;
+    ns.n_params = op->n_params;
+    int rc = -1;
+
+    /* operator parameters */
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
+    if (params && !cJSON_IsObject(params)) {
+        bad(c, "params", "expected an object of parameter: expression, got %s", json_type(params));
+        goto out;
+    }
+    if (params) {
+        const char **allowed = xcalloc((size_t)op->n_params + 1, sizeof *allowed);
+        for (int i = 0; i < op->n_params; i++) allowed[i] = op->params[i].name;
+        int krc = check_keys(c, params, "params", allowed);
+        free(allowed);
+        if (krc != 0) goto out;
+    }
+    plan->params = xcalloc((size_t)op->n_params, sizeof *plan->params);
+    for (int i = 0; i < op->n_params; i++) {
+        const hn_op_param *pd = &op->params[i];
+        const cJSON *pj = params ? cJSON_GetObjectItemCaseSensitive(params, pd->name) : NULL;
+        char *p = jp("params", pd->name);
+        int prc;
+        if (pj) {
+            prc = parse_field(c, pj, p, &ns, 1, &plan->params[i]);
+        } else {
+            const char *dflt = pd->dflt ? pd->dflt : pd->name;
+            cJSON tmp = {0};
+            tmp.type = cJSON_String;
+            tmp.valuestring = (char *)dflt;
+            hn_err inner;
+            ctx quiet = {c->file, &inner};
+            prc = parse_field(&quiet, &tmp, p, &ns, 1, &plan->params[i]);
+            if (prc != 0)
+                bad(c, p, "not set, and its default '%s' does not fit this config's axes (%s); set "
+                          "it, e.g. \"params\": {\"%s\": \"<expression over the axes>\"}",
+                    dflt, pd->doc, pd->name);
+        }
+        free(p);
+        if (prc != 0) goto out;
+    }
+
+    /* constraints, sampling */
+    if (parse_expr_list(c, cJSON_GetObjectItemCaseSensitive(root, "where"), "where", &ns, 3,
+                        &plan->where, &plan->n_where) != 0)
+        goto out;
+    plan->seed = 0;
+    j = cJSON_GetObjectItemCaseSensitive(root, "sample");
+    if (j) {
+        static const char *const KEYS[] = {"count", "seed", NULL};
+        if (!cJSON_IsObject(j)) {
+            bad(c, "sample", "expected an object {\"count\": N, \"seed\": S}, got %s", json_type(j));
+            goto out;
+        }
+        if (check_keys(c, j, "sample", KEYS) != 0) goto out;
+        if (get_int(c, j, "count", "sample", 1, 100000000, &plan->sample_count) != 0) goto out;
+        double seed = 0;
+        if (get_number(c, j, "seed", "sample", 0, 9007199254740991.0, &seed) != 0) goto out;
+        plan->seed = (uint64_t)seed;
+    }
+    if (seed_override >= 0) plan->seed = (uint64_t)seed_override;
+
+    /* checking */
+    plan->min_match = 0.9;
+    plan->reference_gflop = 8.0;
+    j = cJSON_GetObjectItemCaseSensitive(root, "check");
+    {
+        static const char *const KEYS[] = {"atol", "rtol", "min_match", "reference_gflop", NULL};
+        if (j && !cJSON_IsObject(j)) {
+            bad(c, "check", "expected an object, got %s", json_type(j));
+            goto out;
+        }
+        if (j && check_keys(c, j, "check", KEYS) != 0) goto out;
+    }
+    /* Tolerances may depend on the case and on defines (any variant's). */
+    name_sets tol_ns = ns;
+    {
+        /* filled after variants are parsed; parse tolerances at the end */
+    }
+    if (j && get_number(c, j, "min_match", "check", 0, 1, &plan->min_match) != 0) goto out;
+    if (j && get_number(c, j, "reference_gflop", "check", 0, 1e9, &plan->reference_gflop) != 0) goto out;
+
+    if (parse_timing(c, cJSON_GetObjectItemCaseSensitive(root, "timing"), &plan->timing) != 0) goto out;
+    plan->emu_max_gflop = -1;
+    {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "emu");
+        static const char *const KEYS[] = {"max_gflop", NULL};
+        if (e && !cJSON_IsObject(e)) {
+            bad(c, "emu", "expected an object, got %s", json_type(e));
+            goto out;
+        }
+        if (e && check_keys(c, e, "emu", KEYS) != 0) goto out;
+        if (e && get_number(c, e, "max_gflop", "emu", 0, 1e9, &plan->emu_max_gflop) != 0) goto out;
+    }
+
+    /* variants */
+    const cJSON *defaults = cJSON_GetObjectItemCaseSensitive(root, "defaults");
+    if (defaults) {
+        if (!cJSON_IsObject(defaults)) {
+            bad(c, "defaults", "expected an object of variant keys, got %s", json_type(defaults));
+            goto out;
+        }
+        if (check_keys(c, defaults, "defaults", VARIANT_KEYS) != 0) goto out;
+    }
+    j = cJSON_GetObjectItemCaseSensitive(root, "variants");
+    if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) == 0) {
+        bad(c, "variants", "expected a non-empty array of kernel variants%s", j ? "" : "; it is missing");
+        goto out;
+    }
+    plan->specs = xcalloc((size_t)cJSON_GetArraySize(j), sizeof *plan->specs);
+    {
+        int i = 0;
+        for (const cJSON *v = j->child; v; v = v->next, i++) {
+            char *p = jpi("variants", i);
+            int vrc = parse_variant(c, plan, v, defaults, p, ns, &plan->specs[plan->n_specs++]);
+            free(p);
+            if (vrc != 0) goto out;
+        }
+    }
+
+    /* Union of define names, for CSV columns and tolerance expressions. */
+    plan->define_names = xcalloc(64, sizeof *plan->define_names);
+    for (int s = 0; s < plan->n_specs; s++)
+        for (int d = 0; d < plan->specs[s].n_defines; d++) {
+            const char *name = plan->specs[s].defines[d].name;
+            int seen = 0;
+            for (int k = 0; k < plan->n_define_names; k++) seen |= strcmp(plan->define_names[k], name) == 0;
+            if (!seen && plan->n_define_names < 64) plan->define_names[plan->n_define_names++] = xstrdup(name);
+        }
+    tol_ns.define_names = (const char **)plan->define_names;
+    tol_ns.n_defines = plan->n_define_names;
+    {
+        const cJSON *chk = cJSON_GetObjectItemCaseSensitive(root, "check");
+        const cJSON *a = chk ? cJSON_GetObjectItemCaseSensitive(chk, "atol") : NULL;
+        const cJSON *r = chk ? cJSON_GetObjectItemCaseSensitive(chk, "rtol") : NULL;
+        cJSON dflt = {0};
+        dflt.type = cJSON_Number;
+        dflt.valuedouble = 1e-4;
+        if (parse_field(c, a ? a : &dflt, "check.atol", &tol_ns, 7, &plan->atol) != 0) goto out;
+        if (parse_field(c, r ? r : &dflt, "check.rtol", &tol_ns, 7, &plan->rtol) != 0) goto out;
+    }
+
+    if (hn_sweep_expand_variants(plan, c->err) != 0) {
+        hn_err_prefix(c->err, "%s", c->file);
+        goto out;
+    }
+    if (hn_sweep_enumerate(plan, c->err) != 0) {
+        hn_err_prefix(c->err, "%s", c->file);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(axis_names);
+    free(param_names);
+    return rc;
+}
+
+int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
+                  hn_err *err) {
+    *out = NULL;
+    ctx c = {path, err};
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        const char *at = end ? end : cJSON_GetErrorPtr();
+        int line = 1, col = 1;
+        for (const char *p = text; at && p < at && *p; p++) {
+            if (*p == '\n') line++, col = 1;
+            else col++;
+        }
+        return hn_errf(err, "%s:%d:%d: invalid JSON near '%.20s'", path, line, col, at ? at : "");
+    }
+    hn_plan *plan = xcalloc(1, sizeof *plan);
+    plan->path = xstrdup(path);
+    plan->dir = hn_dirname(path);
+    int rc = parse_top(&c, root, plan, seed_override);
+    cJSON_Delete(root);
+    if (rc != 0) {
+        hn_plan_free(plan);
+        return -1;
+    }
+    *out = plan;
+    return 0;
+}
+
+int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err) {
+    char *text;
+    *out = NULL;
+    if (hn_read_file(path, &text, NULL, err) != 0) return -1;
+    int rc = hn_plan_parse(text, path, seed_override, out, err);
+    free(text);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* scopes */
+
+int hn_scope_lookup(void *scope, const char *name, hn_value *out) {
+    const hn_scope *s = scope;
+    const hn_plan *p = s->plan;
+    if (s->v) {
+        const hn_variant_spec *spec = &p->specs[s->v->spec];
+        for (int d = 0; d < spec->n_defines; d++)
+            if (strcmp(spec->defines[d].name, name) == 0) {
+                *out = spec->defines[d].values[s->v->choice[d]];
+                return 0;
+            }
+    }
+    if (s->params) {
+        int i = hn_op_param_index(p->op, name);
+        if (i >= 0) {
+            double v = s->params[i];
+            if (p->op->params[i].type == 'i') *out = (hn_value){.type = HN_VAL_INT, .i = (int64_t)v};
+            else *out = (hn_value){.type = HN_VAL_FLOAT, .f = v};
+            return 0;
+        }
+    }
+    if (s->c)
+        for (int a = 0; a < p->n_axes; a++)
+            if (strcmp(p->axes[a].name, name) == 0) {
+                *out = s->c->values[a];
+                return 0;
+            }
+    return -1;
+}
+
+int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_err *err) {
+    hn_scope s = {p, c, NULL, NULL};
+    for (int i = 0; i < p->op->n_params; i++) {
+        const hn_op_param *pd = &p->op->params[i];
+        if (pd->type == 'i') {
+            int64_t v;
+            if (hn_expr_eval_int(p->params[i], hn_scope_lookup, &s, &v, err) != 0)
+                return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));
+            params[i] = (double)v;
+        } else if (hn_expr_eval_double(p->params[i], hn_scope_lookup, &s, &params[i], err) != 0) {
+            return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));
+        }
+    }
+    return 0;
+}
+
+const char *hn_variant_define(const hn_plan *p, const hn_variant *v, const char *name) {
+    const hn_variant_spec *spec = &p->specs[v->spec];
+    for (int d = 0; d < spec->n_defines; d++)
+        if (strcmp(spec->defines[d].name, name) == 0) return spec->defines[d].texts[v->choice[d]];
+    return NULL;
+}
+
+char **hn_variant_define_args(const hn_plan *p, const hn_variant *v, int *n) {
+    const hn_variant_spec *spec = &p->specs[v->spec];
+    char **out = xcalloc((size_t)spec->n_defines + 1, sizeof *out);
+    for (int d = 0; d < spec->n_defines; d++)
+        out[d] = xasprintf("%s=%s", spec->defines[d].name, spec->defines[d].texts[v->choice[d]]);
+    *n = spec->n_defines;
+    return out;
+}
+
+int hn_plan_find_variant(const hn_plan *p, const char *name) {
+    for (int i = 0; i < p->n_variants; i++)
+        if (strcmp(p->variants[i].label, name) == 0) return i;
+    for (int i = 0; i < p->n_variants; i++)
+        if (strcmp(p->specs[p->variants[i].spec].name, name) == 0) return i;
+    for (int i = 0; i < p->n_variants; i++)
+        if (strcmp(p->specs[p->variants[i].spec].kernel, name) == 0) return i;
+    return -1;
+}
+
+int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err *err) {
+    memset(out, 0, sizeof *out);
+    out->id = -1;
+    out->index = -1;
+    out->values = xcalloc((size_t)p->n_axes, sizeof *out->values);
+    out->strings = xstrdup(assign);
+    int *given = xcalloc((size_t)p->n_axes, sizeof *given);
+    char *save = NULL;
+    for (char *tok = strtok_r(out->strings, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq) {
+            hn_errf(err, "--set: '%s' is not name=value", tok);
+            goto fail;
+        }
+        *eq = '\0';
+        char *name = hn_trim(tok), *val = hn_trim(eq + 1);
+        int a = 0;
+        while (a < p->n_axes && strcmp(p->axes[a].name, name) != 0) a++;
+        if (a == p->n_axes) {
+            hn_sb names;
+            hn_sb_init(&names);
+            for (int i = 0; i < p->n_axes; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", p->axes[i].name);
+            hn_errf(err, "--set: '%s' is not an axis of %s (axes: %s)", name, p->name, names.buf);
+            hn_sb_free(&names);
+            goto fail;
+        }
+        char *end;
+        long long iv = strtoll(val, &end, 0);
+        if (*val && !*end) {
+            out->values[a] = (hn_value){.type = HN_VAL_INT, .i = iv};
+        } else {
+            double dv = strtod(val, &end);
+            if (*val && !*end) out->values[a] = (hn_value){.type = HN_VAL_FLOAT, .f = dv};
+            else out->values[a] = (hn_value){.type = HN_VAL_STR, .s = val};
+        }
+        given[a] = 1;
+    }
+    for (int a = 0; a < p->n_axes; a++)
+        if (!given[a]) {
+            hn_errf(err, "--set: no value for axis '%s' (every axis must be given)", p->axes[a].name);
+            goto fail;
+        }
+    free(given);
+    return 0;
+fail:
+    free(given);
+    hn_case_release(out);
+    return -1;
+}
+
+void hn_case_release(hn_case *c) {
+    if (!c) return;
+    free(c->values);
+    free(c->strings);
+    c->values = NULL;
+    c->strings = NULL;
+}

@@ -1,0 +1,159 @@
+/*
+ * config.h: a sweep config (JSON, read with cJSON) turned into a plan: the cases
+ * to run (axis values, filtered by constraints, optionally sampled with a stored
+ * seed) and the kernel variants (each .cu file + kernel + defines, expanded over
+ * define axes), with their launch geometry and argument bindings as expressions.
+ *
+ * Every error names the file, the JSON path and what was expected, e.g.
+ *   configs/x.json: variants[1].grid[2]: at column 9: unknown name 'out_chan'
+ * and nothing runs. The format is documented in README.md ("Sweep configs").
+ *
+ * Names in expressions: a variant's defines, then the operator's parameters,
+ * then the axes. Define names may not collide with the others.
+ *
+ * Invariants after hn_plan_load succeeds: op is set; every expression parsed and
+ * refers only to known names; n_cases >= 0 cases, each with n_axes values; every
+ * variant instance belongs to a spec and has one value per spec define.
+ */
+#ifndef HN_CONFIG_H
+#define HN_CONFIG_H
+
+#include <stdint.h>
+
+#include "expr.h"
+#include "ops/op.h"
+#include "util.h"
+
+typedef struct {
+    char *name;
+    hn_value *values;   /* strings owned by texts[] */
+    char **texts;       /* each value as text (for CSV and -D) */
+    int n;
+} hn_axis;
+
+/* How a kernel argument gets its value. */
+typedef enum {
+    HN_ARG_BUFFER,       /* an operator buffer: index */
+    HN_ARG_PARAM,        /* an operator parameter: index, its type */
+    HN_ARG_EXPR,         /* a typed expression */
+    HN_ARG_DEBUG_COUNTER /* the SINGLE_BLOCK counter the harness allocates */
+} hn_arg_kind;
+
+typedef struct {
+    hn_arg_kind kind;
+    int index;
+    char type;           /* 'i' int32, 'u' uint32, 'l' int64, 'f' float, 'd' double, 'p' pointer */
+    hn_expr *expr;
+    char *text;          /* as written in the config */
+} hn_arg;
+
+typedef struct {
+    char *name;
+    char *file;          /* resolved against the config's folder */
+    char *kernel;        /* C++ name expression */
+    hn_axis *defines;    /* a define with several values is an axis */
+    int n_defines;
+    hn_expr *block[3], *grid[3], *shared;
+    hn_expr **where;     /* constraints that need the case */
+    int n_where;
+    hn_arg *args;
+    int n_args;
+    char **include_dirs; /* resolved */
+    int n_include_dirs;
+    char **options;      /* extra NVRTC options */
+    int n_options;
+} hn_variant_spec;
+
+typedef struct {
+    int spec;            /* index into plan->specs */
+    int *choice;         /* per spec define: index of its value */
+    char *label;         /* "name" or "name[ACCUM_DTYPE=double]" */
+} hn_variant;
+
+typedef struct {
+    int64_t id;          /* position in the plan */
+    int64_t index;       /* position in the full enumeration (before sampling) */
+    hn_value *values;    /* one per axis (borrowed from the axes) */
+    char *strings;       /* storage for string values of a made case, else NULL */
+} hn_case;
+
+/* Timing settings from the config; -1 (or < 0) where not set. */
+typedef struct {
+    int warmup;
+    int repeat;          /* shorthand: exactly this many samples */
+    int min_samples;
+    int max_samples;
+    double min_time;
+    double max_noise;    /* fraction, e.g. 0.005 */
+    double timeout;
+    int hot;             /* 1 hot, 0 cold, -1 unset */
+} hn_timing_cfg;
+
+typedef struct {
+    char *path;
+    char *dir;
+    char *name;
+    char *description;
+    const hn_op *op;
+    hn_expr **params;    /* one per op parameter */
+    hn_axis *axes;
+    int n_axes;
+    hn_expr **where;
+    int n_where;
+    int64_t n_total;     /* combinations that satisfy `where` */
+    int sample_count;    /* 0: all */
+    uint64_t seed;
+    hn_expr *atol, *rtol;
+    double min_match;
+    double reference_gflop; /* above this a case is checked on a sample */
+    double emu_max_gflop;   /* < 0: unset */
+    hn_timing_cfg timing;
+    hn_variant_spec *specs;
+    int n_specs;
+    hn_variant *variants;
+    int n_variants;
+    hn_case *cases;
+    int64_t n_cases;
+    char **define_names; /* union over specs, in order of appearance */
+    int n_define_names;
+} hn_plan;
+
+/* Loads and validates path. seed_override >= 0 replaces the config's seed.
+ * On error returns -1 with a message naming the file, JSON path and problem. */
+int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err);
+/* Same, from text (name is used in messages and dir for relative files). */
+int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
+                  hn_err *err);
+void hn_plan_free(hn_plan *p);
+
+/* A lookup context over (case, variant): defines, op params, axes. variant may be
+ * NULL (only params and axes). params must hold the evaluated op parameters, or be
+ * NULL while they are being computed. */
+typedef struct {
+    const hn_plan *plan;
+    const hn_case *c;
+    const hn_variant *v;
+    const double *params;
+} hn_scope;
+
+int hn_scope_lookup(void *scope, const char *name, hn_value *out);
+
+/* Evaluates the op parameters of a case into params (op->n_params entries). */
+int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_err *err);
+
+/* The text of variant v's value of define name, or NULL if v lacks it. */
+const char *hn_variant_define(const hn_plan *p, const hn_variant *v, const char *name);
+
+/* Builds "NAME=VALUE" strings for v (caller frees each and the array). */
+char **hn_variant_define_args(const hn_plan *p, const hn_variant *v, int *n);
+
+/* Makes a case from assignments "a=1,b=2" (every axis must be given; values need
+ * not be among the axis's values), for debug runs. The case gets id -1; release it
+ * with hn_case_release. */
+int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err *err);
+void hn_case_release(hn_case *c);
+
+/* The variant whose label or spec name is name (first match), or -1. */
+int hn_plan_find_variant(const hn_plan *p, const char *name);
+
+#endif

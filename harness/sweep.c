@@ -1,0 +1,188 @@
+/* sweep.c: see sweep.h. */
+#include "sweep.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int combination_values(const hn_plan *p, int64_t index, hn_value *values) {
+    for (int a = p->n_axes - 1; a >= 0; a--) {
+        int n = p->axes[a].n;
+        values[a] = p->axes[a].values[index % n];
+        index /= n;
+    }
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int hn_sweep_enumerate(hn_plan *p, hn_err *err) {
+    int64_t total = 1;
+    for (int a = 0; a < p->n_axes; a++) {
+        total *= p->axes[a].n;
+        if (total > HN_SWEEP_MAX_COMBINATIONS)
+            return hn_errf(err, "axes: more than %lld combinations; narrow the axes",
+                           HN_SWEEP_MAX_COMBINATIONS);
+    }
+    int64_t *pass = xmalloc((size_t)total * sizeof *pass);
+    int64_t n_pass = 0;
+    hn_value *values = xcalloc((size_t)p->n_axes, sizeof *values);
+    double *params = xcalloc((size_t)p->op->n_params, sizeof *params);
+    hn_case c = {.values = values};
+    for (int64_t i = 0; i < total; i++) {
+        combination_values(p, i, values);
+        hn_err e;
+        if (hn_plan_case_params(p, &c, params, &e) != 0) {
+            /* A parameter that cannot be computed for a combination is an error of
+             * the config, not a silent filter. */
+            char buf[512] = "";
+            for (int a = 0; a < p->n_axes; a++) {
+                char v[64];
+                hn_value_format(&values[a], v, sizeof v);
+                snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s=%s", a ? "," : "",
+                         p->axes[a].name, v);
+            }
+            hn_errf(err, "%s (for %s)", e.msg, buf);
+            goto fail;
+        }
+        hn_scope s = {p, &c, NULL, params};
+        int ok = 1;
+        for (int w = 0; ok && w < p->n_where; w++) {
+            hn_value v;
+            if (hn_expr_eval(p->where[w], hn_scope_lookup, &s, &v, &e) != 0) {
+                hn_errf(err, "where[%d] ('%s'): %s", w, hn_expr_text(p->where[w]), e.msg);
+                goto fail;
+            }
+            ok = hn_value_truthy(&v);
+        }
+        if (ok) pass[n_pass++] = i;
+    }
+    p->n_total = n_pass;
+    int64_t n = n_pass;
+    if (p->sample_count > 0 && p->sample_count < n_pass) {
+        /* Partial Fisher-Yates: the first `count` slots become the sample. */
+        uint64_t state = p->seed;
+        for (int64_t i = 0; i < p->sample_count; i++) {
+            int64_t j = i + (int64_t)hn_rand_below(&state, (uint64_t)(n_pass - i));
+            int64_t t = pass[i];
+            pass[i] = pass[j];
+            pass[j] = t;
+        }
+        n = p->sample_count;
+        qsort(pass, (size_t)n, sizeof *pass, cmp_i64);
+    }
+    p->cases = xcalloc((size_t)(n ? n : 1), sizeof *p->cases);
+    p->n_cases = n;
+    for (int64_t i = 0; i < n; i++) {
+        p->cases[i].id = i;
+        p->cases[i].index = pass[i];
+        p->cases[i].values = xcalloc((size_t)p->n_axes, sizeof(hn_value));
+        combination_values(p, pass[i], p->cases[i].values);
+    }
+    free(pass);
+    free(values);
+    free(params);
+    return 0;
+fail:
+    free(pass);
+    free(values);
+    free(params);
+    return -1;
+}
+
+/* Whether every name of e is a define of spec. */
+static int only_defines(void *spec, const char *name) {
+    const hn_variant_spec *s = spec;
+    for (int d = 0; d < s->n_defines; d++)
+        if (strcmp(s->defines[d].name, name) == 0) return 0;
+    return -1;
+}
+
+int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
+    int cap = 16;
+    p->variants = xcalloc((size_t)cap, sizeof *p->variants);
+    for (int si = 0; si < p->n_specs; si++) {
+        hn_variant_spec *s = &p->specs[si];
+        int64_t combos = 1;
+        for (int d = 0; d < s->n_defines; d++) combos *= s->defines[d].n;
+        if (combos > 100000)
+            return hn_errf(err, "variants[%d].defines: %lld combinations is too many", si, (long long)combos);
+        int kept = 0;
+        for (int64_t k = 0; k < combos; k++) {
+            hn_variant v = {.spec = si};
+            v.choice = xcalloc((size_t)s->n_defines + 1, sizeof *v.choice);
+            int64_t r = k;
+            for (int d = s->n_defines - 1; d >= 0; d--) {
+                v.choice[d] = (int)(r % s->defines[d].n);
+                r /= s->defines[d].n;
+            }
+            int ok = 1;
+            hn_scope scope = {p, NULL, &v, NULL};
+            for (int w = 0; ok && w < s->n_where; w++) {
+                if (hn_expr_names(s->where[w], only_defines, s) != 0) continue;
+                hn_value val;
+                hn_err e;
+                if (hn_expr_eval(s->where[w], hn_scope_lookup, &scope, &val, &e) != 0) {
+                    free(v.choice);
+                    return hn_errf(err, "variants[%d].where[%d] ('%s'): %s", si, w,
+                                   hn_expr_text(s->where[w]), e.msg);
+                }
+                ok = hn_value_truthy(&val);
+            }
+            if (!ok) {
+                free(v.choice);
+                continue;
+            }
+            hn_sb label;
+            hn_sb_init(&label);
+            hn_sb_adds(&label, s->name);
+            int multi = 0;
+            for (int d = 0; d < s->n_defines; d++) {
+                if (s->defines[d].n < 2) continue;
+                hn_sb_addf(&label, "%s%s=%s", multi ? "," : "[", s->defines[d].name,
+                           s->defines[d].texts[v.choice[d]]);
+                multi = 1;
+            }
+            if (multi) hn_sb_addc(&label, ']');
+            v.label = hn_sb_detach(&label);
+            for (int i = 0; i < p->n_variants; i++)
+                if (strcmp(p->variants[i].label, v.label) == 0) {
+                    hn_errf(err, "variants[%d]: the variant '%s' appears twice; give one a different \"name\"",
+                            si, v.label);
+                    free(v.label);
+                    free(v.choice);
+                    return -1;
+                }
+            if (p->n_variants == cap) {
+                cap *= 2;
+                p->variants = xrealloc(p->variants, (size_t)cap * sizeof *p->variants);
+            }
+            p->variants[p->n_variants++] = v;
+            kept++;
+        }
+        if (!kept)
+            return hn_errf(err, "variants[%d] ('%s'): its where constraints exclude every define combination",
+                           si, s->name);
+    }
+    return 0;
+}
+
+int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_case *c,
+                             const double *params, const char **failed, hn_err *err) {
+    const hn_variant_spec *s = &p->specs[v->spec];
+    hn_scope scope = {p, c, v, params};
+    for (int w = 0; w < s->n_where; w++) {
+        hn_value val;
+        if (hn_expr_eval(s->where[w], hn_scope_lookup, &scope, &val, err) != 0) {
+            hn_err_prefix(err, "where '%s'", hn_expr_text(s->where[w]));
+            return -1;
+        }
+        if (!hn_value_truthy(&val)) {
+            if (failed) *failed = hn_expr_text(s->where[w]);
+            return 0;
+        }
+    }
+    return 1;
+}

@@ -1,0 +1,32 @@
+/*
+ * sweep.h: expanding a plan into cases and variant instances.
+ *
+ * Cases: the cross product of the axes (the first axis varies slowest, as the
+ * seed notebook's nested loops), filtered by the config's `where` constraints,
+ * then, if the config asks for a sample, `count` of them drawn without
+ * replacement by a generator seeded with the config's seed (same seed, same
+ * cases, on every machine), kept in enumeration order.
+ *
+ * Variants: each spec's defines with several values are crossed (first define
+ * slowest); instances whose `where` constraints use only defines and are false
+ * are dropped here; constraints that need the case are checked per case at run
+ * time (the row is then `skipped`).
+ */
+#ifndef HN_SWEEP_H
+#define HN_SWEEP_H
+
+#include "config.h"
+
+/* Upper limit on the combinations enumerated before sampling. */
+#define HN_SWEEP_MAX_COMBINATIONS 20000000LL
+
+int hn_sweep_enumerate(hn_plan *p, hn_err *err);
+int hn_sweep_expand_variants(hn_plan *p, hn_err *err);
+
+/* Evaluates a variant's where constraints for a case (params: the case's op
+ * parameters). Returns 1 if all hold, 0 if one fails (its text in *failed), -1 on
+ * an evaluation error. */
+int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_case *c,
+                             const double *params, const char **failed, hn_err *err);
+
+#endif

@@ -1,0 +1,335 @@
+/*
+ * workload.c: one case made ready to run (inputs, reference, device buffers),
+ * and the per-variant pieces run.c and debug.c share: compile requests, launch
+ * geometry, argument packing and signature checks, output checks. See run.h.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+void hn_build_init(hn_build *b, const hn_plan *p, const hn_variant *v, const char *const *extra,
+                   int n_extra, const char *arch, const char *cache_dir) {
+    memset(b, 0, sizeof *b);
+    const hn_variant_spec *s = &p->specs[v->spec];
+    int n = 0;
+    char **own = hn_variant_define_args(p, v, &n);
+    b->defines = xcalloc((size_t)(n + n_extra + 1), sizeof *b->defines);
+    for (int i = 0; i < n; i++) b->defines[i] = own[i];
+    free(own);
+    for (int i = 0; i < n_extra; i++) b->defines[n + i] = xstrdup(extra[i]);
+    b->n_defines = n + n_extra;
+    b->kernel = s->kernel;
+    b->req.src_path = s->file;
+    b->req.defines = (const char *const *)b->defines;
+    b->req.n_defines = b->n_defines;
+    b->req.include_dirs = (const char *const *)s->include_dirs;
+    b->req.n_include_dirs = s->n_include_dirs;
+    b->req.kernels = &b->kernel;
+    b->req.n_kernels = 1;
+    b->req.arch = arch;
+    b->req.cache_dir = cache_dir;
+    b->req.options = (const char *const *)s->options;
+    b->req.n_options = s->n_options;
+}
+
+void hn_build_free(hn_build *b) {
+    if (!b) return;
+    for (int i = 0; i < b->n_defines; i++) free(b->defines[i]);
+    free(b->defines);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static uint64_t case_seed(const hn_plan *p, const hn_case *c) {
+    hn_hash h;
+    hn_hash_init(&h);
+    hn_hash_add(&h, &p->seed, sizeof p->seed);
+    for (int a = 0; a < p->n_axes; a++) {
+        char buf[64];
+        hn_value_format(&c->values[a], buf, sizeof buf);
+        hn_hash_adds(&h, p->axes[a].name);
+        hn_hash_adds(&h, buf);
+    }
+    return h.a ^ (h.b * 0x9e3779b97f4a7c15ULL);
+}
+
+int hn_workload_shape(hn_workload *w, const hn_plan *p, const hn_case *c, hn_err *err) {
+    memset(w, 0, sizeof *w);
+    w->plan = p;
+    w->c = c;
+    const hn_op *op = p->op;
+    if (op->n_params > (int)HN_ARRAY_LEN(w->params) || op->n_buffers > (int)HN_ARRAY_LEN(w->counts))
+        return hn_errf(err, "operator %s has too many parameters or buffers", op->name);
+    if (hn_plan_case_params(p, c, w->params, err) != 0) return -1;
+    if (op->shape(w->params, w->counts, err) != 0) return -1;
+    w->flop = op->flop(w->params);
+    w->bytes = op->bytes(w->params);
+    op->label(w->params, w->label, sizeof w->label);
+    return 0;
+}
+
+int hn_workload_create(hn_workload *w, const hn_plan *p, const hn_case *c, hn_backend *be,
+                       double ref_budget_gflop, hn_err *err) {
+    if (hn_workload_shape(w, p, c, err) != 0) return -1;
+    const hn_op *op = p->op;
+    w->be = be;
+    double t0 = hn_now();
+    for (int i = 0; i < op->n_buffers; i++) {
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        w->host[i] = xcalloc(bytes ? bytes : 1, 1);
+    }
+    uint64_t seed = case_seed(p, c);
+    op->generate(w->params, w->host, seed);
+    double t1 = hn_now();
+    w->gen_seconds = t1 - t0;
+    if (op->reference(w->params, w->host, w->refs, ref_budget_gflop, seed, 0, err) != 0) goto fail;
+    double t2 = hn_now();
+    w->ref_seconds = t2 - t1;
+    if (be) {
+        for (int i = 0; i < op->n_buffers; i++) {
+            size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+            if (be->ops->alloc(be, bytes, &w->dev[i], err) != 0) {
+                hn_err_prefix(err, "allocating '%s' (%zu bytes)", op->buffers[i].name, bytes);
+                goto fail;
+            }
+            if (op->buffers[i].role != HN_BUF_OUT &&
+                be->ops->upload(be, w->dev[i], w->host[i], bytes, err) != 0)
+                goto fail;
+        }
+        w->upload_seconds = hn_now() - t2;
+    }
+    return 0;
+fail:
+    hn_workload_free(w);
+    return -1;
+}
+
+void hn_workload_free(hn_workload *w) {
+    if (!w || !w->plan) return;
+    const hn_op *op = w->plan->op;
+    for (int i = 0; i < op->n_buffers; i++) {
+        free(w->host[i]);
+        hn_ref_free(&w->refs[i]);
+        if (w->be && w->dev[i]) w->be->ops->free(w->be, w->dev[i]);
+    }
+    memset(w, 0, sizeof *w);
+}
+
+/* ---------------------------------------------------------------------- */
+
+int hn_eval_geometry(const hn_plan *p, const hn_variant *v, const hn_workload *w,
+                     hn_launch_dims *d, hn_err *err) {
+    const hn_variant_spec *s = &p->specs[v->spec];
+    hn_scope scope = {p, w->c, v, w->params};
+    for (int i = 0; i < 3; i++) {
+        int64_t x;
+        if (hn_expr_eval_int(s->block[i], hn_scope_lookup, &scope, &x, err) != 0)
+            return hn_err_prefix(err, "block[%d] '%s'", i, hn_expr_text(s->block[i]));
+        if (x < 1 || x > UINT32_MAX)
+            return hn_errf(err, "block[%d] '%s' = %lld (must be at least 1)", i, hn_expr_text(s->block[i]),
+                           (long long)x);
+        d->block[i] = (unsigned)x;
+        if (hn_expr_eval_int(s->grid[i], hn_scope_lookup, &scope, &x, err) != 0)
+            return hn_err_prefix(err, "grid[%d] '%s'", i, hn_expr_text(s->grid[i]));
+        if (x < 1 || x > UINT32_MAX)
+            return hn_errf(err, "grid[%d] '%s' = %lld (must be at least 1)", i, hn_expr_text(s->grid[i]),
+                           (long long)x);
+        d->grid[i] = (unsigned)x;
+    }
+    int64_t sh;
+    if (hn_expr_eval_int(s->shared, hn_scope_lookup, &scope, &sh, err) != 0)
+        return hn_err_prefix(err, "shared_bytes '%s'", hn_expr_text(s->shared));
+    if (sh < 0) return hn_errf(err, "shared_bytes '%s' = %lld is negative", hn_expr_text(s->shared), (long long)sh);
+    d->shared_bytes = (size_t)sh;
+    return 0;
+}
+
+static int has_counter_arg(const hn_variant_spec *s) {
+    for (int i = 0; i < s->n_args; i++)
+        if (s->args[i].kind == HN_ARG_DEBUG_COUNTER) return 1;
+    return 0;
+}
+
+static int set_typed(char type, const hn_value *v, hn_argval *out, hn_err *err) {
+    double d = v->type == HN_VAL_INT ? (double)v->i : v->f;
+    if (v->type == HN_VAL_STR) return hn_errf(err, "is the string \"%s\", not a number", v->s);
+    switch (type) {
+    case 'i':
+        if (v->type != HN_VAL_INT || v->i < INT32_MIN || v->i > INT32_MAX)
+            return hn_errf(err, "= %g does not fit an int", d);
+        out->i = (int32_t)v->i;
+        return 0;
+    case 'u':
+        if (v->type != HN_VAL_INT || v->i < 0 || v->i > UINT32_MAX)
+            return hn_errf(err, "= %g does not fit an unsigned int", d);
+        out->u = (uint32_t)v->i;
+        return 0;
+    case 'l':
+        if (v->type != HN_VAL_INT) return hn_errf(err, "= %g is not an integer", d);
+        out->l = v->i;
+        return 0;
+    case 'f': out->f = (float)d; return 0;
+    case 'd': out->d = d; return 0;
+    }
+    return hn_errf(err, "has an unknown type");
+}
+
+int hn_pack_args(const hn_plan *p, const hn_variant *v, const hn_workload *w, hn_dptr debug_counter,
+                 int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err) {
+    const hn_variant_spec *s = &p->specs[v->spec];
+    hn_scope scope = {p, w->c, v, w->params};
+    int n = 0;
+    for (int i = 0; i < s->n_args; i++, n++) {
+        const hn_arg *a = &s->args[i];
+        args[n] = &vals[n];
+        switch (a->kind) {
+        case HN_ARG_BUFFER: vals[n].p = w->dev[a->index]; break;
+        case HN_ARG_DEBUG_COUNTER:
+            if (!debug_counter)
+                return hn_errf(err, "args[%d] binds debug_counter, which exists only in debug runs "
+                                    "(SINGLE_BLOCK)",
+                               i);
+            vals[n].p = debug_counter;
+            break;
+        case HN_ARG_PARAM:
+        case HN_ARG_EXPR: {
+            hn_value val;
+            if (a->kind == HN_ARG_PARAM) {
+                double d = w->params[a->index];
+                val = a->type == 'i' ? (hn_value){.type = HN_VAL_INT, .i = (int64_t)d}
+                                     : (hn_value){.type = HN_VAL_FLOAT, .f = d};
+            } else if (hn_expr_eval(a->expr, hn_scope_lookup, &scope, &val, err) != 0) {
+                return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
+            }
+            if (set_typed(a->type, &val, &vals[n], err) != 0)
+                return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
+            break;
+        }
+        }
+    }
+    if (append_counter && !has_counter_arg(s)) {
+        vals[n].p = debug_counter;
+        args[n] = &vals[n];
+        n++;
+    }
+    *n_args = n;
+    return 0;
+}
+
+static const char *describe_param(const hn_param_info *pi, char *buf, size_t size) {
+    const char *kind = pi->kind == 'p' ? "pointer"
+                     : pi->kind == 'i' ? "signed integer"
+                     : pi->kind == 'u' ? "unsigned integer"
+                     : pi->kind == 'f' ? (pi->size == 8 ? "double" : "float")
+                                       : "value";
+    snprintf(buf, size, "a %d-byte %s", pi->size, kind);
+    return buf;
+}
+
+static void expected_param(char type, hn_param_info *pi) {
+    switch (type) {
+    case 'p': *pi = (hn_param_info){'p', 8}; break;
+    case 'i': *pi = (hn_param_info){'i', 4}; break;
+    case 'u': *pi = (hn_param_info){'u', 4}; break;
+    case 'l': *pi = (hn_param_info){'i', 8}; break;
+    case 'f': *pi = (hn_param_info){'f', 4}; break;
+    case 'd': *pi = (hn_param_info){'f', 8}; break;
+    default: *pi = (hn_param_info){'?', 0}; break;
+    }
+}
+
+int hn_check_signature(const hn_plan *p, const hn_variant *v, hn_backend *be, hn_kernel *k,
+                       int append_counter, hn_err *err) {
+    const hn_variant_spec *s = &p->specs[v->spec];
+    hn_param_info params[64];
+    int n = -1;
+    if (be->ops->kernel_params(be, k, params, 64, &n, err) != 0) return -1;
+    if (n < 0) return 0; /* the backend cannot tell */
+    int want = s->n_args + (append_counter && !has_counter_arg(s) ? 1 : 0);
+    if (n != want)
+        return hn_errf(err, "kernel %s takes %d parameter%s but the config binds %d argument%s%s",
+                       s->kernel, n, n == 1 ? "" : "s", want, want == 1 ? "" : "s",
+                       append_counter ? " (debug_counter included)" : "");
+    for (int i = 0; i < n && i < 64; i++) {
+        hn_param_info e;
+        const char *text = i < s->n_args ? s->args[i].text : "debug_counter";
+        expected_param(i < s->n_args ? s->args[i].type : 'p', &e);
+        int size_ok = params[i].size <= 0 || params[i].size == e.size;
+        int kind_ok = params[i].kind == '?' || params[i].kind == 'o' || params[i].kind == e.kind ||
+                      (params[i].kind == 'u' && e.kind == 'i') || (params[i].kind == 'i' && e.kind == 'u');
+        if (!size_ok || !kind_ok) {
+            char a[64], b[64];
+            return hn_errf(err, "argument %d ('%s') is %s but parameter %d of %s is %s", i, text,
+                           describe_param(&e, a, sizeof a), i, s->kernel,
+                           describe_param(&params[i], b, sizeof b));
+        }
+    }
+    return 0;
+}
+
+int hn_poison_outputs(hn_workload *w, hn_err *err) {
+    const hn_op *op = w->plan->op;
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (op->buffers[i].role == HN_BUF_IN) continue;
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        if (w->be->ops->fill(w->be, w->dev[i], 0xFF, bytes, err) != 0) return -1;
+    }
+    return 0;
+}
+
+int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_check_result *res, double *atol,
+                     double *rtol, hn_err *err) {
+    const hn_plan *p = w->plan;
+    const hn_op *op = p->op;
+    hn_scope scope = {p, w->c, v, w->params};
+    if (hn_expr_eval_double(p->atol, hn_scope_lookup, &scope, atol, err) != 0)
+        return hn_err_prefix(err, "check.atol '%s'", hn_expr_text(p->atol));
+    if (hn_expr_eval_double(p->rtol, hn_scope_lookup, &scope, rtol, err) != 0)
+        return hn_err_prefix(err, "check.rtol '%s'", hn_expr_text(p->rtol));
+    int first = 1;
+    memset(res, 0, sizeof *res);
+    res->match_fraction = 1.0;
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (op->buffers[i].role == HN_BUF_IN) continue;
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        if (w->be->ops->download(w->be, w->host[i], w->dev[i], bytes, err) != 0) return -1;
+        hn_check_result r;
+        hn_check_f32(w->host[i], &w->refs[i], *atol, *rtol, &r);
+        if (first || r.match_fraction < res->match_fraction) *res = r;
+        first = 0;
+    }
+    return 0;
+}
+
+void hn_first_error_line(const char *log, char *out, size_t size) {
+    const char *hit = NULL;
+    for (const char *p = log; p && *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char *line = xstrndup(p, len);
+        if (strstr(line, "error")) {
+            hit = p;
+            free(line);
+            break;
+        }
+        free(line);
+        p = eol ? eol + 1 : NULL;
+    }
+    if (!hit) hit = log ? log : "";
+    const char *eol = strchr(hit, '\n');
+    size_t len = eol ? (size_t)(eol - hit) : strlen(hit);
+    if (len >= size) len = size - 1;
+    memcpy(out, hit, len);
+    out[len] = '\0';
+}
+
+void hn_sanitize_name(const char *in, char *out, size_t size) {
+    size_t n = 0;
+    for (const char *p = in; *p && n + 1 < size; p++)
+        out[n++] = (isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.') ? *p : '_';
+    out[n] = '\0';
+}
