@@ -8,15 +8,3 @@ int hn_cmd_debug(const hn_cli *cli) {
     fprintf(stderr, "harness debug: not implemented yet\n");
     return 2;
 }
-
-int hn_cmd_plot(const hn_cli *cli) {
-    (void)cli;
-    fprintf(stderr, "harness plot: not implemented yet\n");
-    return 2;
-}
-
-int hn_cmd_compare(const hn_cli *cli) {
-    (void)cli;
-    fprintf(stderr, "harness compare: not implemented yet\n");
-    return 2;
-}

@@ -73,6 +73,13 @@ static int edit_distance(const char *a, const char *b) {
 /* Fails on any key of obj not in allowed (NULL-terminated). */
 static int check_keys(ctx *c, const cJSON *obj, const char *jpath, const char *const *allowed) {
     for (const cJSON *k = obj->child; k; k = k->next) {
+        for (const cJSON *e = obj->child; e != k; e = e->next)
+            if (strcmp(e->string, k->string) == 0 && strncmp(k->string, "//", 2) != 0) {
+                char *where = jp(jpath, k->string);
+                bad(c, where, "duplicate key (a JSON object may give a key only once)");
+                free(where);
+                return -1;
+            }
         int ok = strncmp(k->string, "//", 2) == 0; /* "//": a comment */
         for (const char *const *a = allowed; *a; a++)
             if (strcmp(k->string, *a) == 0) ok = 1;

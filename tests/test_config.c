@@ -1,0 +1,240 @@
+/*
+ * test_config.c: sweep configs (harness/config.c, harness/sweep.c): the seed's
+ * sweep, deterministic sampling, variant expansion, and every kind of bad input
+ * with a message naming the file, the JSON path and what was expected.
+ */
+#include <stdint.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "hn_test.h"
+#include "sweep.h"
+
+static const char *root(void) {
+    const char *r = getenv("HARNESS_ROOT");
+    return r ? r : HN_SOURCE_DIR;
+}
+
+/* A config text with KERNEL replaced by the absolute path of a real kernel. */
+static char *with_kernel(const char *text) {
+    char *kernel = xasprintf("%s/kernels/conv2d/conv2d_pad.cu", root());
+    hn_sb sb;
+    hn_sb_init(&sb);
+    for (const char *p = text; *p;) {
+        const char *hit = strstr(p, "KERNEL");
+        if (!hit) {
+            hn_sb_adds(&sb, p);
+            break;
+        }
+        hn_sb_add(&sb, p, (size_t)(hit - p));
+        hn_sb_adds(&sb, kernel);
+        p = hit + 6;
+    }
+    free(kernel);
+    return hn_sb_detach(&sb);
+}
+
+#define BASE_VARIANT                                                                              \
+    "{\"file\": \"KERNEL\", \"kernel\": \"conv2d_pad\", \"block\": [16, 16], "                   \
+    "\"grid\": [\"ceil_div(w, 16)\", \"ceil_div(h, 16)\"], \"args\": [\"in\", \"out\", \"filter\", " \
+    "\"h\", \"w\", \"in_ch\", \"out_ch\", \"filter_size\", \"pad\"]}"
+
+#define SMALL_CONFIG(extra_top, variant)                                                        \
+    "{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1, 2], \"out_ch\": [3], \"filter_size\": [3], " \
+    "\"img_size\": [8, 9]}" extra_top ", \"variants\": [" variant "]}"
+
+/* Parses text and returns the error message ("" on success). */
+static const char *error_of(const char *text) {
+    static hn_err err;
+    char *full = with_kernel(text);
+    hn_plan *p = NULL;
+    err.msg[0] = '\0';
+    if (hn_plan_parse(full, "cfg/test.json", -1, &p, &err) == 0) err.msg[0] = '\0';
+    hn_plan_free(p);
+    free(full);
+    return err.msg;
+}
+
+static hn_plan *parse_ok(const char *text) {
+    char *full = with_kernel(text);
+    hn_plan *p = NULL;
+    hn_err err;
+    if (hn_plan_parse(full, "cfg/test.json", -1, &p, &err) != 0) {
+        fprintf(stderr, "unexpected error: %s\n", err.msg);
+        p = NULL;
+    }
+    free(full);
+    return p;
+}
+
+static void test_seed_sweep(void) {
+    char *path = xasprintf("%s/configs/conv2d_sweep.json", root());
+    hn_plan *p;
+    hn_err err;
+    CHECK_MSG(hn_plan_load(path, -1, &p, &err) == 0, "%s", err.msg);
+    if (!p) return;
+    CHECK_INT(p->n_axes, 4);
+    CHECK_INT(p->n_cases, 50);
+    /* 6*6*4*5 = 720 combinations; in*out*img^2 < 2^30 keeps 580 of them. */
+    CHECK_INT(p->n_total, 580);
+    CHECK_INT(p->n_variants, 5);
+    CHECK_STR(p->variants[4].label, "conv2d_pad_z_out_shared_halo[ACCUM_DTYPE=double]");
+    /* Every sampled case satisfies the constraint, and no case repeats. */
+    for (int64_t i = 0; i < p->n_cases; i++) {
+        int64_t in = p->cases[i].values[0].i, out = p->cases[i].values[1].i, img = p->cases[i].values[3].i;
+        CHECK(in * out * img * img < 1024LL * 1024 * 32 * 32);
+        if (i) CHECK(p->cases[i].index > p->cases[i - 1].index);
+    }
+    /* Same seed, same cases; another seed, other cases. */
+    hn_plan *again, *other;
+    CHECK(hn_plan_load(path, -1, &again, &err) == 0);
+    CHECK(hn_plan_load(path, 7, &other, &err) == 0);
+    int same = 1, differ = 0;
+    for (int64_t i = 0; i < p->n_cases; i++) {
+        same &= p->cases[i].index == again->cases[i].index;
+        differ |= p->cases[i].index != other->cases[i].index;
+    }
+    CHECK(same);
+    CHECK(differ);
+    CHECK_INT(other->seed, 7);
+    hn_plan_free(again);
+    hn_plan_free(other);
+    hn_plan_free(p);
+    free(path);
+}
+
+static void test_enumeration_and_params(void) {
+    hn_plan *p = parse_ok(SMALL_CONFIG("", BASE_VARIANT));
+    if (!p) return;
+    CHECK_INT(p->n_cases, 4); /* no sample: every combination, first axis slowest */
+    CHECK_INT(p->cases[0].values[0].i, 1);
+    CHECK_INT(p->cases[0].values[3].i, 8);
+    CHECK_INT(p->cases[1].values[3].i, 9);
+    CHECK_INT(p->cases[2].values[0].i, 2);
+    double params[8];
+    hn_err err;
+    CHECK(hn_plan_case_params(p, &p->cases[3], params, &err) == 0);
+    CHECK_NEAR(params[0], 2, 0); /* in_ch */
+    CHECK_NEAR(params[3], 9, 0); /* h defaults to img_size */
+    CHECK_NEAR(params[5], 0, 0); /* pad defaults to 0 */
+    CHECK_NEAR(p->min_match, 0.9, 0); /* the seed's default */
+    hn_plan_free(p);
+}
+
+static void test_sampling_properties(void) {
+    /* 6 x 6 combinations, a constraint keeping 21, sample 10. */
+    const char *text = "{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1,2,3,4,5,6], \"out_ch\": [1,2,3,4,5,6], "
+                       "\"filter_size\": 3, \"img_size\": 8}, \"where\": [\"in_ch <= out_ch\"], "
+                       "\"sample\": {\"count\": 10, \"seed\": 42}, \"variants\": [" BASE_VARIANT "]}";
+    hn_plan *p = parse_ok(text);
+    if (!p) return;
+    CHECK_INT(p->n_total, 21);
+    CHECK_INT(p->n_cases, 10);
+    for (int64_t i = 0; i < p->n_cases; i++) CHECK(p->cases[i].values[0].i <= p->cases[i].values[1].i);
+    hn_plan_free(p);
+    /* Asking for more than exist gives them all. */
+    const char *all = "{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1,2], \"out_ch\": 1, \"filter_size\": 3, "
+                      "\"img_size\": 8}, \"sample\": {\"count\": 10, \"seed\": 1}, \"variants\": [" BASE_VARIANT "]}";
+    p = parse_ok(all);
+    if (p) CHECK_INT(p->n_cases, 2);
+    hn_plan_free(p);
+}
+
+static void test_define_axes_and_where(void) {
+    const char *text = SMALL_CONFIG(
+        "", "{\"file\": \"KERNEL\", \"kernel\": \"conv2d_pad\", \"name\": \"v\", "
+            "\"defines\": {\"TILE_SIZE\": [8, 16, 32], \"ACCUM_DTYPE\": [\"float\", \"double\"]}, "
+            "\"where\": [\"TILE_SIZE <= 16\", \"TILE_SIZE >= filter_size\"], \"block\": [\"TILE_SIZE\", \"TILE_SIZE\"], "
+            "\"grid\": [\"ceil_div(w, TILE_SIZE)\", 1, 1], \"args\": [\"in\", \"int: TILE_SIZE * 2\"]}");
+    hn_plan *p = parse_ok(text);
+    if (!p) return;
+    /* 3 x 2 define combinations, TILE_SIZE 32 dropped by the defines-only constraint. */
+    CHECK_INT(p->n_variants, 4);
+    CHECK_STR(p->variants[0].label, "v[TILE_SIZE=8,ACCUM_DTYPE=float]");
+    CHECK_STR(p->variants[3].label, "v[TILE_SIZE=16,ACCUM_DTYPE=double]");
+    CHECK_STR(hn_variant_define(p, &p->variants[1], "ACCUM_DTYPE"), "double");
+    int n;
+    char **defs = hn_variant_define_args(p, &p->variants[2], &n);
+    CHECK_INT(n, 2);
+    CHECK_STR(defs[0], "TILE_SIZE=16");
+    CHECK_STR(defs[1], "ACCUM_DTYPE=float");
+    for (int i = 0; i < n; i++) free(defs[i]);
+    free(defs);
+    /* The case-dependent constraint is checked per case. */
+    double params[8];
+    hn_err err;
+    hn_plan_case_params(p, &p->cases[0], params, &err);
+    const char *failed = NULL;
+    CHECK_INT(hn_sweep_variant_applies(p, &p->variants[0], &p->cases[0], params, &failed, &err), 1);
+    CHECK_INT(hn_plan_find_variant(p, "v[TILE_SIZE=16,ACCUM_DTYPE=double]"), 3);
+    CHECK_INT(hn_plan_find_variant(p, "v"), 0);
+    CHECK_INT(hn_plan_find_variant(p, "nope"), -1);
+    hn_case c;
+    CHECK(hn_plan_make_case(p, "in_ch=2, out_ch=1,filter_size=3,img_size=5", &c, &err) == 0);
+    CHECK_INT(c.values[3].i, 5);
+    hn_case_release(&c);
+    CHECK(hn_plan_make_case(p, "in_ch=2,out_ch=1", &c, &err) != 0);
+    CHECK_CONTAINS(err.msg, "no value for axis 'filter_size'");
+    CHECK(hn_plan_make_case(p, "in_ch=2,bogus=1", &c, &err) != 0);
+    CHECK_CONTAINS(err.msg, "'bogus' is not an axis");
+    hn_plan_free(p);
+}
+
+static void test_bad_input(void) {
+    const char *e;
+    e = error_of("{\"op\": \"conv2d\",");
+    CHECK_CONTAINS(e, "cfg/test.json:1:");
+    CHECK_CONTAINS(e, "invalid JSON");
+    e = error_of(SMALL_CONFIG(", \"smaple\": {}", BASE_VARIANT));
+    CHECK_CONTAINS(e, "cfg/test.json: smaple: unknown key (did you mean 'sample'?");
+    e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"k\", \"gird\": [1], \"args\": []}"));
+    CHECK_CONTAINS(e, "variants[0].gird: unknown key (did you mean 'grid'?");
+    e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"k\", \"block\": [1], "
+                                  "\"grid\": [1, \"out_chan\"], \"args\": []}"));
+    CHECK_CONTAINS(e, "variants[0].grid[1]: in 'out_chan': unknown name 'out_chan'");
+    e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"k\", \"block\": [1], "
+                                  "\"grid\": [\"ceil_div(w, \"], \"args\": []}"));
+    CHECK_CONTAINS(e, "variants[0].grid[0]: in 'ceil_div(w, ': at column");
+    e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": 7, \"block\": [1], \"grid\": [1], \"args\": []}"));
+    CHECK_CONTAINS(e, "variants[0].kernel: expected the kernel's C++ name");
+    e = error_of(SMALL_CONFIG("", "{\"file\": \"nope/missing.cu\", \"kernel\": \"k\", \"block\": [1], \"grid\": [1], \"args\": []}"));
+    CHECK_CONTAINS(e, "variants[0].file: file 'nope/missing.cu' not found");
+    e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"k\", \"block\": [1], \"grid\": [1], \"args\": [\"input\"]}"));
+    CHECK_CONTAINS(e, "variants[0].args[0]: unknown argument 'input'");
+    e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"k\", \"block\": [1], \"grid\": [1], \"args\": [\"short: 3\"]}"));
+    CHECK_CONTAINS(e, "unknown argument type 'short'");
+    e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"k\", \"block\": \"16\", \"grid\": [1], \"args\": []}"));
+    CHECK_CONTAINS(e, "variants[0].block: expected an array of 1 to 3 expressions");
+    e = error_of(SMALL_CONFIG(", \"check\": {\"min_match\": \"high\"}", BASE_VARIANT));
+    CHECK_CONTAINS(e, "check.min_match: expected a number, got a string");
+    e = error_of(SMALL_CONFIG(", \"check\": {\"min_match\": 2}", BASE_VARIANT));
+    CHECK_CONTAINS(e, "check.min_match: 2 is out of range");
+    e = error_of("{\"op\": \"conv3d\", \"axes\": {\"a\": [1]}, \"variants\": []}");
+    CHECK_CONTAINS(e, "op: unknown operator 'conv3d' (known: conv2d)");
+    e = error_of("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1, 1]}, \"variants\": []}");
+    CHECK_CONTAINS(e, "axes.in_ch[1]: value 1 appears twice");
+    e = error_of("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1], \"out_ch\": 1, \"filter_size\": 3}, \"variants\": [" BASE_VARIANT "]}");
+    CHECK_CONTAINS(e, "params.h: not set, and its default 'img_size' does not fit");
+    e = error_of(SMALL_CONFIG(", \"where\": \"in_ch / (out_ch - 3) > 0\"", BASE_VARIANT));
+    CHECK_CONTAINS(e, "where[0]");
+    CHECK_CONTAINS(e, "division by zero");
+    e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"k\", \"defines\": {\"img_size\": 3}, \"block\": [1], \"grid\": [1], \"args\": []}"));
+    CHECK_CONTAINS(e, "variants[0].defines.img_size: define 'img_size' has the name of an axis");
+    e = error_of(SMALL_CONFIG("", BASE_VARIANT ", " BASE_VARIANT));
+    CHECK_CONTAINS(e, "appears twice");
+    e = error_of(SMALL_CONFIG(", \"timing\": {\"repeat\": 0}", BASE_VARIANT));
+    CHECK_CONTAINS(e, "timing.repeat: 0 is out of range");
+    e = error_of(SMALL_CONFIG(", \"variants\": 3", BASE_VARIANT));
+    CHECK_CONTAINS(e, "cfg/test.json: variants: duplicate key");
+    /* Comments are allowed as "//" keys. */
+    CHECK_STR(error_of(SMALL_CONFIG(", \"//\": \"a note\"", BASE_VARIANT)), "");
+}
+
+int main(void) {
+    test_seed_sweep();
+    test_enumeration_and_params();
+    test_sampling_properties();
+    test_define_axes_and_where();
+    test_bad_input();
+    return hn_test_exit();
+}

@@ -1,0 +1,157 @@
+/*
+ * test_nvrtc.c: NVRTC compiles (harness/nvrtc.c) without a GPU: every variant of
+ * every config in configs/ for sm_80 and sm_90, the on-disk cache (hit on the
+ * second compile, miss after an included header changes), resource reports, and
+ * compile errors that name the user's file and line.
+ */
+#include <dirent.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "hn_test.h"
+#include "run.h"
+
+static const char *root(void) {
+    const char *r = getenv("HARNESS_ROOT");
+    return r ? r : HN_SOURCE_DIR;
+}
+
+static char *tmp_dir(const char *name) {
+    const char *base = getenv("HARNESS_TMP") ? getenv("HARNESS_TMP") : "/tmp";
+    char *d = xasprintf("%s/%s.%d", base, name, (int)getpid());
+    hn_mkdirs(d, NULL);
+    return d;
+}
+
+static void test_every_config_variant(void) {
+    char *dir = xasprintf("%s/configs", root());
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    if (!d) return;
+    char *cache = tmp_dir("nvrtc-cache");
+    int compiled = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name);
+        hn_plan *p;
+        hn_err err;
+        CHECK_MSG(hn_plan_load(path, -1, &p, &err) == 0, "%s", err.msg);
+        for (int v = 0; p && v < p->n_variants; v++) {
+            const char *archs[] = {"sm_80", "sm_90"};
+            for (int a = 0; a < 2; a++) {
+                hn_build b;
+                hn_build_init(&b, p, &p->variants[v], NULL, 0, archs[a], cache);
+                hn_module_image img;
+                char *log = NULL;
+                int rc = hn_compile_cuda(&b.req, &img, &log, &err);
+                CHECK_MSG(rc == 0, "%s %s %s: %s", e->d_name, p->variants[v].label, archs[a], err.msg);
+                if (rc == 0) {
+                    CHECK(img.image_size > 0);
+                    CHECK(img.res[0].registers > 0);
+                    CHECK_INT(img.res[0].spill_stores, 0);
+                    compiled++;
+                    hn_module_image_free(&img);
+                }
+                free(log);
+                hn_build_free(&b);
+            }
+        }
+        hn_plan_free(p);
+        free(path);
+    }
+    closedir(d);
+    CHECK(compiled >= 10);
+    printf("compiled %d variant/arch pairs\n", compiled);
+    free(cache);
+    free(dir);
+}
+
+static int write_text(const char *path, const char *text) {
+    return hn_write_file(path, text, strlen(text), NULL);
+}
+
+static void test_cache_and_header_edit(void) {
+    char *dir = tmp_dir("nvrtc-edit");
+    char *cache = xasprintf("%s/cache", dir);
+    char *src = xasprintf("%s/k.cu", dir);
+    char *hdr = xasprintf("%s/scale.h", dir);
+    write_text(hdr, "#define SCALE 2.0f\n");
+    write_text(src, "#include \"scale.h\"\n"
+                    "template <int N> __global__ void scale(float *x) { x[threadIdx.x] *= SCALE * N; }\n");
+    const char *kernels[] = {"scale<3>"};
+    const char *defines[] = {"UNUSED=1"};
+    hn_compile_req req = {.src_path = src, .defines = defines, .n_defines = 1, .kernels = kernels,
+                          .n_kernels = 1, .arch = "sm_90", .cache_dir = cache};
+    hn_module_image a, b, c;
+    hn_err err;
+    CHECK_MSG(hn_compile_cuda(&req, &a, NULL, &err) == 0, "%s", err.msg);
+    CHECK_INT(a.from_cache, 0);
+    CHECK_STR(a.lowered[0], "_Z5scaleILi3EEvPf"); /* the template's mangled name */
+    CHECK_MSG(hn_compile_cuda(&req, &b, NULL, &err) == 0, "%s", err.msg);
+    CHECK_INT(b.from_cache, 1);
+    CHECK_STR(b.key, a.key);
+    CHECK_STR(b.lowered[0], a.lowered[0]);
+    CHECK(b.image_size == a.image_size && memcmp(a.image, b.image, a.image_size) == 0);
+    CHECK_INT(b.res[0].registers, a.res[0].registers);
+    write_text(hdr, "#define SCALE 3.0f\n");
+    CHECK_MSG(hn_compile_cuda(&req, &c, NULL, &err) == 0, "%s", err.msg);
+    CHECK_INT(c.from_cache, 0);
+    CHECK(strcmp(c.key, a.key) != 0);
+    /* Another define is another binary. */
+    hn_module_image d;
+    const char *defines2[] = {"UNUSED=2"};
+    req.defines = defines2;
+    CHECK(hn_compile_cuda(&req, &d, NULL, &err) == 0);
+    CHECK_INT(d.from_cache, 0);
+    hn_module_image_free(&a);
+    hn_module_image_free(&b);
+    hn_module_image_free(&c);
+    hn_module_image_free(&d);
+    free(src);
+    free(hdr);
+    free(cache);
+    free(dir);
+}
+
+static void test_compile_error(void) {
+    char *dir = tmp_dir("nvrtc-error");
+    char *src = xasprintf("%s/broken.cu", dir);
+    write_text(src, "__global__ void broken(float *x) {\n"
+                    "    x[0] = undefined_thing;\n"
+                    "}\n");
+    const char *kernels[] = {"broken"};
+    hn_compile_req req = {.src_path = src, .kernels = kernels, .n_kernels = 1, .arch = "sm_90"};
+    hn_module_image img;
+    char *log = NULL;
+    hn_err err;
+    CHECK(hn_compile_cuda(&req, &img, &log, &err) != 0);
+    CHECK_CONTAINS(err.msg, "broken.cu(2)");
+    CHECK_CONTAINS(err.msg, "undefined_thing");
+    CHECK_CONTAINS(log, "broken.cu(2)");
+    char line[256];
+    hn_first_error_line(log, line, sizeof line);
+    CHECK_CONTAINS(line, "error");
+    free(log);
+    /* A kernel name that does not exist. */
+    write_text(src, "__global__ void present(float *x) { x[0] = 1; }\n");
+    const char *missing[] = {"absent"};
+    req.kernels = missing;
+    CHECK(hn_compile_cuda(&req, &img, NULL, &err) != 0);
+    CHECK_CONTAINS(err.msg, "absent");
+    /* A bad architecture. */
+    req.kernels = kernels;
+    req.arch = "gfx90a";
+    CHECK(hn_compile_cuda(&req, &img, NULL, &err) != 0);
+    CHECK_CONTAINS(err.msg, "expected sm_XX");
+    free(src);
+    free(dir);
+}
+
+int main(void) {
+    test_every_config_variant();
+    test_cache_and_header_edit();
+    test_compile_error();
+    return hn_test_exit();
+}
