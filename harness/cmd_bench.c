@@ -17,7 +17,7 @@ int hn_cmd_bench(const hn_cli *cli) {
     int rc = 0;
     const char *only = cli->config; /* optional: "reference" or "emu" */
     if (!only || strcmp(only, "reference") == 0) {
-        printf("== fp64 conv2d reference (im2col + dgemm) ==\n");
+        printf("== fp64 conv2d reference (im2col + GEMM, %s) ==\n", conv2d_ref_method());
         fflush(stdout);
         rc |= conv2d_ref_bench(stdout) != 0;
         printf("\n");

@@ -762,7 +762,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
 
     /* checking */
     plan->min_match = 0.9;
-    plan->reference_gflop = 8.0;
+    plan->reference_gflop = 50.0;
     j = cJSON_GetObjectItemCaseSensitive(root, "check");
     {
         static const char *const KEYS[] = {"atol", "rtol", "min_match", "reference_gflop", NULL};

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# test.sh: builds and runs the whole test suite, twice: a normal build (./build)
+# and an AddressSanitizer + UndefinedBehaviorSanitizer build (./build-asan).
+#
+#   scripts/test.sh           both
+#   scripts/test.sh --fast    the normal build only
+#
+# Installs missing packages first (as root), like setup.sh. GPU-only tests skip
+# with a message on a machine without a GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --deps
+if ! command -v nvcc >/dev/null 2>&1; then
+  for d in /usr/local/cuda /usr/local/cuda-13.0; do
+    [ -x "$d/bin/nvcc" ] && export PATH="$d/bin:$PATH" && break
+  done
+fi
+jobs=$(nproc)
+
+echo "== build and test (./build) =="
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHN_WERROR=ON >/dev/null
+cmake --build build -j "$jobs"
+(cd build && ctest --output-on-failure -j "$jobs")
+
+if [ "${1:-}" != "--fast" ]; then
+  echo "== build and test under ASan + UBSan (./build-asan) =="
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DHN_SANITIZE=ON -DHN_WERROR=ON >/dev/null
+  cmake --build build-asan -j "$jobs"
+  (cd build-asan && ctest --output-on-failure -j "$jobs")
+fi
+echo "== all tests passed =="
