@@ -117,6 +117,10 @@ typedef struct {
     /* Evicts the device's L2 cache (writes a buffer of its size), outside any
      * timed interval; a no-op where meaningless. */
     int (*flush_l2)(hn_backend *b, hn_err *err);
+
+    /* Optional (NULL where the backend cannot tell): measures the SM clock now,
+     * in MHz, with a short probe kernel (clock64 against %globaltimer). */
+    int (*sm_clock)(hn_backend *b, double *mhz, hn_err *err);
 } hn_backend_ops;
 
 struct hn_backend {
@@ -136,6 +140,10 @@ int hn_backend_emu_create(const hn_backend_opts *opts, hn_backend **out, hn_err 
 /* Whether a CUDA driver can be loaded and sees at least one device; fills why
  * with the reason when not (no libcuda.so.1, no device, init error). */
 int hn_cuda_available(char *why, size_t why_size);
+/* The cuda backend's own stream (a CUstream), for libraries such as cuBLAS that
+ * must issue work where the harness times it; NULL for other backends. */
+void *hn_backend_cuda_stream(hn_backend *b);
+
 /* The driver's CUDA version as "13.0", or "none" (returns -1). */
 int hn_cuda_driver_version(char *buf, size_t size);
 

@@ -174,6 +174,9 @@ typedef struct {
     size_t l2size;
     int broken;
     char broken_msg[sizeof(hn_err)];
+    hn_kernel *probe;       /* the clock probe, compiled on first use */
+    CUdeviceptr probe_out;  /* (cycles, nanoseconds) */
+    int probe_failed;
 } cuda_backend;
 
 struct hn_kernel {
@@ -224,10 +227,14 @@ static int attr(cuda_backend *b, CUdevice_attribute a) {
     return v;
 }
 
+static void cuda_kernel_free(hn_backend *base, hn_kernel *k);
+
 static void cuda_destroy(hn_backend *base) {
     cuda_backend *b = (cuda_backend *)base;
     if (b->ctx) {
         cu.cuCtxSetCurrent(b->ctx);
+        if (b->probe) cuda_kernel_free(base, b->probe);
+        if (b->probe_out) cu.cuMemFree(b->probe_out);
         if (b->l2buf) cu.cuMemFree(b->l2buf);
         if (b->stream) cu.cuStreamDestroy(b->stream);
         cu.cuDevicePrimaryCtxRelease(b->dev);
@@ -420,6 +427,55 @@ static int cuda_flush_l2(hn_backend *base, hn_err *err) {
     return 0;
 }
 
+/* The clock probe: one thread spins for `cycles` SM cycles and records how many
+ * nanoseconds of %globaltimer passed; cycles / ns is the SM clock. The SM clock is
+ * shared by the chip's SMs, so one thread on one SM reads it for all. */
+static const char PROBE_SRC[] =
+    "__global__ void hn_clock_probe(unsigned long long *out, long long cycles) {\n"
+    "    unsigned long long t0, t1;\n"
+    "    long long c0 = clock64();\n"
+    "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t0));\n"
+    "    long long c1 = c0;\n"
+    "    while (c1 - c0 < cycles) c1 = clock64();\n"
+    "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t1));\n"
+    "    out[0] = (unsigned long long)(c1 - c0);\n"
+    "    out[1] = t1 - t0;\n"
+    "}\n";
+
+static int cuda_sm_clock(hn_backend *base, double *mhz, hn_err *err) {
+    cuda_backend *b = (cuda_backend *)base;
+    *mhz = -1;
+    if (b->probe_failed) return hn_errf(err, "the clock probe is unavailable");
+    if (!b->probe) {
+        const char *names[] = {"hn_clock_probe"};
+        hn_compile_req req = {.src_path = "hn_clock_probe.cu", .source = PROBE_SRC, .kernels = names,
+                              .n_kernels = 1, .arch = b->info.arch};
+        hn_module_image img;
+        b->probe_failed = 1;
+        if (hn_compile_cuda(&req, &img, NULL, err) != 0) return -1;
+        int rc = cuda_kernel_load(base, &img, 0, &b->probe, err);
+        hn_module_image_free(&img);
+        if (rc != 0) return -1;
+        CU_CHECK(b, cu.cuMemAlloc(&b->probe_out, 16), err);
+        b->probe_failed = 0;
+    }
+    /* About 100 us at 2 GHz: long against %globaltimer's resolution (~1 us). */
+    long long cycles = 200000;
+    void *args[] = {&b->probe_out, &cycles};
+    CU_CHECK(b, cu.cuLaunchKernel(b->probe->fn, 1, 1, 1, 1, 1, 1, 0, b->stream, args, NULL), err);
+    unsigned long long out[2];
+    CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
+    CU_CHECK(b, cu.cuMemcpyDtoH(out, b->probe_out, sizeof out), err);
+    if (out[1] == 0) return hn_errf(err, "the clock probe measured no time");
+    *mhz = (double)out[0] / (double)out[1] * 1e3;
+    return 0;
+}
+
+void *hn_backend_cuda_stream(hn_backend *base) {
+    if (!base || strcmp(base->ops->name, "cuda") != 0) return NULL;
+    return ((cuda_backend *)base)->stream;
+}
+
 static const hn_backend_ops CUDA_OPS = {
     .name = "cuda",
     .target = HN_TARGET_CUDA,
@@ -440,6 +496,7 @@ static const hn_backend_ops CUDA_OPS = {
     .event_record = cuda_event_record,
     .event_elapsed = cuda_event_elapsed,
     .flush_l2 = cuda_flush_l2,
+    .sm_clock = cuda_sm_clock,
 };
 
 int hn_backend_cuda_create(const hn_backend_opts *opts, hn_backend **out, hn_err *err) {

@@ -18,10 +18,11 @@ typedef struct hn_baseline hn_baseline;
 
 hn_baseline *hn_baseline_create(const hn_plan *p, hn_backend *be, const hn_device_info *dev);
 void hn_baseline_destroy(hn_baseline *b);
-/* Measures the baseline on w and writes its row (the caller has set nothing on
- * the row yet). */
-void hn_baseline_run(hn_baseline *b, hn_workload *w, hn_csv *csv, const hn_sampling_opts *o, int hot,
-                     int is_emu);
+/* Measures the baseline on w (check, then samples as o says) and fills the row's
+ * variant, check and timing columns; the caller fills the case's columns and
+ * writes the row with the returned status (an hn_status) and reason. */
+int hn_baseline_run(hn_baseline *b, hn_workload *w, hn_csv *csv, const hn_sampling_opts *o, int hot,
+                    char *reason, size_t reason_size);
 /* The median time of the last run in ms, or NAN. */
 double hn_baseline_last_ms(const hn_baseline *b);
 

@@ -42,6 +42,8 @@ typedef struct {
     int line_info;                      /* cuda: -lineinfo; emu: always has -g1 */
     const char *const *options;         /* extra NVRTC options (the emulator ignores them) */
     int n_options;
+    const char *source;                 /* cuda: if set, compiled instead of reading
+                                           src_path (which then only names it) */
 } hn_compile_req;
 
 /* What ptxas reported for one kernel; -1 where unknown. */

@@ -76,7 +76,8 @@ static void compute_key(const hn_compile_req *req, char key[33]) {
     hn_hash_adds(&h, hn_nvrtc_version());
     hn_hash_adds(&h, req->arch);
     hn_hash_add(&h, &req->line_info, sizeof req->line_info);
-    hn_hash_source_tree(&h, req->src_path, req->include_dirs, req->n_include_dirs);
+    if (req->source) hn_hash_adds(&h, req->source);
+    else hn_hash_source_tree(&h, req->src_path, req->include_dirs, req->n_include_dirs);
     for (int i = 0; i < req->n_defines; i++) hn_hash_adds(&h, req->defines[i]);
     hn_hash_adds(&h, "|");
     for (int i = 0; i < req->n_include_dirs; i++) hn_hash_adds(&h, req->include_dirs[i]);
@@ -183,7 +184,8 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
     memcpy(out->key, key, sizeof key);
 
     char *src;
-    if (hn_read_file(req->src_path, &src, NULL, err) != 0) return -1;
+    if (req->source) src = xstrdup(req->source);
+    else if (hn_read_file(req->src_path, &src, NULL, err) != 0) return -1;
 
     /* Options: the source's folder and extra folders, defines, target, resources. */
     int n_opts = 0, cap = 8 + req->n_defines + req->n_include_dirs + req->n_options;

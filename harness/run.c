@@ -124,8 +124,10 @@ typedef struct {
     hn_baseline *baseline;
 } run_ctx;
 
-enum { ST_OK, ST_MISMATCH, ST_COMPILE, ST_LAUNCH, ST_SKIPPED, ST_COUNT };
-static const char *const STATUS[] = {"ok", "mismatch", "compile_error", "launch_error", "skipped"};
+enum { ST_OK = HN_ST_OK, ST_MISMATCH = HN_ST_MISMATCH, ST_COMPILE = HN_ST_COMPILE, ST_LAUNCH = HN_ST_LAUNCH,
+       ST_SKIPPED = HN_ST_SKIPPED, ST_COUNT = HN_ST_COUNT };
+const char *const hn_status_names[HN_ST_COUNT] = {"ok", "mismatch", "compile_error", "launch_error", "skipped"};
+#define STATUS hn_status_names
 
 static void build_columns(run_ctx *r, const char ***cols_out, int *n_out) {
     const hn_plan *p = r->plan;
@@ -196,63 +198,37 @@ static void finish_row(run_ctx *r, int vi, int status, const char *reason) {
     if (status == ST_MISMATCH || status == ST_COMPILE || status == ST_LAUNCH) r->any_failure = 1;
 }
 
-static void set_stats_columns(hn_csv *csv, const hn_stats *st, const hn_sampler *s, double ms_scale) {
-    hn_csv_setf_named(csv, "samples", "%d", st->n);
+void hn_row_stats_columns(hn_csv *csv, const hn_sampler *s, const hn_measure_result *mr) {
+    hn_stats st;
+    hn_sampler_stats(s, &st);
+    hn_csv_setf_named(csv, "samples", "%d", st.n);
     hn_csv_setf_named(csv, "discarded", "%d", hn_sampler_discarded(s));
-    if (st->n == 0) return;
-    hn_csv_setf_named(csv, "time_mean_ms", "%.6g", st->mean * ms_scale);
-    hn_csv_setf_named(csv, "time_median_ms", "%.6g", st->median * ms_scale);
-    hn_csv_setf_named(csv, "time_min_ms", "%.6g", st->min * ms_scale);
-    hn_csv_setf_named(csv, "time_max_ms", "%.6g", st->max * ms_scale);
-    hn_csv_setf_named(csv, "time_q1_ms", "%.6g", st->q1 * ms_scale);
-    hn_csv_setf_named(csv, "time_q3_ms", "%.6g", st->q3 * ms_scale);
-    hn_csv_setf_named(csv, "time_noise_pct", "%.3g", st->rel_stdev * 100.0);
+    hn_csv_set_named(csv, "stop", mr->stop);
+    if (mr->clock_mhz > 0) hn_csv_setf_named(csv, "clock_mhz", "%.0f", mr->clock_mhz);
+    if (st.n == 0) return;
+    hn_csv_setf_named(csv, "time_mean_ms", "%.6g", st.mean * 1e3);
+    hn_csv_setf_named(csv, "time_median_ms", "%.6g", st.median * 1e3);
+    hn_csv_setf_named(csv, "time_min_ms", "%.6g", st.min * 1e3);
+    hn_csv_setf_named(csv, "time_max_ms", "%.6g", st.max * 1e3);
+    hn_csv_setf_named(csv, "time_q1_ms", "%.6g", st.q1 * 1e3);
+    hn_csv_setf_named(csv, "time_q3_ms", "%.6g", st.q3 * 1e3);
+    hn_csv_setf_named(csv, "time_noise_pct", "%.3g", st.rel_stdev * 100.0);
 }
 
-/* Takes samples of one launch configuration until the stopping rule holds. */
-static int measure(run_ctx *r, hn_kernel *k, const hn_launch_dims *d, void **args, hn_sampler *s,
-                   const char **stop, hn_err *err) {
-    hn_backend *be = r->be;
-    hn_event *e0 = NULL, *e1 = NULL;
-    int rc = -1;
-    if (be->ops->event_create(be, &e0, err) != 0 || be->ops->event_create(be, &e1, err) != 0) goto done;
-    hn_sampler_reset(s);
-    double t0 = hn_now();
-    int batch = 1;
-    for (;;) {
-        if (!r->hot && be->ops->flush_l2(be, err) != 0) goto done;
-        if (be->ops->event_record(be, e0, err) != 0) goto done;
-        for (int b = 0; b < batch; b++)
-            if (be->ops->launch(be, k, d, args, err) != 0) goto done;
-        if (be->ops->event_record(be, e1, err) != 0) goto done;
-        float ms = 0;
-        if (be->ops->event_elapsed(be, e0, e1, &ms, err) != 0) goto done;
-        double seconds = (double)ms * 1e-3 / batch;
-        /* Hot mode: batch launches so each sample spans at least ~1 ms. */
-        if (r->hot && batch == 1 && seconds > 0 && seconds < 1e-3) {
-            batch = (int)(1e-3 / seconds);
-            if (batch > 1000) batch = 1000;
-            if (batch < 1) batch = 1;
-        }
-        hn_sampler_add(s, seconds, -1.0);
-        if (r->samples_csv && hn_sampler_count(s) > 0)
-            fprintf(r->samples_csv, "%.9g\n", seconds * 1e3);
-        double elapsed = hn_now() - t0;
-        if (hn_sampler_done(s, elapsed)) {
-            *stop = hn_sampler_reason(s, elapsed);
-            break;
-        }
-    }
-    if (be->ops->sync(be, err) != 0) goto done;
-    rc = 0;
-done:
-    be->ops->event_destroy(be, e0);
-    be->ops->event_destroy(be, e1);
-    return rc;
+typedef struct {
+    hn_backend *be;
+    hn_kernel *k;
+    const hn_launch_dims *d;
+    void **args;
+} launch_ctx;
+
+static int issue_launch(void *ctx, hn_err *err) {
+    launch_ctx *l = ctx;
+    return l->be->ops->launch(l->be, l->k, l->d, l->args, err);
 }
 
-static void set_check_columns(hn_csv *csv, const hn_check_result *cr, const hn_ref *ref, double atol,
-                              double rtol) {
+void hn_row_check_columns(hn_csv *csv, const hn_check_result *cr, const hn_ref *ref, double atol,
+                          double rtol) {
     hn_csv_set_named(csv, "checked", ref->method);
     hn_csv_setf_named(csv, "match_fraction", "%.6f", cr->match_fraction);
     hn_csv_setf_named(csv, "max_abs_err", "%.3g", cr->max_abs_err);
@@ -263,7 +239,7 @@ static void set_check_columns(hn_csv *csv, const hn_check_result *cr, const hn_r
 }
 
 /* The reference of the first output buffer (for the "checked" column). */
-static const hn_ref *first_ref(const hn_workload *w) {
+const hn_ref *hn_workload_first_ref(const hn_workload *w) {
     for (int i = 0; i < w->plan->op->n_buffers; i++)
         if (w->plan->op->buffers[i].role != HN_BUF_IN) return &w->refs[i];
     return &w->refs[0];
@@ -326,7 +302,6 @@ static void run_variant(run_ctx *r, hn_workload *w, int ci, int vi, hn_sampler *
         { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
 
     /* Warm-up launches, then the first check. */
-    double t = hn_now();
     if (hn_poison_outputs(w, &err) != 0) { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
     int warmup = r->sampling.warmup > 0 ? r->sampling.warmup : 1;
     for (int i = 0; i < warmup; i++)
@@ -337,21 +312,26 @@ static void run_variant(run_ctx *r, hn_workload *w, int ci, int vi, hn_sampler *
     double tc = hn_now();
     if (hn_check_outputs(w, v, &cr, &atol, &rtol, &err) != 0) { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
     r->t_check += hn_now() - tc;
-    set_check_columns(csv, &cr, first_ref(w), atol, rtol);
+    hn_row_check_columns(csv, &cr, hn_workload_first_ref(w), atol, rtol);
     int status = cr.match_fraction >= p->min_match ? ST_OK : ST_MISMATCH;
     reason[0] = '\0';
     if (status == ST_MISMATCH) mismatch_reason(&cr, "first check", p->min_match, reason, sizeof reason);
 
     /* Timed samples (warm-up already done: the sampler keeps every add). */
     hn_csv_set_named(csv, "timing", r->is_emu ? "emu-wall" : r->hot ? "hot" : "cold");
-    const char *stop = "";
-    if (measure(r, sl->kernel, &d, args, sampler, &stop, &err) != 0)
+    launch_ctx lc = {r->be, sl->kernel, &d, args};
+    hn_measure_opts mo = {.hot = r->hot, .default_mhz = r->dev.sm_clock_khz / 1000.0,
+                          .samples_csv = r->samples_csv};
+    char row_name[256];
+    snprintf(row_name, sizeof row_name, "case %d %s", ci, v->label);
+    mo.row_name = row_name;
+    hn_measure_result mr;
+    if (hn_measure(r->be, &mo, sampler, issue_launch, &lc, &mr, &err) != 0)
         { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
     hn_stats st;
     hn_sampler_stats(sampler, &st);
     r->t_kernel += hn_sampler_total(sampler);
-    set_stats_columns(csv, &st, sampler, 1e3);
-    hn_csv_set_named(csv, "stop", stop);
+    hn_row_stats_columns(csv, sampler, &mr);
 
     /* Check again: some kernels pass once and corrupt later. */
     hn_check_result cr2;
@@ -360,10 +340,9 @@ static void run_variant(run_ctx *r, hn_workload *w, int ci, int vi, hn_sampler *
     r->t_check += hn_now() - tc;
     if (status == ST_OK && cr2.match_fraction < p->min_match) {
         status = ST_MISMATCH;
-        set_check_columns(csv, &cr2, first_ref(w), atol, rtol);
+        hn_row_check_columns(csv, &cr2, hn_workload_first_ref(w), atol, rtol);
         mismatch_reason(&cr2, "passed before timing, failed after", p->min_match, reason, sizeof reason);
     }
-    (void)t;
 
     if (st.n > 0) {
         double sec = st.median;
@@ -648,7 +627,7 @@ int hn_cmd_run(const hn_cli *cli) {
     if (cli->save_samples) {
         char *sp = xasprintf("%s.samples.csv", out_path);
         r.samples_csv = fopen(sp, "w");
-        if (r.samples_csv) fprintf(r.samples_csv, "time_ms\n");
+        if (r.samples_csv) fprintf(r.samples_csv, "row,time_ms,clock_mhz\n");
         free(sp);
     }
 
@@ -715,7 +694,23 @@ int hn_cmd_run(const hn_cli *cli) {
         r.t_gen += w.gen_seconds;
         r.t_transfer += w.upload_seconds;
         if (cli->save_tensors) save_tensors(&r, &w, -1);
-        if (r.baseline) hn_baseline_run(r.baseline, &w, r.csv, &r.sampling, r.hot, r.is_emu);
+        if (r.baseline) {
+            char reason[sizeof(hn_err)];
+            row_case(&r, c, &w);
+            int st = hn_baseline_run(r.baseline, &w, r.csv, &r.sampling, r.hot, reason, sizeof reason);
+            double ms = hn_baseline_last_ms(r.baseline);
+            if (ms > 0) {
+                hn_csv_setf_named(r.csv, "gflops", "%.4g", w.flop / ms * 1e-6);
+                hn_csv_setf_named(r.csv, "gbps", "%.4g", w.bytes / ms * 1e-6);
+                if (r.peak_fp32 > 0) {
+                    hn_csv_setf_named(r.csv, "peak_gflops", "%.1f", r.peak_fp32);
+                    hn_csv_setf_named(r.csv, "flops_peak_pct", "%.3g", w.flop / ms * 1e-6 / r.peak_fp32 * 100);
+                }
+                if (r.peak_bw > 0) hn_csv_setf_named(r.csv, "bw_peak_pct", "%.3g", w.bytes / ms * 1e-6 / r.peak_bw * 100);
+                hn_csv_set_named(r.csv, "speedup_vs_cublas", "1");
+            }
+            finish_row(&r, -1, st, reason);
+        }
         for (int v = 0; v < nv; v++) {
             if (!r.pool.slots[v].selected) continue;
             run_variant(&r, &w, (int)ci, v, sampler);

@@ -18,7 +18,12 @@
 #include "backend.h"
 #include "check.h"
 #include "config.h"
+#include "csv.h"
 #include "stats.h"
+
+/* The status of a row. */
+typedef enum { HN_ST_OK, HN_ST_MISMATCH, HN_ST_COMPILE, HN_ST_LAUNCH, HN_ST_SKIPPED, HN_ST_COUNT } hn_status;
+extern const char *const hn_status_names[HN_ST_COUNT]; /* "ok", "mismatch", ... */
 
 typedef struct {
     hn_compile_req req;
@@ -87,6 +92,38 @@ int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_check_result *res, 
 /* Fills every output buffer with 0xFF bytes (NaN for floats), so elements a
  * kernel never writes show up as NaN. */
 int hn_poison_outputs(hn_workload *w, hn_err *err);
+
+/* Enqueues one unit of measured work on the backend's stream. */
+typedef int (*hn_issue_fn)(void *ctx, hn_err *err);
+
+typedef struct {
+    int hot;               /* back-to-back batches instead of a cold L2 per sample */
+    double default_mhz;    /* the device's default SM clock; <= 0 unknown */
+    FILE *samples_csv;     /* every kept sample's time is appended here (or NULL) */
+    const char *row_name;  /* for the samples file */
+} hn_measure_opts;
+
+typedef struct {
+    const char *stop;      /* the stopping rule that ended sampling */
+    double clock_mhz;      /* mean SM clock over the kept samples; < 0 unknown */
+    double wall_seconds;
+} hn_measure_result;
+
+/* Takes samples of issue() until the sampler's stopping rule holds: per sample,
+ * flush L2 (cold), record an event, issue, record an event, read the elapsed
+ * time; every ~5 ms of wall time the SM clock is probed (outside the timed
+ * interval) and samples taken under the sampler's clock threshold are discarded.
+ * The sampler is reset first; its statistics are the result. */
+int hn_measure(hn_backend *be, const hn_measure_opts *o, hn_sampler *s, hn_issue_fn issue, void *ctx,
+               hn_measure_result *res, hn_err *err);
+
+/* Fills the check columns of a row. */
+void hn_row_check_columns(hn_csv *csv, const hn_check_result *cr, const hn_ref *ref, double atol,
+                          double rtol);
+/* Fills the timing columns of a row from a finished sampler. */
+void hn_row_stats_columns(hn_csv *csv, const hn_sampler *s, const hn_measure_result *mr);
+/* The reference of w's first output buffer. */
+const hn_ref *hn_workload_first_ref(const hn_workload *w);
 
 /* The first line of a compiler log that says "error" (or the first line). */
 void hn_first_error_line(const char *log, char *out, size_t size);

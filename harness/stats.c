@@ -85,7 +85,7 @@ void hn_sampling_defaults(hn_sampling_opts *o)
 {
     o->warmup = 1;
     o->min_samples = 10;
-    o->min_time = 0.5;
+    o->min_time = 0.1;
     o->max_noise = 0.005;
     o->timeout = 15.0;
     o->max_samples = 100000;

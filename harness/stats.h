@@ -78,7 +78,7 @@ typedef struct {
                                relative drift are both under this */
 } hn_sampling_opts;
 
-/* The GPU defaults (nvbench's): warmup 1, min_samples 10, min_time 0.5 s,
+/* The GPU defaults (nvbench's, but min_time 0.1 s): warmup 1, min_samples 10, min_time 0.1 s,
  * max_noise 0.005, timeout 15 s, max_samples 100000, clock_threshold 0.75,
  * settle_window 64, settle_tol 0.05. */
 void hn_sampling_defaults(hn_sampling_opts *o);

@@ -262,9 +262,9 @@ static void test_settled(void)
     hn_stop why = run(s, uniform10, 3, 1e-3, &t, 100000);
     CHECK_STR(hn_stop_name(why), "settled");
     int n = hn_sampler_count(s);
-    /* the gate opens at 500 samples (min_time 0.5 s of 1 ms samples); the
+    /* the gate opens at 100 samples (min_time 0.1 s of 1 ms samples); the
      * window then needs 64 noise values */
-    CHECK_MSG(n >= 500 + 64 - 1, "settled after %d samples", n);
+    CHECK_MSG(n >= 100 + 64 - 1, "settled after %d samples", n);
     CHECK_MSG(n < 5000, "settled after %d samples", n);
     CHECK(t < 15);
     hn_stats st;
@@ -336,7 +336,7 @@ static void test_quick_preset(void)
     hn_sampler_destroy(s);
 
     hn_sampling_defaults(&o);
-    CHECK(o.warmup == 1 && o.min_samples == 10 && o.min_time == 0.5);
+    CHECK(o.warmup == 1 && o.min_samples == 10 && o.min_time == 0.1);
     CHECK(o.max_noise == 0.005 && o.timeout == 15 && o.max_samples == 100000);
     CHECK(o.clock_threshold == 0.75 && o.settle_window == 64 && o.settle_tol == 0.05);
 }

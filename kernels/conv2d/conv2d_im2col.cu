@@ -1,0 +1,36 @@
+/*
+ * conv2d_im2col: the unroll kernel of PMPP chapter 16 (its Fig. 16.18), written for
+ * the "same"-padded layout of this family. It feeds the cuBLAS baseline that every
+ * conv2d sweep measures beside its variants: im2col, then one SGEMM,
+ *
+ *   out (out_ch, h*w) = filter (out_ch, K) x cols (K, h*w),  K = in_ch * fs * fs.
+ *
+ * One thread per (input channel, output pixel) writes the fs*fs entries of that
+ * pixel's column for its channel: row (c*fs + p)*fs + q, column j holds
+ * X(c, y+p-r, x+q-r), `pad` outside the image. Adjacent threads take adjacent
+ * pixels, so the writes (and most reads) are coalesced. Columns [p0, p0 + np) are
+ * built per launch, so a large image can be unrolled in chunks.
+ *
+ * Not a variant of the sweep: the harness compiles it itself (the file is embedded
+ * in the binary). The family's menu is in conv2d_pad.cu.
+ */
+__global__ void conv2d_im2col(const float *in, float *cols, int h, int w, int in_channels,
+                              int filter_size, float pad, long long p0, int np) {
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (long long)in_channels * np) return;
+    int c = (int)(t / np);
+    int j = (int)(t % np);
+    long long pix = p0 + j;
+    int y = (int)(pix / w), x = (int)(pix % w);
+    int r = (filter_size - 1) / 2;
+    const float *in_c = in + (size_t)c * h * w;
+    float *col = cols + (size_t)c * filter_size * filter_size * np + j;
+    for (int p = 0; p < filter_size; p++) {
+        int yy = y + p - r;
+        for (int q = 0; q < filter_size; q++) {
+            int xx = x + q - r;
+            float v = (yy >= 0 && yy < h && xx >= 0 && xx < w) ? in_c[(size_t)yy * w + xx] : pad;
+            col[(size_t)(p * filter_size + q) * np] = v;
+        }
+    }
+}
