@@ -7,7 +7,10 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <cublas_v2.h>
+
 #include "config.h"
+#include "embedded.h"
 #include "hn_test.h"
 #include "run.h"
 
@@ -149,7 +152,29 @@ static void test_compile_error(void) {
     free(dir);
 }
 
+/* The cuBLAS baseline's pieces build and load without a GPU: the embedded im2col
+ * kernel compiles, and cuBLAS (linked into the binary) answers. */
+static void test_baseline_parts(void) {
+    const struct hn_embedded_file *f = hn_embedded_find("conv2d_im2col.cu");
+    CHECK(f != NULL);
+    if (!f) return;
+    const char *names[] = {"conv2d_im2col"};
+    hn_compile_req req = {.src_path = "conv2d_im2col.cu", .source = f->data, .kernels = names, .n_kernels = 1,
+                          .arch = "sm_90"};
+    hn_module_image img;
+    hn_err err;
+    CHECK_MSG(hn_compile_cuda(&req, &img, NULL, &err) == 0, "%s", err.msg);
+    if (img.n_kernels) {
+        CHECK(img.image_size > 0);
+        hn_module_image_free(&img);
+    }
+    int major = 0;
+    CHECK(cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS);
+    CHECK(major >= 12);
+}
+
 int main(void) {
+    test_baseline_parts();
     test_every_config_variant();
     test_cache_and_header_edit();
     test_compile_error();

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# check.sh OUTDIR: everything that needs a GPU, as one prepared script.
+#
+# On a machine with an NVIDIA GPU and the CUDA toolkit but no package access:
+#   1. unpacks the .deb files carried in .deps/ (tests/gpu/fetch-deps.sh) into
+#      .deps/prefix when the machine lacks cJSON,
+#   2. builds the project (./build-gpu),
+#   3. runs the test suite, GPU-only tests included,
+#   4. runs `harness run configs/conv2d_sweep.json` twice and reports, per row, how
+#      much the two medians differ,
+#   5. runs the float/double accumulator sweep and a single-block debug run,
+# leaving CSVs and logs in OUTDIR. Each step is logged on its own and a failing
+# step does not stop the next (the summary at the end says what failed).
+# Extra options for both sweeps can be given in HARNESS_SWEEP_OPTS.
+set -uo pipefail
+out=${1:?usage: tests/gpu/check.sh OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+jobs=$(nproc)
+failed=()
+step() { # step NAME SECONDS COMMAND...: runs with a time limit, logs to OUTDIR/NAME.log
+  local name=$1 limit=$2
+  shift 2
+  local t0=$(date +%s)
+  echo "== $name ($(date -u +%H:%M:%S))"
+  if timeout "$limit" "$@" >"$out/$name.log" 2>&1; then
+    echo "   ok in $(($(date +%s) - t0)) s"
+  else
+    local rc=$?
+    echo "   FAILED (exit $rc) in $(($(date +%s) - t0)) s; last lines:"
+    tail -n 15 "$out/$name.log" | sed 's/^/   | /'
+    failed+=("$name")
+  fi
+}
+
+export PATH="/usr/local/cuda/bin:$PATH"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
+  --format=csv >"$out/nvidia-smi.csv" 2>&1 || true
+
+cmake_extra=()
+if [ ! -f /usr/include/cjson/cJSON.h ] && ls .deps/*.deb >/dev/null 2>&1; then
+  mkdir -p .deps/prefix
+  for f in .deps/*.deb; do dpkg -x "$f" .deps/prefix; done
+  cmake_extra+=("-DCMAKE_PREFIX_PATH=$root/.deps/prefix/usr"
+                "-DCJSON_INCLUDE_DIR=$root/.deps/prefix/usr/include"
+                "-DCJSON_LIBRARY=$root/.deps/prefix/usr/lib/x86_64-linux-gnu/libcjson.so.1")
+  export LD_LIBRARY_PATH="$root/.deps/prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+fi
+export HARNESS_CACHE_DIR="$root/build-gpu/kernel-cache"
+
+step build 300 bash -c "cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release ${cmake_extra[*]} && cmake --build build-gpu -j $jobs"
+h=build-gpu/harness
+step info 60 $h info
+step tests 300 bash -c "cd build-gpu && ctest --output-on-failure -j $jobs"
+
+sweep_opts=${HARNESS_SWEEP_OPTS:-}
+step sweep1 600 $h run configs/conv2d_sweep.json --backend cuda --out "$out/conv2d_sweep.csv" $sweep_opts
+step sweep2 600 $h run configs/conv2d_sweep.json --backend cuda --out "$out/conv2d_sweep.run2.csv" $sweep_opts
+if [ -f "$out/conv2d_sweep.csv" ] && [ -f "$out/conv2d_sweep.run2.csv" ]; then
+  step repeatability 60 python3 tests/gpu/compare_runs.py "$out/conv2d_sweep.csv" "$out/conv2d_sweep.run2.csv"
+fi
+if [ -f configs/conv2d_accum.json ]; then
+  step accum 600 $h run configs/conv2d_accum.json --backend cuda --out "$out/conv2d_accum.csv" $sweep_opts
+fi
+step debug 120 $h debug configs/conv2d_sweep.json --backend cuda --kernel conv2d_pad_z_out_shared_halo \
+  --set in_ch=2,out_ch=1,filter_size=3,img_size=20 --out "$out/debug"
+
+echo
+echo "summary: ${#failed[@]} failed step(s): ${failed[*]:-none}"
+[ -f "$out/repeatability.log" ] && tail -n 12 "$out/repeatability.log"
+[ ${#failed[@]} -eq 0 ]

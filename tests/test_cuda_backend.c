@@ -1,0 +1,184 @@
+/*
+ * test_cuda_backend.c: the CUDA backend on a real GPU (skipped, exit 77, on a
+ * machine without one): device limits, memory round trips, the conv2d variants
+ * against the fp64 reference on small and odd sizes, launch-limit messages,
+ * dynamic shared memory above 48 KB, events, the clock probe, and the cuBLAS
+ * baseline.
+ */
+#include <math.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "hn_test.h"
+#include "run.h"
+#include "sweep.h"
+
+static const char *root(void) {
+    const char *r = getenv("HARNESS_ROOT");
+    return r ? r : HN_SOURCE_DIR;
+}
+
+static hn_backend *be;
+static hn_device_info dev;
+
+static void test_device_and_memory(void) {
+    CHECK(dev.cc_major >= 5);
+    CHECK(dev.sm_count > 0);
+    CHECK(dev.max_threads_per_block >= 1024);
+    CHECK(dev.shared_per_block >= 48 * 1024);
+    CHECK(dev.l2_bytes > 0);
+    CHECK(dev.sm_clock_khz > 0);
+    printf("device: %s %s, %d SMs, L2 %zu, SM clock %d kHz, memory %d kHz x %d bit\n", dev.name, dev.arch,
+           dev.sm_count, dev.l2_bytes, dev.sm_clock_khz, dev.mem_clock_khz, dev.mem_bus_width);
+    hn_err err;
+    hn_dptr p;
+    float in[1000], out[1000];
+    for (int i = 0; i < 1000; i++) in[i] = (float)i * 0.25f;
+    CHECK(be->ops->alloc(be, sizeof in, &p, &err) == 0);
+    CHECK(be->ops->upload(be, p, in, sizeof in, &err) == 0);
+    CHECK(be->ops->download(be, out, p, sizeof out, &err) == 0);
+    CHECK(memcmp(in, out, sizeof in) == 0);
+    CHECK(be->ops->fill(be, p, 0xFF, sizeof in, &err) == 0);
+    CHECK(be->ops->download(be, out, p, sizeof out, &err) == 0);
+    CHECK(isnan(out[0]) && isnan(out[999]));
+    be->ops->free(be, p);
+    double mhz = 0;
+    CHECK_MSG(be->ops->sm_clock(be, &mhz, &err) == 0, "%s", err.msg);
+    printf("clock probe: %.0f MHz (default %d MHz)\n", mhz, dev.sm_clock_khz / 1000);
+    CHECK(mhz > 100 && mhz < 5000);
+}
+
+/* Every variant of conv2d_sweep.json on small and odd sizes. */
+static void test_conv2d_variants(void) {
+    char *path = xasprintf("%s/configs/conv2d_sweep.json", root());
+    hn_plan *p;
+    hn_err err;
+    CHECK_MSG(hn_plan_load(path, -1, &p, &err) == 0, "%s", err.msg);
+    free(path);
+    if (!p) return;
+    const char *cases[] = {"in_ch=1,out_ch=1,filter_size=1,img_size=1", "in_ch=3,out_ch=2,filter_size=3,img_size=17",
+                           "in_ch=5,out_ch=7,filter_size=5,img_size=33", "in_ch=2,out_ch=3,filter_size=9,img_size=40",
+                           "in_ch=37,out_ch=19,filter_size=3,img_size=31"};
+    for (size_t ci = 0; ci < HN_ARRAY_LEN(cases); ci++) {
+        hn_case c;
+        CHECK(hn_plan_make_case(p, cases[ci], &c, &err) == 0);
+        hn_workload w;
+        CHECK_MSG(hn_workload_create(&w, p, &c, be, 1e9, &err) == 0, "%s", err.msg);
+        for (int v = 0; v < p->n_variants; v++) {
+            const char *failed;
+            double params[16];
+            hn_plan_case_params(p, &c, params, &err);
+            if (hn_sweep_variant_applies(p, &p->variants[v], &c, params, &failed, &err) != 1) continue;
+            hn_build b;
+            hn_build_init(&b, p, &p->variants[v], NULL, 0, dev.arch, NULL);
+            hn_module_image img;
+            CHECK_MSG(hn_compile_cuda(&b.req, &img, NULL, &err) == 0, "%s", err.msg);
+            hn_kernel *k;
+            CHECK_MSG(be->ops->kernel_load(be, &img, 0, &k, &err) == 0, "%s", err.msg);
+            CHECK_MSG(hn_check_signature(p, &p->variants[v], be, k, 0, &err) == 0, "%s", err.msg);
+            hn_launch_dims d;
+            CHECK(hn_eval_geometry(p, &p->variants[v], &w, &d, &err) == 0);
+            hn_argval vals[16];
+            void *args[16];
+            int n;
+            CHECK(hn_pack_args(p, &p->variants[v], &w, 0, 0, vals, args, &n, &err) == 0);
+            CHECK(hn_poison_outputs(&w, &err) == 0);
+            CHECK_MSG(be->ops->launch(be, k, &d, args, &err) == 0 && be->ops->sync(be, &err) == 0, "%s", err.msg);
+            hn_check_result cr;
+            double atol, rtol;
+            CHECK(hn_check_outputs(&w, &p->variants[v], &cr, &atol, &rtol, &err) == 0);
+            CHECK_MSG(cr.match_fraction == 1.0, "%s on %s: %.4f match, max abs err %g", p->variants[v].label,
+                      cases[ci], cr.match_fraction, cr.max_abs_err);
+            be->ops->kernel_free(be, k);
+            hn_module_image_free(&img);
+            hn_build_free(&b);
+        }
+        hn_baseline *bl = hn_baseline_create(p, be, &dev);
+        CHECK(bl != NULL);
+        if (bl) {
+            hn_sampling_opts o;
+            hn_sampling_quick(&o);
+            hn_csv *csv = hn_csv_wrap(stdout, (const char *[]){"x"}, 1);
+            char reason[512];
+            int st = hn_baseline_run(bl, &w, csv, &o, 0, reason, sizeof reason);
+            CHECK_MSG(st == HN_ST_OK, "baseline on %s: %s", cases[ci], reason);
+            CHECK(hn_baseline_last_ms(bl) > 0);
+            hn_csv_close(csv);
+            hn_baseline_destroy(bl);
+        }
+        hn_workload_free(&w);
+        hn_case_release(&c);
+    }
+    hn_plan_free(p);
+}
+
+static void test_limits_and_shared(void) {
+    const char *src = "extern \"C\" __global__ void big(float *x, int n) {\n"
+                      "    extern __shared__ float s[];\n"
+                      "    for (int i = threadIdx.x; i < n; i += blockDim.x) s[i] = i;\n"
+                      "    __syncthreads();\n"
+                      "    if (threadIdx.x == 0) x[0] = s[n - 1];\n"
+                      "}\n";
+    const char *names[] = {"big"};
+    hn_compile_req req = {.src_path = "big.cu", .source = src, .kernels = names, .n_kernels = 1, .arch = dev.arch};
+    hn_module_image img;
+    hn_err err;
+    CHECK_MSG(hn_compile_cuda(&req, &img, NULL, &err) == 0, "%s", err.msg);
+    hn_kernel *k;
+    CHECK(be->ops->kernel_load(be, &img, 0, &k, &err) == 0);
+    hn_dptr x;
+    be->ops->alloc(be, 4, &x, &err);
+    int n = 0;
+    void *args[] = {&x, &n};
+    hn_launch_dims d = {{1, 1, 1}, {2048, 1, 1}, 0};
+    CHECK(be->ops->launch(be, k, &d, args, &err) != 0);
+    CHECK_CONTAINS(err.msg, "2048 threads exceeds");
+    d = (hn_launch_dims){{1, 1, 1}, {128, 1, 1}, dev.shared_per_block_optin + 1};
+    CHECK(be->ops->launch(be, k, &d, args, &err) != 0);
+    CHECK_CONTAINS(err.msg, "shared memory");
+    /* Above 48 KB needs the opt-in, which the backend does. */
+    if (dev.shared_per_block_optin >= 100 * 1024) {
+        n = 100 * 1024 / 4;
+        d = (hn_launch_dims){{1, 1, 1}, {256, 1, 1}, 100 * 1024};
+        CHECK_MSG(be->ops->launch(be, k, &d, args, &err) == 0 && be->ops->sync(be, &err) == 0, "%s", err.msg);
+        float v = 0;
+        be->ops->download(be, &v, x, 4, &err);
+        CHECK_NEAR(v, n - 1, 0);
+    }
+    /* Events measure something. */
+    hn_event *e0, *e1;
+    be->ops->event_create(be, &e0, &err);
+    be->ops->event_create(be, &e1, &err);
+    n = 1024;
+    d = (hn_launch_dims){{1, 1, 1}, {32, 1, 1}, 4096};
+    be->ops->event_record(be, e0, &err);
+    be->ops->launch(be, k, &d, args, &err);
+    be->ops->event_record(be, e1, &err);
+    float ms = -1;
+    CHECK(be->ops->event_elapsed(be, e0, e1, &ms, &err) == 0);
+    CHECK(ms >= 0 && ms < 1000);
+    be->ops->event_destroy(be, e0);
+    be->ops->event_destroy(be, e1);
+    be->ops->free(be, x);
+    be->ops->kernel_free(be, k);
+    hn_module_image_free(&img);
+}
+
+int main(void) {
+    char why[512];
+    if (!hn_cuda_available(why, sizeof why)) {
+        printf("skipped: no GPU (%s)\n", why);
+        return 77;
+    }
+    hn_err err;
+    if (hn_backend_cuda_create(NULL, &be, &err) != 0) {
+        fprintf(stderr, "cuda backend: %s\n", err.msg);
+        return 1;
+    }
+    be->ops->device_info(be, &dev);
+    test_device_and_memory();
+    test_conv2d_variants();
+    test_limits_and_shared();
+    hn_backend_destroy(be);
+    return hn_test_exit();
+}
