@@ -1,1 +1,819 @@
-/* hn_emu.h: placeholder for the emulator's shim header. */
+/*
+ * hn_emu.h: the CUDA device-side API for the CPU emulator, in C++17.
+ *
+ * The harness force-includes this header (-include) in front of a kernel's .cu
+ * file and compiles the pair with the host C++ compiler into a shared object.
+ * It supplies the qualifiers (__global__, __device__, __shared__ ...), the
+ * built-in variables (threadIdx, blockIdx, blockDim, gridDim, warpSize),
+ * barriers, warp intrinsics, atomics, printf, the common math intrinsics and the
+ * vector types, all mapped onto the emulator's runtime through hn_emu_abi.h.
+ *
+ * Invariants and rules:
+ *   - Code between scheduling points (barriers, warp collectives, the yields of
+ *     spinning atomics) runs without interruption: one emulated thread at a time
+ *     per worker OS thread; a block never changes worker.
+ *   - __shared__ is `static thread_local`: one copy per worker, hence per block.
+ *     `extern __shared__ T x[];` is rewritten by the harness before compiling
+ *     (into a pointer at the launch's dynamic shared buffer); it is never seen
+ *     here.
+ *   - Every barrier and warp collective passes a per-expansion id (__COUNTER__)
+ *     and the user's __LINE__/__FILE__, so divergence can be reported by line.
+ *   - Constructs the emulator cannot run fail to compile with a message naming
+ *     them (static_assert in templates below, #error stub headers beside this
+ *     one, and a token scan in emu_compile.c for inline asm and <<<...>>>).
+ *
+ * Everything private uses the hn_emu_ prefix.
+ */
+#ifndef HN_EMU_H
+#define HN_EMU_H
+
+/* Standard headers first: the macros below (printf, __noinline__ ...) must not
+ * leak into them. Later #includes of these by the kernel are no-ops. */
+#include <assert.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "hn_emu_abi.h"
+
+#if !defined(__x86_64__)
+#error "the harness CPU emulator supports x86-64 hosts only"
+#endif
+
+#define HN_EMU 1
+#define __CUDACC__ 1
+#define __NVCC__ 1
+#define __CUDA_ARCH__ 700
+
+/* ------------------------------------------------------------------------- */
+/* qualifiers */
+
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __grid_constant__
+#define __shared__ static thread_local
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+#define __maxnreg__(n)
+/* __restrict__ is a GNU C++ keyword already. */
+
+#define HN_EMU_EXPORT extern "C" __attribute__((visibility("default")))
+
+/* ------------------------------------------------------------------------- */
+/* the runtime link: set once by hn_emu_module_init */
+
+inline const hn_emu_rt *hn_emu_rt_ = nullptr;
+inline long hn_emu_tls_off_ = 0;
+
+/* The running emulated thread. The runtime keeps its pointer in a thread-local
+ * of the harness at a fixed offset from %fs; it is constant for the life of an
+ * emulated thread, so the compiler may reuse the value. */
+static __inline__ __attribute__((always_inline)) hn_emu_tctx *hn_emu_self() {
+    hn_emu_tctx *p;
+    __asm__("movq %%fs:(%1), %0" : "=r"(p) : "r"(hn_emu_tls_off_));
+    return p;
+}
+
+HN_EMU_EXPORT int hn_emu_module_abi(void) {
+    return HN_EMU_ABI_VERSION;
+}
+
+HN_EMU_EXPORT void hn_emu_module_init(const hn_emu_rt *rt, long tls_offset) {
+    hn_emu_rt_ = rt;
+    hn_emu_tls_off_ = tls_offset;
+}
+
+static __inline__ void *hn_emu_dyn_shared() {
+    return hn_emu_self()->blk->dyn_shared;
+}
+
+/* ------------------------------------------------------------------------- */
+/* vector types and dim3 */
+
+typedef struct hn_emu_u3 uint3;
+
+#define HN_EMU_VEC1(T, N)                                                                   \
+    struct N##1 {                                                                           \
+        T x;                                                                                \
+    };                                                                                      \
+    static __inline__ N##1 make_##N##1(T x) {                                               \
+        N##1 v = {x};                                                                       \
+        return v;                                                                           \
+    }
+#define HN_EMU_VEC2(T, N, A)                                                                \
+    struct __attribute__((aligned(A))) N##2 {                                               \
+        T x, y;                                                                             \
+    };                                                                                      \
+    static __inline__ N##2 make_##N##2(T x, T y) {                                          \
+        N##2 v = {x, y};                                                                    \
+        return v;                                                                           \
+    }
+#define HN_EMU_VEC3(T, N)                                                                   \
+    struct N##3 {                                                                           \
+        T x, y, z;                                                                          \
+    };                                                                                      \
+    static __inline__ N##3 make_##N##3(T x, T y, T z) {                                     \
+        N##3 v = {x, y, z};                                                                 \
+        return v;                                                                           \
+    }
+#define HN_EMU_VEC4(T, N, A)                                                                \
+    struct __attribute__((aligned(A))) N##4 {                                               \
+        T x, y, z, w;                                                                       \
+    };                                                                                      \
+    static __inline__ N##4 make_##N##4(T x, T y, T z, T w) {                                \
+        N##4 v = {x, y, z, w};                                                              \
+        return v;                                                                           \
+    }
+#define HN_EMU_VECS(T, N, A2, A4)                                                           \
+    HN_EMU_VEC1(T, N) HN_EMU_VEC2(T, N, A2) HN_EMU_VEC3(T, N) HN_EMU_VEC4(T, N, A4)
+
+HN_EMU_VECS(signed char, char, 2, 4)
+HN_EMU_VECS(unsigned char, uchar, 2, 4)
+HN_EMU_VECS(short, short, 4, 8)
+HN_EMU_VECS(unsigned short, ushort, 4, 8)
+HN_EMU_VECS(int, int, 8, 16)
+HN_EMU_VECS(long, long, 16, 16)
+HN_EMU_VECS(unsigned long, ulong, 16, 16)
+HN_EMU_VECS(long long, longlong, 16, 16)
+HN_EMU_VECS(unsigned long long, ulonglong, 16, 16)
+HN_EMU_VECS(float, float, 8, 16)
+HN_EMU_VECS(double, double, 16, 16)
+HN_EMU_VEC1(unsigned int, uint)
+HN_EMU_VEC2(unsigned int, uint, 8)
+HN_EMU_VEC4(unsigned int, uint, 16)
+static __inline__ uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) {
+    uint3 v = {x, y, z};
+    return v;
+}
+
+struct dim3 {
+    unsigned int x, y, z;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+        : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const {
+        return uint3{x, y, z};
+    }
+};
+
+/* ------------------------------------------------------------------------- */
+/* built-in variables */
+
+#define threadIdx (static_cast<const uint3 &>(hn_emu_self()->tid))
+#define blockIdx (static_cast<const uint3 &>(hn_emu_self()->blk->block_idx))
+#define blockDim (static_cast<const uint3 &>(hn_emu_self()->blk->block_dim))
+#define gridDim (static_cast<const uint3 &>(hn_emu_self()->blk->grid_dim))
+static constexpr int warpSize = HN_EMU_WARP_SIZE;
+
+/* ------------------------------------------------------------------------- */
+/* barriers and warp collectives */
+
+static __inline__ unsigned long long hn_emu_coll(int op, unsigned mask, unsigned long long v,
+                                                 int param, int width, int site, int line,
+                                                 const char *file) {
+    return hn_emu_rt_->collective(hn_emu_self(), op, mask, v, param, width, site, line, file);
+}
+
+#define __syncthreads()                                                                     \
+    ((void)hn_emu_coll(HN_EMU_OP_SYNCTHREADS, 0u, 0ull, 0, 0, __COUNTER__, __LINE__, __FILE__))
+#define __syncthreads_count(p)                                                              \
+    ((int)hn_emu_coll(HN_EMU_OP_SYNCTHREADS_COUNT, 0u, (p) ? 1ull : 0ull, 0, 0, __COUNTER__,  \
+                      __LINE__, __FILE__))
+#define __syncthreads_and(p)                                                                \
+    ((int)hn_emu_coll(HN_EMU_OP_SYNCTHREADS_AND, 0u, (p) ? 1ull : 0ull, 0, 0, __COUNTER__,    \
+                      __LINE__, __FILE__))
+#define __syncthreads_or(p)                                                                 \
+    ((int)hn_emu_coll(HN_EMU_OP_SYNCTHREADS_OR, 0u, (p) ? 1ull : 0ull, 0, 0, __COUNTER__,     \
+                      __LINE__, __FILE__))
+
+/* Warp intrinsics are macros that capture the call's position and then call a
+ * member of this helper, so optional arguments (width, mask) keep working. */
+struct hn_emu_warp_at {
+    int site, line;
+    const char *file;
+
+    template <class T>
+    static unsigned long long bits(T v) {
+        static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+                      "warp shuffles take 4- or 8-byte values");
+        unsigned long long b = 0;
+        memcpy(&b, &v, sizeof v);
+        return b;
+    }
+    template <class T>
+    static T unbits(unsigned long long b) {
+        T v;
+        memcpy(&v, &b, sizeof v);
+        return v;
+    }
+    unsigned long long op(int o, unsigned mask, unsigned long long v, int param,
+                          int width) const {
+        return hn_emu_coll(o, mask, v, param, width, site, line, file);
+    }
+    template <class T>
+    T shfl(unsigned mask, T v, int src, int width = warpSize) const {
+        return unbits<T>(op(HN_EMU_OP_SHFL, mask, bits(v), src, width));
+    }
+    template <class T>
+    T shfl_up(unsigned mask, T v, unsigned delta, int width = warpSize) const {
+        return unbits<T>(op(HN_EMU_OP_SHFL_UP, mask, bits(v), (int)delta, width));
+    }
+    template <class T>
+    T shfl_down(unsigned mask, T v, unsigned delta, int width = warpSize) const {
+        return unbits<T>(op(HN_EMU_OP_SHFL_DOWN, mask, bits(v), (int)delta, width));
+    }
+    template <class T>
+    T shfl_xor(unsigned mask, T v, int lane_mask, int width = warpSize) const {
+        return unbits<T>(op(HN_EMU_OP_SHFL_XOR, mask, bits(v), lane_mask, width));
+    }
+    unsigned ballot(unsigned mask, int pred) const {
+        return (unsigned)op(HN_EMU_OP_BALLOT, mask, pred != 0, 0, warpSize);
+    }
+    int any(unsigned mask, int pred) const {
+        return (int)op(HN_EMU_OP_ANY, mask, pred != 0, 0, warpSize);
+    }
+    int all(unsigned mask, int pred) const {
+        return (int)op(HN_EMU_OP_ALL, mask, pred != 0, 0, warpSize);
+    }
+    void syncwarp(unsigned mask = 0xffffffffu) const {
+        (void)op(HN_EMU_OP_SYNCWARP, mask, 0, 0, warpSize);
+    }
+    unsigned activemask() const {
+        return (unsigned)op(HN_EMU_OP_ACTIVEMASK, 0u, 0, 0, warpSize);
+    }
+    template <class T>
+    unsigned match_any(unsigned mask, T v) const {
+        return (unsigned)op(HN_EMU_OP_MATCH_ANY, mask, bits(v), 0, warpSize);
+    }
+    template <class T>
+    unsigned match_all(unsigned mask, T v, int *pred) const {
+        unsigned long long r = op(HN_EMU_OP_MATCH_ALL, mask, bits(v), 0, warpSize);
+        *pred = (int)(r >> 32);
+        return (unsigned)r;
+    }
+    unsigned reduce(int o_unsigned, int o_signed, unsigned mask, unsigned v) const {
+        (void)o_signed;
+        return (unsigned)op(o_unsigned, mask, v, 0, warpSize);
+    }
+    int reduce(int o_unsigned, int o_signed, unsigned mask, int v) const {
+        (void)o_unsigned;
+        return (int)(unsigned)op(o_signed, mask, (unsigned)v, 0, warpSize);
+    }
+};
+
+#define HN_EMU_WARP hn_emu_warp_at{__COUNTER__, __LINE__, __FILE__}
+#define __shfl_sync(...) HN_EMU_WARP.shfl(__VA_ARGS__)
+#define __shfl_up_sync(...) HN_EMU_WARP.shfl_up(__VA_ARGS__)
+#define __shfl_down_sync(...) HN_EMU_WARP.shfl_down(__VA_ARGS__)
+#define __shfl_xor_sync(...) HN_EMU_WARP.shfl_xor(__VA_ARGS__)
+#define __ballot_sync(...) HN_EMU_WARP.ballot(__VA_ARGS__)
+#define __any_sync(...) HN_EMU_WARP.any(__VA_ARGS__)
+#define __all_sync(...) HN_EMU_WARP.all(__VA_ARGS__)
+#define __uni_sync(...) HN_EMU_WARP.all(__VA_ARGS__)
+#define __syncwarp(...) HN_EMU_WARP.syncwarp(__VA_ARGS__)
+#define __activemask() HN_EMU_WARP.activemask()
+#define __match_any_sync(...) HN_EMU_WARP.match_any(__VA_ARGS__)
+#define __match_all_sync(...) HN_EMU_WARP.match_all(__VA_ARGS__)
+#define __reduce_add_sync(m, v) HN_EMU_WARP.reduce(HN_EMU_OP_REDUCE_ADD, HN_EMU_OP_REDUCE_ADD, m, v)
+#define __reduce_min_sync(m, v)                                                             \
+    HN_EMU_WARP.reduce(HN_EMU_OP_REDUCE_MIN_U, HN_EMU_OP_REDUCE_MIN_S, m, v)
+#define __reduce_max_sync(m, v)                                                             \
+    HN_EMU_WARP.reduce(HN_EMU_OP_REDUCE_MAX_U, HN_EMU_OP_REDUCE_MAX_S, m, v)
+#define __reduce_and_sync(m, v) HN_EMU_WARP.reduce(HN_EMU_OP_REDUCE_AND, HN_EMU_OP_REDUCE_AND, m, (unsigned)(v))
+#define __reduce_or_sync(m, v) HN_EMU_WARP.reduce(HN_EMU_OP_REDUCE_OR, HN_EMU_OP_REDUCE_OR, m, (unsigned)(v))
+#define __reduce_xor_sync(m, v) HN_EMU_WARP.reduce(HN_EMU_OP_REDUCE_XOR, HN_EMU_OP_REDUCE_XOR, m, (unsigned)(v))
+
+/* ------------------------------------------------------------------------- */
+/* fences, spinning, traps, clocks */
+
+/* Counts an atomic; a thread that makes many in a row without reaching a
+ * scheduling point is probably spinning on one, so let the others run. */
+static __inline__ __attribute__((always_inline)) void hn_emu_spin_tick() {
+    hn_emu_tctx *s = hn_emu_self();
+    if (__builtin_expect(++s->spins >= HN_EMU_SPIN_LIMIT, 0)) hn_emu_rt_->yield(s);
+}
+
+static __inline__ void __threadfence() {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    hn_emu_spin_tick();
+}
+static __inline__ void __threadfence_block() {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    hn_emu_spin_tick();
+}
+static __inline__ void __threadfence_system() {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    hn_emu_spin_tick();
+}
+static __inline__ void __nanosleep(unsigned int ns) {
+    (void)ns;
+    hn_emu_rt_->yield(hn_emu_self());
+}
+static __inline__ long long clock64() {
+    return (long long)__builtin_ia32_rdtsc();
+}
+static __inline__ unsigned long long __globaltimer() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+#define __trap() hn_emu_rt_->trap(hn_emu_self(), "__trap() called", __LINE__, __FILE__)
+#define __brkpt() hn_emu_rt_->trap(hn_emu_self(), "__brkpt() called", __LINE__, __FILE__)
+
+/* Device-side assert(): glibc's assert calls __assert_fail; this definition is
+ * local to the module (hidden, -Bsymbolic) and fails the launch instead of
+ * aborting the harness. */
+extern "C" __attribute__((visibility("hidden"), noreturn)) void
+__assert_fail(const char *expr, const char *file, unsigned int line, const char *func) noexcept {
+    char what[512];
+    snprintf(what, sizeof what, "assertion '%s' failed in %s", expr, func);
+    hn_emu_rt_->trap(hn_emu_self(), what, (int)line, file);
+    __builtin_unreachable();
+}
+
+/* ------------------------------------------------------------------------- */
+/* atomics (sequentially consistent; float and double by compare-and-swap on the
+ * bit pattern) */
+
+template <class T, class U, class F>
+static __inline__ T hn_emu_cas_loop(T *p, F f) {
+    static_assert(sizeof(T) == sizeof(U), "CAS width");
+    hn_emu_spin_tick();
+    U *q = reinterpret_cast<U *>(p);
+    U old = __atomic_load_n(q, __ATOMIC_RELAXED);
+    for (;;) {
+        T o;
+        memcpy(&o, &old, sizeof o);
+        T n = f(o);
+        U nu;
+        memcpy(&nu, &n, sizeof nu);
+        if (__atomic_compare_exchange_n(q, &old, nu, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            return o;
+    }
+}
+
+#define HN_EMU_RMW(NAME, T, BUILTIN)                                                        \
+    static __inline__ T NAME(T *p, T v) {                                                   \
+        hn_emu_spin_tick();                                                                 \
+        return BUILTIN(p, v, __ATOMIC_SEQ_CST);                                             \
+    }
+#define HN_EMU_RMW_INTS(NAME, BUILTIN)                                                      \
+    HN_EMU_RMW(NAME, int, BUILTIN)                                                          \
+    HN_EMU_RMW(NAME, unsigned int, BUILTIN)                                                 \
+    HN_EMU_RMW(NAME, long, BUILTIN)                                                         \
+    HN_EMU_RMW(NAME, unsigned long, BUILTIN)                                                \
+    HN_EMU_RMW(NAME, long long, BUILTIN)                                                    \
+    HN_EMU_RMW(NAME, unsigned long long, BUILTIN)
+
+HN_EMU_RMW_INTS(atomicAdd, __atomic_fetch_add)
+HN_EMU_RMW_INTS(atomicSub, __atomic_fetch_sub)
+HN_EMU_RMW_INTS(atomicExch, __atomic_exchange_n)
+HN_EMU_RMW_INTS(atomicAnd, __atomic_fetch_and)
+HN_EMU_RMW_INTS(atomicOr, __atomic_fetch_or)
+HN_EMU_RMW_INTS(atomicXor, __atomic_fetch_xor)
+
+static __inline__ float atomicAdd(float *p, float v) {
+    return hn_emu_cas_loop<float, unsigned int>(p, [v](float o) { return o + v; });
+}
+static __inline__ double atomicAdd(double *p, double v) {
+    return hn_emu_cas_loop<double, unsigned long long>(p, [v](double o) { return o + v; });
+}
+static __inline__ float atomicSub(float *p, float v) {
+    return hn_emu_cas_loop<float, unsigned int>(p, [v](float o) { return o - v; });
+}
+static __inline__ float atomicExch(float *p, float v) {
+    return hn_emu_cas_loop<float, unsigned int>(p, [v](float) { return v; });
+}
+static __inline__ double atomicExch(double *p, double v) {
+    return hn_emu_cas_loop<double, unsigned long long>(p, [v](double) { return v; });
+}
+
+#define HN_EMU_MINMAX(T, U)                                                                 \
+    static __inline__ T atomicMin(T *p, T v) {                                              \
+        return hn_emu_cas_loop<T, U>(p, [v](T o) { return o < v ? o : v; });                \
+    }                                                                                       \
+    static __inline__ T atomicMax(T *p, T v) {                                              \
+        return hn_emu_cas_loop<T, U>(p, [v](T o) { return o > v ? o : v; });                \
+    }
+HN_EMU_MINMAX(int, unsigned int)
+HN_EMU_MINMAX(unsigned int, unsigned int)
+HN_EMU_MINMAX(long, unsigned long)
+HN_EMU_MINMAX(unsigned long, unsigned long)
+HN_EMU_MINMAX(long long, unsigned long long)
+HN_EMU_MINMAX(unsigned long long, unsigned long long)
+
+static __inline__ unsigned int atomicInc(unsigned int *p, unsigned int val) {
+    return hn_emu_cas_loop<unsigned int, unsigned int>(
+        p, [val](unsigned int o) { return o >= val ? 0u : o + 1u; });
+}
+static __inline__ unsigned int atomicDec(unsigned int *p, unsigned int val) {
+    return hn_emu_cas_loop<unsigned int, unsigned int>(
+        p, [val](unsigned int o) { return (o == 0u || o > val) ? val : o - 1u; });
+}
+
+#define HN_EMU_CAS(T)                                                                       \
+    static __inline__ T atomicCAS(T *p, T compare, T val) {                                 \
+        hn_emu_spin_tick();                                                                 \
+        __atomic_compare_exchange_n(p, &compare, val, false, __ATOMIC_SEQ_CST,              \
+                                    __ATOMIC_SEQ_CST);                                      \
+        return compare;                                                                     \
+    }
+HN_EMU_CAS(int)
+HN_EMU_CAS(unsigned int)
+HN_EMU_CAS(unsigned short)
+HN_EMU_CAS(long)
+HN_EMU_CAS(unsigned long)
+HN_EMU_CAS(long long)
+HN_EMU_CAS(unsigned long long)
+
+#define HN_EMU_SCOPED(NAME)                                                                 \
+    template <class... A>                                                                   \
+    static __inline__ auto NAME##_block(A... a) -> decltype(NAME(a...)) {                   \
+        return NAME(a...);                                                                  \
+    }                                                                                       \
+    template <class... A>                                                                   \
+    static __inline__ auto NAME##_system(A... a) -> decltype(NAME(a...)) {                  \
+        return NAME(a...);                                                                  \
+    }
+HN_EMU_SCOPED(atomicAdd)
+HN_EMU_SCOPED(atomicSub)
+HN_EMU_SCOPED(atomicExch)
+HN_EMU_SCOPED(atomicMin)
+HN_EMU_SCOPED(atomicMax)
+HN_EMU_SCOPED(atomicInc)
+HN_EMU_SCOPED(atomicDec)
+HN_EMU_SCOPED(atomicCAS)
+HN_EMU_SCOPED(atomicAnd)
+HN_EMU_SCOPED(atomicOr)
+HN_EMU_SCOPED(atomicXor)
+
+/* ------------------------------------------------------------------------- */
+/* loads and stores with cache hints */
+
+template <class T> static __inline__ T __ldg(const T *p) { return *p; }
+template <class T> static __inline__ T __ldcg(const T *p) { return *p; }
+template <class T> static __inline__ T __ldca(const T *p) { return *p; }
+template <class T> static __inline__ T __ldcs(const T *p) { return *p; }
+template <class T> static __inline__ T __ldlu(const T *p) { return *p; }
+template <class T> static __inline__ T __ldcv(const T *p) { return *p; }
+template <class T> static __inline__ void __stwb(T *p, T v) { *p = v; }
+template <class T> static __inline__ void __stcg(T *p, T v) { *p = v; }
+template <class T> static __inline__ void __stcs(T *p, T v) { *p = v; }
+template <class T> static __inline__ void __stwt(T *p, T v) { *p = v; }
+
+/* ------------------------------------------------------------------------- */
+/* integer intrinsics */
+
+static __inline__ int __popc(unsigned int x) { return __builtin_popcount(x); }
+static __inline__ int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static __inline__ int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+static __inline__ int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+static __inline__ int __ffs(int x) { return __builtin_ffs(x); }
+static __inline__ int __ffsll(long long x) { return __builtin_ffsll(x); }
+static __inline__ unsigned int __brev(unsigned int x) {
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    return __builtin_bswap32(x);
+}
+static __inline__ unsigned long long __brevll(unsigned long long x) {
+    return ((unsigned long long)__brev((unsigned int)x) << 32) | __brev((unsigned int)(x >> 32));
+}
+static __inline__ unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+    unsigned long long v = ((unsigned long long)y << 32) | x;
+    unsigned int r = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned int sel = (s >> (4 * i)) & 7u;
+        r |= (unsigned int)((v >> (8 * sel)) & 0xffu) << (8 * i);
+    }
+    return r;
+}
+static __inline__ unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int s) {
+    unsigned long long v = ((unsigned long long)hi << 32) | lo;
+    return (unsigned int)((v << (s & 31u)) >> 32);
+}
+static __inline__ unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi, unsigned int s) {
+    unsigned long long v = ((unsigned long long)hi << 32) | lo;
+    return (unsigned int)((v << (s > 32u ? 32u : s)) >> 32);
+}
+static __inline__ unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int s) {
+    unsigned long long v = ((unsigned long long)hi << 32) | lo;
+    return (unsigned int)(v >> (s & 31u));
+}
+static __inline__ unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned int s) {
+    unsigned long long v = ((unsigned long long)hi << 32) | lo;
+    return (unsigned int)(v >> (s > 32u ? 32u : s));
+}
+static __inline__ int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+static __inline__ unsigned int __umulhi(unsigned int a, unsigned int b) {
+    return (unsigned int)(((unsigned long long)a * b) >> 32);
+}
+static __inline__ long long __mul64hi(long long a, long long b) {
+    return (long long)(((__int128)a * b) >> 64);
+}
+static __inline__ unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+static __inline__ int __mul24(int a, int b) {
+    return (int)((long long)((a << 8) >> 8) * (long long)((b << 8) >> 8));
+}
+static __inline__ unsigned int __umul24(unsigned int a, unsigned int b) {
+    return (a & 0xffffffu) * (b & 0xffffffu);
+}
+static __inline__ unsigned int __sad(int x, int y, unsigned int z) {
+    return z + (unsigned int)(x > y ? (long long)x - y : (long long)y - x);
+}
+static __inline__ unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) {
+    return z + (x > y ? x - y : y - x);
+}
+static __inline__ int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+static __inline__ int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+static __inline__ unsigned int __uhadd(unsigned int a, unsigned int b) {
+    return (unsigned int)(((unsigned long long)a + b) >> 1);
+}
+static __inline__ unsigned int __urhadd(unsigned int a, unsigned int b) {
+    return (unsigned int)(((unsigned long long)a + b + 1) >> 1);
+}
+
+/* min and max as CUDA overloads them (global namespace) */
+#define HN_EMU_MINMAX_FN(A, B, R)                                                           \
+    static __inline__ R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; }                \
+    static __inline__ R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
+HN_EMU_MINMAX_FN(int, int, int)
+HN_EMU_MINMAX_FN(unsigned int, unsigned int, unsigned int)
+HN_EMU_MINMAX_FN(int, unsigned int, unsigned int)
+HN_EMU_MINMAX_FN(unsigned int, int, unsigned int)
+HN_EMU_MINMAX_FN(long, long, long)
+HN_EMU_MINMAX_FN(unsigned long, unsigned long, unsigned long)
+HN_EMU_MINMAX_FN(long long, long long, long long)
+HN_EMU_MINMAX_FN(unsigned long long, unsigned long long, unsigned long long)
+HN_EMU_MINMAX_FN(long long, unsigned long long, unsigned long long)
+HN_EMU_MINMAX_FN(unsigned long long, long long, unsigned long long)
+static __inline__ float min(float a, float b) { return fminf(a, b); }
+static __inline__ float max(float a, float b) { return fmaxf(a, b); }
+static __inline__ double min(double a, double b) { return fmin(a, b); }
+static __inline__ double max(double a, double b) { return fmax(a, b); }
+static __inline__ double min(float a, double b) { return fmin(a, b); }
+static __inline__ double max(float a, double b) { return fmax(a, b); }
+static __inline__ double min(double a, float b) { return fmin(a, b); }
+static __inline__ double max(double a, float b) { return fmax(a, b); }
+static __inline__ long long llmin(long long a, long long b) { return a < b ? a : b; }
+static __inline__ long long llmax(long long a, long long b) { return a > b ? a : b; }
+static __inline__ unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
+static __inline__ unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
+static __inline__ unsigned long long ullmin(unsigned long long a, unsigned long long b) {
+    return a < b ? a : b;
+}
+static __inline__ unsigned long long ullmax(unsigned long long a, unsigned long long b) {
+    return a > b ? a : b;
+}
+
+/* ------------------------------------------------------------------------- */
+/* floating-point intrinsics (round-to-nearest forms are the plain operations) */
+
+template <class To, class From>
+static __inline__ To hn_emu_bitcast(From v) {
+    static_assert(sizeof(To) == sizeof(From), "bit cast width");
+    To r;
+    memcpy(&r, &v, sizeof r);
+    return r;
+}
+static __inline__ float __int_as_float(int x) { return hn_emu_bitcast<float>(x); }
+static __inline__ int __float_as_int(float x) { return hn_emu_bitcast<int>(x); }
+static __inline__ float __uint_as_float(unsigned int x) { return hn_emu_bitcast<float>(x); }
+static __inline__ unsigned int __float_as_uint(float x) { return hn_emu_bitcast<unsigned int>(x); }
+static __inline__ double __longlong_as_double(long long x) { return hn_emu_bitcast<double>(x); }
+static __inline__ long long __double_as_longlong(double x) { return hn_emu_bitcast<long long>(x); }
+static __inline__ int __double2hiint(double x) { return (int)(__double_as_longlong(x) >> 32); }
+static __inline__ int __double2loint(double x) { return (int)__double_as_longlong(x); }
+static __inline__ double __hiloint2double(int hi, int lo) {
+    return __longlong_as_double((long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo));
+}
+
+static __inline__ float __fadd_rn(float a, float b) { return a + b; }
+static __inline__ float __fsub_rn(float a, float b) { return a - b; }
+static __inline__ float __fmul_rn(float a, float b) { return a * b; }
+static __inline__ float __fdiv_rn(float a, float b) { return a / b; }
+static __inline__ float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static __inline__ float __frcp_rn(float a) { return 1.0f / a; }
+static __inline__ float __fsqrt_rn(float a) { return sqrtf(a); }
+static __inline__ float __frsqrt_rn(float a) { return 1.0f / sqrtf(a); }
+static __inline__ double __dadd_rn(double a, double b) { return a + b; }
+static __inline__ double __dsub_rn(double a, double b) { return a - b; }
+static __inline__ double __dmul_rn(double a, double b) { return a * b; }
+static __inline__ double __ddiv_rn(double a, double b) { return a / b; }
+static __inline__ double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+static __inline__ double __drcp_rn(double a) { return 1.0 / a; }
+static __inline__ double __dsqrt_rn(double a) { return sqrt(a); }
+static __inline__ float __fdividef(float a, float b) { return a / b; }
+static __inline__ float fdividef(float a, float b) { return a / b; }
+static __inline__ float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
+/* glibc's <math.h> declares __expf, __logf ... (extern "C", noexcept) without
+ * exporting them, so define them here, inline, with the same declarations. */
+#define HN_EMU_FAST1(NAME, EXPR)                                                            \
+    extern "C" __inline__ float NAME(float x) noexcept { return EXPR; }
+HN_EMU_FAST1(__expf, expf(x))
+HN_EMU_FAST1(__exp10f, powf(10.0f, x))
+HN_EMU_FAST1(__logf, logf(x))
+HN_EMU_FAST1(__log2f, log2f(x))
+HN_EMU_FAST1(__log10f, log10f(x))
+HN_EMU_FAST1(__sinf, sinf(x))
+HN_EMU_FAST1(__cosf, cosf(x))
+HN_EMU_FAST1(__tanf, tanf(x))
+extern "C" __inline__ float __powf(float x, float y) noexcept { return powf(x, y); }
+extern "C" __inline__ void __sincosf(float x, float *s, float *c) noexcept {
+    *s = sinf(x);
+    *c = cosf(x);
+}
+static __inline__ float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static __inline__ double rsqrt(double x) { return 1.0 / sqrt(x); }
+static __inline__ float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+static __inline__ double rcbrt(double x) { return 1.0 / cbrt(x); }
+static __inline__ float sinpif(float x) { return (float)sin(M_PI * (double)x); }
+static __inline__ float cospif(float x) { return (float)cos(M_PI * (double)x); }
+static __inline__ double sinpi(double x) { return sin(M_PI * x); }
+static __inline__ double cospi(double x) { return cos(M_PI * x); }
+static __inline__ void sincospif(float x, float *s, float *c) {
+    *s = sinpif(x);
+    *c = cospif(x);
+}
+static __inline__ float normcdff(float x) { return 0.5f * erfcf(-x * (float)M_SQRT1_2); }
+static __inline__ double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
+static __inline__ float rhypotf(float x, float y) { return 1.0f / hypotf(x, y); }
+static __inline__ float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
+static __inline__ float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
+
+#define HN_EMU_CVT(NAME, FROM, TO, EXPR)                                                    \
+    static __inline__ TO NAME(FROM x) { return (TO)(EXPR); }
+HN_EMU_CVT(__float2int_rn, float, int, rintf(x))
+HN_EMU_CVT(__float2int_rz, float, int, truncf(x))
+HN_EMU_CVT(__float2int_rd, float, int, floorf(x))
+HN_EMU_CVT(__float2int_ru, float, int, ceilf(x))
+HN_EMU_CVT(__float2uint_rn, float, unsigned int, rintf(x))
+HN_EMU_CVT(__float2uint_rz, float, unsigned int, truncf(x))
+HN_EMU_CVT(__float2uint_rd, float, unsigned int, floorf(x))
+HN_EMU_CVT(__float2uint_ru, float, unsigned int, ceilf(x))
+HN_EMU_CVT(__float2ll_rn, float, long long, rintf(x))
+HN_EMU_CVT(__float2ll_rz, float, long long, truncf(x))
+HN_EMU_CVT(__float2ull_rn, float, unsigned long long, rintf(x))
+HN_EMU_CVT(__float2ull_rz, float, unsigned long long, truncf(x))
+HN_EMU_CVT(__double2int_rn, double, int, rint(x))
+HN_EMU_CVT(__double2int_rz, double, int, trunc(x))
+HN_EMU_CVT(__double2int_rd, double, int, floor(x))
+HN_EMU_CVT(__double2int_ru, double, int, ceil(x))
+HN_EMU_CVT(__double2uint_rn, double, unsigned int, rint(x))
+HN_EMU_CVT(__double2uint_rz, double, unsigned int, trunc(x))
+HN_EMU_CVT(__double2ll_rn, double, long long, rint(x))
+HN_EMU_CVT(__double2ll_rz, double, long long, trunc(x))
+HN_EMU_CVT(__double2float_rn, double, float, x)
+HN_EMU_CVT(__int2float_rn, int, float, x)
+HN_EMU_CVT(__uint2float_rn, unsigned int, float, x)
+HN_EMU_CVT(__ll2float_rn, long long, float, x)
+HN_EMU_CVT(__ull2float_rn, unsigned long long, float, x)
+HN_EMU_CVT(__int2double_rn, int, double, x)
+HN_EMU_CVT(__uint2double_rn, unsigned int, double, x)
+HN_EMU_CVT(__ll2double_rn, long long, double, x)
+HN_EMU_CVT(__ull2double_rn, unsigned long long, double, x)
+
+/* ------------------------------------------------------------------------- */
+/* printf: formatted here, written whole by the runtime (in order, to stdout) */
+
+__attribute__((format(printf, 1, 2))) static int hn_emu_printf(const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) return n;
+    if ((size_t)n < sizeof buf) {
+        hn_emu_rt_->print(hn_emu_self(), buf, (unsigned long)n);
+        return n;
+    }
+    char *big = (char *)malloc((size_t)n + 1);
+    if (!big) return -1;
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    hn_emu_rt_->print(hn_emu_self(), big, (unsigned long)n);
+    free(big);
+    return n;
+}
+namespace std {
+using ::hn_emu_printf;
+}
+#define printf hn_emu_printf
+
+/* ------------------------------------------------------------------------- */
+/* what the emulator cannot run: a compile error naming it, where it is used */
+
+template <class... A>
+struct hn_emu_false {
+    static constexpr bool value = false;
+};
+#define HN_EMU_UNSUPPORTED(NAME, WHY)                                                       \
+    template <class... A>                                                                   \
+    static __inline__ int NAME(A...) {                                                      \
+        static_assert(hn_emu_false<A...>::value,                                            \
+                      "harness CPU emulator: " #NAME " is not supported: " WHY);            \
+        return 0;                                                                           \
+    }
+#define HN_EMU_OLD_WARP(NAME)                                                               \
+    HN_EMU_UNSUPPORTED(NAME, "the non-sync warp intrinsics were removed in CUDA 9; use " #NAME "_sync")
+HN_EMU_OLD_WARP(__shfl)
+HN_EMU_OLD_WARP(__shfl_up)
+HN_EMU_OLD_WARP(__shfl_down)
+HN_EMU_OLD_WARP(__shfl_xor)
+HN_EMU_OLD_WARP(__ballot)
+HN_EMU_OLD_WARP(__any)
+HN_EMU_OLD_WARP(__all)
+#define HN_EMU_TEXTURE(NAME) HN_EMU_UNSUPPORTED(NAME, "texture and surface objects (use global memory)")
+HN_EMU_TEXTURE(tex1D)
+HN_EMU_TEXTURE(tex2D)
+HN_EMU_TEXTURE(tex3D)
+HN_EMU_TEXTURE(tex1Dfetch)
+HN_EMU_TEXTURE(tex1DLod)
+HN_EMU_TEXTURE(tex2DLod)
+HN_EMU_TEXTURE(tex3DLod)
+HN_EMU_TEXTURE(tex1DLayered)
+HN_EMU_TEXTURE(tex2DLayered)
+HN_EMU_TEXTURE(tex2Dgather)
+HN_EMU_TEXTURE(texCubemap)
+HN_EMU_TEXTURE(surf1Dread)
+HN_EMU_TEXTURE(surf1Dwrite)
+HN_EMU_TEXTURE(surf2Dread)
+HN_EMU_TEXTURE(surf2Dwrite)
+HN_EMU_TEXTURE(surf3Dread)
+HN_EMU_TEXTURE(surf3Dwrite)
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+template <class T, int Dim = 1, int Mode = 0>
+struct texture {
+    static_assert(hn_emu_false<T>::value,
+                  "harness CPU emulator: texture references are not supported (use global memory)");
+};
+#define HN_EMU_DYNPAR(NAME) HN_EMU_UNSUPPORTED(NAME, "dynamic parallelism (launching work from device code)")
+HN_EMU_DYNPAR(cudaDeviceSynchronize)
+HN_EMU_DYNPAR(cudaGetParameterBuffer)
+HN_EMU_DYNPAR(cudaLaunchDevice)
+
+/* ------------------------------------------------------------------------- */
+/* launch wrappers: the harness appends, per kernel,
+ *   void hn_emu_kernel_<i>(void **a) { hn_emu_invoke(&KERNEL, a); }
+ * and the signature record built from hn_emu_sig<decltype(&KERNEL)>. */
+
+template <class... P, std::size_t... I>
+static __inline__ void hn_emu_call(void (*f)(P...), void **a, std::index_sequence<I...>) {
+    (void)a;
+    f(*static_cast<typename std::remove_cv<typename std::remove_reference<P>::type>::type *>(
+        a[I])...);
+}
+
+template <class... P>
+static __inline__ void hn_emu_invoke(void (*f)(P...), void **a) {
+    hn_emu_call(f, a, std::index_sequence_for<P...>{});
+}
+
+template <class T>
+constexpr char hn_emu_kind() {
+    typedef typename std::remove_cv<T>::type U;
+    return std::is_pointer<U>::value                          ? 'p'
+           : std::is_same<U, bool>::value                     ? 'u'
+           : std::is_integral<U>::value && std::is_signed<U>::value ? 'i'
+           : std::is_integral<U>::value                       ? 'u'
+           : std::is_enum<U>::value                           ? 'i'
+           : std::is_floating_point<U>::value                 ? 'f'
+                                                              : 'o';
+}
+
+template <class F>
+struct hn_emu_sig;
+template <class... P>
+struct hn_emu_sig<void (*)(P...)> {
+    static constexpr int n = (int)sizeof...(P);
+    static constexpr char kinds[sizeof...(P) + 1] = {hn_emu_kind<P>()..., '\0'};
+    static constexpr int sizes[sizeof...(P) + 1] = {(int)sizeof(P)..., 0};
+};
+
+#endif

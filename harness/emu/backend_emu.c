@@ -1,0 +1,435 @@
+/*
+ * backend_emu.c: the "emu" backend (backend.h): CUDA kernels compiled for the
+ * host (emu_compile.c) and run on the CPU with GPU semantics (emu_run.c,
+ * emu_sched.c).
+ *
+ *   device memory   host mappings with a guard page after each buffer
+ *                   (emu_mem.c); hn_dptr is the host address
+ *   kernels         dlopen'd modules; one hn_kernel per (module, kernel)
+ *   launches        synchronous, on the backend's worker pool; a fault, a
+ *                   divergent barrier, a deadlock or a time-out returns -1 with
+ *                   a message and leaves the backend usable
+ *   events          the host's monotonic clock
+ *
+ * Invariants: x86-64 only (creation fails elsewhere, saying so); kernels,
+ * buffers and events must be released before the backend.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "emu.h"
+#include "emu_mem.h"
+#include "emu_run.h"
+#include "emu_sched.h"
+
+#define SHARED_DEFAULT (48u * 1024u)
+#define SHARED_OPTIN (227u * 1024u)
+
+typedef struct {
+    hn_backend base;
+    hn_backend_opts opts;
+    emu_pool *pool;
+    emu_mem *mem;
+    hn_device_info info;
+    char *flush_buf;
+    size_t flush_bytes;
+} emu_backend;
+
+struct hn_kernel {
+    void *dl;
+    void (*fn)(void **args);
+    const hn_emu_kinfo *info;
+    char *so_path;
+    uintptr_t base, text_lo, text_hi;
+    size_t tls_bytes;  /* the module's thread-locals: all its static __shared__ */
+};
+
+struct hn_event {
+    double t;
+    int recorded;
+};
+
+static emu_backend *eb(hn_backend *b) {
+    return (emu_backend *)b;
+}
+
+/* ------------------------------------------------------------------------- */
+/* device description */
+
+static void cpu_model(char *out, size_t size, int *mhz) {
+    snprintf(out, size, "unknown CPU");
+    *mhz = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    int have_model = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        if (!have_model && strncmp(line, "model name", 10) == 0) {
+            snprintf(out, size, "%s", hn_trim(colon + 1));
+            have_model = 1;
+        } else if (!*mhz && strncmp(line, "cpu MHz", 7) == 0) {
+            *mhz = atoi(hn_trim(colon + 1));
+        }
+        if (have_model && *mhz) break;
+    }
+    fclose(f);
+}
+
+static void fill_info(hn_device_info *d, int threads) {
+    memset(d, 0, sizeof *d);
+    char model[160];
+    int mhz;
+    cpu_model(model, sizeof model, &mhz);
+    snprintf(d->name, sizeof d->name, "CPU emulator (%d thread%s, %s)", threads,
+             threads == 1 ? "" : "s", model);
+    snprintf(d->arch, sizeof d->arch, "emu");
+    d->sm_count = threads;
+    d->warp_size = HN_EMU_WARP_SIZE;
+    d->max_threads_per_block = HN_EMU_MAX_THREADS;
+    d->max_block_dim[0] = 1024;
+    d->max_block_dim[1] = 1024;
+    d->max_block_dim[2] = 64;
+    d->max_grid_dim[0] = 2147483647;
+    d->max_grid_dim[1] = 65535;
+    d->max_grid_dim[2] = 65535;
+    d->shared_per_block = SHARED_DEFAULT;
+    d->shared_per_block_optin = SHARED_OPTIN;
+    long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+    d->global_mem = pages > 0 && pg > 0 ? (size_t)pages * (size_t)pg : 0;
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    d->l2_bytes = llc > 0 ? (size_t)llc : 0;
+    d->sm_clock_khz = mhz * 1000;
+}
+
+static void emu_device_info(hn_backend *b, hn_device_info *info) {
+    *info = eb(b)->info;
+}
+
+/* ------------------------------------------------------------------------- */
+/* kernels */
+
+typedef struct {
+    uintptr_t base;
+    uintptr_t text_lo, text_hi;
+    size_t tls;
+    int found;
+} module_ranges;
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    module_ranges *m = data;
+    if ((uintptr_t)info->dlpi_addr != m->base) return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_TLS) m->tls = ph->p_memsz;
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        uintptr_t lo = m->base + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (!m->found || lo < m->text_lo) m->text_lo = lo;
+        if (!m->found || hi > m->text_hi) m->text_hi = hi;
+        m->found = 1;
+    }
+    return m->found;
+}
+
+/* dlsym for a function: ISO C has no cast from void * to a function pointer,
+ * POSIX guarantees the representation, so copy the bytes. */
+static void sym_fn(void *dl, const char *name, void *fnptr, size_t size) {
+    void *p = dlsym(dl, name);
+    if (size == sizeof p) memcpy(fnptr, &p, sizeof p);
+}
+
+static void emu_kernel_free(hn_backend *b, hn_kernel *k) {
+    (void)b;
+    if (!k) return;
+    if (k->dl) dlclose(k->dl);
+    free(k->so_path);
+    free(k);
+}
+
+static int emu_kernel_load(hn_backend *b, const hn_module_image *img, int index, hn_kernel **out,
+                           hn_err *err) {
+    (void)b;
+    *out = NULL;
+    if (img->target != HN_TARGET_EMU || !img->path)
+        return hn_errf(err, "emulator: the module was not compiled for the emulator");
+    if (index < 0 || index >= img->n_kernels)
+        return hn_errf(err, "emulator: kernel %d of a module with %d", index, img->n_kernels);
+    hn_kernel *k = xcalloc(1, sizeof *k);
+    k->so_path = xstrdup(img->path);
+    k->dl = dlopen(img->path, RTLD_NOW | RTLD_LOCAL);
+    if (!k->dl) {
+        hn_errf(err, "emulator: cannot load %s: %s", img->path, dlerror());
+        goto fail;
+    }
+    int (*abi)(void) = NULL;
+    void (*init)(const hn_emu_rt *, long) = NULL;
+    sym_fn(k->dl, "hn_emu_module_abi", &abi, sizeof abi);
+    sym_fn(k->dl, "hn_emu_module_init", &init, sizeof init);
+    if (!abi || !init || abi() != HN_EMU_ABI_VERSION) {
+        hn_errf(err, "emulator: %s was built for another emulator version; delete it to rebuild",
+                img->path);
+        goto fail;
+    }
+    init(emu_sched_rt(), emu_sched_tls_offset());
+    const char *sym = img->lowered[index];
+    sym_fn(k->dl, sym, &k->fn, sizeof k->fn);
+    char *info_sym = xasprintf("%s_info", sym);
+    k->info = dlsym(k->dl, info_sym);
+    free(info_sym);
+    if (!k->fn || !k->info) {
+        hn_errf(err, "emulator: %s has no launch wrapper %s", img->path, sym);
+        goto fail;
+    }
+    Dl_info di;
+    if (dladdr((void *)k->info, &di) == 0) {
+        hn_errf(err, "emulator: cannot locate %s in memory", img->path);
+        goto fail;
+    }
+    module_ranges m = {.base = (uintptr_t)di.dli_fbase};
+    dl_iterate_phdr(find_module, &m);
+    if (!m.found) {
+        hn_errf(err, "emulator: cannot find the code of %s", img->path);
+        goto fail;
+    }
+    k->base = m.base;
+    k->text_lo = m.text_lo;
+    k->text_hi = m.text_hi;
+    k->tls_bytes = m.tls;
+    *out = k;
+    return 0;
+fail:
+    emu_kernel_free(b, k);
+    return -1;
+}
+
+static int emu_kernel_params(hn_backend *b, hn_kernel *k, hn_param_info *params, int max_params,
+                             int *n_params, hn_err *err) {
+    (void)b, (void)err;
+    *n_params = k->info->n_params;
+    for (int i = 0; i < k->info->n_params && i < max_params; i++) {
+        params[i].kind = k->info->kinds[i];
+        params[i].size = k->info->sizes[i];
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* memory */
+
+static int emu_alloc(hn_backend *b, size_t bytes, hn_dptr *out, hn_err *err) {
+    void *p;
+    if (emu_mem_alloc(eb(b)->mem, bytes, &p, err) != 0) return -1;
+    *out = (hn_dptr)(uintptr_t)p;
+    return 0;
+}
+
+static void emu_free(hn_backend *b, hn_dptr p) {
+    emu_mem_free(eb(b)->mem, (void *)(uintptr_t)p);
+}
+
+static int check_range(emu_backend *e, const char *what, hn_dptr p, size_t bytes, hn_err *err) {
+    if (bytes == 0 || emu_mem_contains(e->mem, (void *)(uintptr_t)p, bytes)) return 0;
+    return hn_errf(err, "emulator: %s of %zu bytes at %p is not inside one device buffer", what,
+                   bytes, (void *)(uintptr_t)p);
+}
+
+static int emu_upload(hn_backend *b, hn_dptr dst, const void *src, size_t bytes, hn_err *err) {
+    if (check_range(eb(b), "upload", dst, bytes, err) != 0) return -1;
+    if (bytes) memcpy((void *)(uintptr_t)dst, src, bytes);
+    return 0;
+}
+
+static int emu_download(hn_backend *b, void *dst, hn_dptr src, size_t bytes, hn_err *err) {
+    if (check_range(eb(b), "download", src, bytes, err) != 0) return -1;
+    if (bytes) memcpy(dst, (const void *)(uintptr_t)src, bytes);
+    return 0;
+}
+
+static int emu_fill(hn_backend *b, hn_dptr dst, unsigned char byte, size_t bytes, hn_err *err) {
+    if (check_range(eb(b), "fill", dst, bytes, err) != 0) return -1;
+    if (bytes) memset((void *)(uintptr_t)dst, byte, bytes);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* launches */
+
+static int check_dims(const emu_backend *e, const hn_kernel *k, const hn_launch_dims *d,
+                      hn_err *err) {
+    static const char axis[] = "xyz";
+    const hn_device_info *in = &e->info;
+    for (int i = 0; i < 3; i++) {
+        if (d->block[i] < 1 || d->block[i] > (unsigned)in->max_block_dim[i])
+            return hn_errf(err, "block dimension %c = %u is outside the device limit 1..%d", axis[i],
+                           d->block[i], in->max_block_dim[i]);
+        if (d->grid[i] < 1 || d->grid[i] > (unsigned)in->max_grid_dim[i])
+            return hn_errf(err, "grid dimension %c = %u is outside the device limit 1..%d", axis[i],
+                           d->grid[i], in->max_grid_dim[i]);
+    }
+    unsigned long long threads = (unsigned long long)d->block[0] * d->block[1] * d->block[2];
+    if (threads > (unsigned long long)in->max_threads_per_block)
+        return hn_errf(err, "block of %u x %u x %u = %llu threads exceeds the device limit of %d "
+                            "threads per block",
+                       d->block[0], d->block[1], d->block[2], threads, in->max_threads_per_block);
+    if (d->shared_bytes > in->shared_per_block_optin)
+        return hn_errf(err, "dynamic shared memory of %zu bytes exceeds the device limit of %zu "
+                            "bytes (with opt-in)",
+                       d->shared_bytes, in->shared_per_block_optin);
+    if (d->shared_bytes + k->tls_bytes > in->shared_per_block_optin)
+        return hn_errf(err, "dynamic (%zu bytes) plus static (%zu bytes: every __shared__ "
+                            "variable of the module) shared memory exceeds the device limit of "
+                            "%zu bytes",
+                       d->shared_bytes, k->tls_bytes, in->shared_per_block_optin);
+    return 0;
+}
+
+static int emu_launch(hn_backend *b, hn_kernel *k, const hn_launch_dims *d, void **args,
+                      hn_err *err) {
+    emu_backend *e = eb(b);
+    if (check_dims(e, k, d, err) != 0) return hn_err_prefix(err, "kernel '%s'", k->info->name);
+    if (k->info->n_params > 0 && !args)
+        return hn_errf(err, "kernel '%s': %d parameters but no arguments", k->info->name,
+                       k->info->n_params);
+    for (int i = 0; i < k->info->n_params; i++)
+        if (!args[i])
+            return hn_errf(err, "kernel '%s': argument %d is NULL (args[i] must point at the "
+                                "value)",
+                           k->info->name, i);
+    emu_launch_req r = {
+        .name = k->info->name,
+        .fn = k->fn,
+        .args = args,
+        .grid = {d->grid[0], d->grid[1], d->grid[2]},
+        .block = {d->block[0], d->block[1], d->block[2]},
+        .dyn_shared = d->shared_bytes,
+        .text_lo = k->text_lo,
+        .text_hi = k->text_hi,
+        .so_base = k->base,
+        .so_path = k->so_path,
+        .timeout = e->opts.kernel_timeout,
+        .mem = e->mem,
+    };
+    return emu_pool_launch(e->pool, &r, err);
+}
+
+static int emu_sync(hn_backend *b, hn_err *err) {
+    (void)b, (void)err;
+    return 0; /* launches are synchronous */
+}
+
+/* ------------------------------------------------------------------------- */
+/* events and the cache flush */
+
+static int emu_event_create(hn_backend *b, hn_event **out, hn_err *err) {
+    (void)b, (void)err;
+    *out = xcalloc(1, sizeof **out);
+    return 0;
+}
+
+static void emu_event_destroy(hn_backend *b, hn_event *ev) {
+    (void)b;
+    free(ev);
+}
+
+static int emu_event_record(hn_backend *b, hn_event *ev, hn_err *err) {
+    (void)b, (void)err;
+    ev->t = hn_now();
+    ev->recorded = 1;
+    return 0;
+}
+
+static int emu_event_elapsed(hn_backend *b, hn_event *start, hn_event *stop, float *ms,
+                             hn_err *err) {
+    (void)b;
+    if (!start->recorded || !stop->recorded)
+        return hn_errf(err, "emulator: elapsed time of an event that was never recorded");
+    *ms = (float)((stop->t - start->t) * 1e3);
+    return 0;
+}
+
+/* Writes a buffer the size of the last-level cache (at most 32 MB). */
+static int emu_flush_l2(hn_backend *b, hn_err *err) {
+    (void)err;
+    emu_backend *e = eb(b);
+    size_t n = e->info.l2_bytes;
+    if (n > ((size_t)32 << 20)) n = (size_t)32 << 20;
+    if (!n) return 0;
+    if (!e->flush_buf) {
+        e->flush_buf = xmalloc(n);
+        e->flush_bytes = n;
+    }
+    static unsigned char v;
+    memset(e->flush_buf, ++v, e->flush_bytes);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+
+static void emu_destroy(hn_backend *b) {
+    emu_backend *e = eb(b);
+    emu_pool_destroy(e->pool);
+    emu_mem_destroy(e->mem);
+    free(e->flush_buf);
+    free(e);
+}
+
+static const hn_backend_ops emu_ops = {
+    .name = "emu",
+    .target = HN_TARGET_EMU,
+    .destroy = emu_destroy,
+    .device_info = emu_device_info,
+    .kernel_load = emu_kernel_load,
+    .kernel_free = emu_kernel_free,
+    .kernel_params = emu_kernel_params,
+    .alloc = emu_alloc,
+    .free = emu_free,
+    .upload = emu_upload,
+    .download = emu_download,
+    .fill = emu_fill,
+    .launch = emu_launch,
+    .sync = emu_sync,
+    .event_create = emu_event_create,
+    .event_destroy = emu_event_destroy,
+    .event_record = emu_event_record,
+    .event_elapsed = emu_event_elapsed,
+    .flush_l2 = emu_flush_l2,
+};
+
+size_t hn_emu_stack_bytes(void) {
+    const char *v = getenv("HARNESS_EMU_STACK_KB");
+    long kb = v && *v ? strtol(v, NULL, 10) : 256;
+    if (kb < 64) kb = 64;
+    if (kb > 65536) kb = 65536;
+    return (size_t)kb * 1024;
+}
+
+int hn_backend_emu_create(const hn_backend_opts *opts, hn_backend **out, hn_err *err) {
+    *out = NULL;
+#if !defined(__x86_64__) || !defined(__linux__)
+    (void)opts;
+    return hn_errf(err, "the CPU emulator needs an x86-64 Linux host (its fiber switch and fault "
+                        "handling are written for it)");
+#else
+    emu_backend *e = xcalloc(1, sizeof *e);
+    e->base.ops = &emu_ops;
+    if (opts) e->opts = *opts;
+    int threads = e->opts.emu_threads > 0 ? e->opts.emu_threads : hn_cpu_count();
+    if (emu_pool_create(threads, hn_emu_stack_bytes(), &e->pool, err) != 0) {
+        free(e);
+        return -1;
+    }
+    e->mem = emu_mem_create();
+    fill_info(&e->info, threads);
+    *out = &e->base;
+    return 0;
+#endif
+}

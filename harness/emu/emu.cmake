@@ -1,0 +1,4 @@
+# emu.cmake: build settings of the CPU emulator (included by the top-level
+# CMakeLists.txt). The fiber context switch is an assembly file
+# (harness/emu/emu_switch.S, globbed into hncore), which needs the ASM language.
+enable_language(ASM)

@@ -1,0 +1,493 @@
+/*
+ * emu_compile.c: hn_compile_emu, the emulator's compiler (contract in compile.h).
+ *
+ * A kernel variant becomes a shared object built by the host C++ compiler:
+ *
+ *   <cache>/emu-shim-<hash>/        the embedded shim headers, written once
+ *   <cache>/emu-<key>.cc            generated translation unit:
+ *                                     #line 1 "<the user's .cu>"
+ *                                     the source, extern __shared__ rewritten
+ *                                     one launch wrapper + signature per kernel
+ *   <cache>/emu-<key>.so            the module (hn_emu_abi.h)
+ *
+ * compiled as C++17 with -O2 -fPIC -shared -g1, -include hn_emu.h, the variant's
+ * -D defines, -I for the .cu's folder and the request's include dirs. The key
+ * hashes the source tree (source + quoted includes, recursively), the shim, the
+ * defines, include dirs, kernel names, the compiler command, its --version
+ * output and extra flags, so a second compile of the same thing loads from the
+ * cache and an edited header recompiles.
+ *
+ * Environment: HARNESS_CXX overrides the compiler (a command, split on spaces);
+ * HARNESS_EMU_CXXFLAGS adds flags (both are part of the key).
+ *
+ * Invariants: the .so appears in the cache only complete (written to a
+ * temporary name, then renamed); compiles of the same key may race safely.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compile.h"
+#include "embedded.h"
+#include "emu_source.h"
+
+extern char **environ;
+
+#ifndef HN_CXX_COMPILER
+#define HN_CXX_COMPILER "c++"
+#endif
+
+/* Bump when the generated code or compile flags change meaning. */
+#define EMU_GEN_VERSION "hn-emu-gen-3"
+
+static const char *const emu_flags[] = {
+    "-std=c++17", "-O2", "-fPIC", "-shared", "-g1",
+    "-fno-strict-aliasing",     /* CUDA code type-puns freely */
+    "-fno-math-errno",          /* device math never sets errno */
+    "-fvisibility=hidden",      /* only the hn_emu_ entry points are exported */
+    "-fstack-clash-protection", /* large frames probe the fiber stack's guard page */
+};
+
+/* ------------------------------------------------------------------------- */
+/* running programs */
+
+typedef struct {
+    char **v;
+    int n, cap;
+} argv_t;
+
+static void argv_add(argv_t *a, const char *s) {
+    if (a->n + 2 > a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 32;
+        a->v = xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
+    }
+    a->v[a->n++] = xstrdup(s);
+    a->v[a->n] = NULL;
+}
+
+/* Adds the whitespace-separated words of s. */
+static void argv_add_words(argv_t *a, const char *s) {
+    while (s && *s) {
+        while (*s == ' ' || *s == '\t') s++;
+        const char *b = s;
+        while (*s && *s != ' ' && *s != '\t') s++;
+        if (s > b) {
+            char *w = xstrndup(b, (size_t)(s - b));
+            argv_add(a, w);
+            free(w);
+        }
+    }
+}
+
+static void argv_free(argv_t *a) {
+    for (int i = 0; i < a->n; i++) free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* Runs argv, capturing stdout and stderr together into *output. Returns the
+ * exit status (0 = success), or -1 when it could not run. */
+static int run_capture(char *const *argv, char **output) {
+    *output = NULL;
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC) != 0) return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    if (rc != 0) {
+        close(fd[0]);
+        *output = xasprintf("cannot run %s: %s\n", argv[0], strerror(rc));
+        return -1;
+    }
+    hn_sb sb;
+    hn_sb_init(&sb);
+    char buf[4096];
+    for (;;) {
+        ssize_t n = read(fd[0], buf, sizeof buf);
+        if (n > 0) hn_sb_add(&sb, buf, (size_t)n);
+        else if (n == 0 || errno != EINTR) break;
+    }
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            status = -1;
+            break;
+        }
+    }
+    *output = hn_sb_detach(&sb);
+    if (status == -1) return -1;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* the compiler */
+
+static pthread_mutex_t version_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *version_cmd, *version_text;
+
+static const char *compiler_command(void) {
+    const char *c = getenv("HARNESS_CXX");
+    return c && *c ? c : HN_CXX_COMPILER;
+}
+
+/* The compiler's --version output (cached per command); caller frees. */
+static char *compiler_version(const char *cmd) {
+    pthread_mutex_lock(&version_mu);
+    if (!version_cmd || strcmp(version_cmd, cmd) != 0) {
+        argv_t a = {0};
+        argv_add_words(&a, cmd);
+        argv_add(&a, "--version");
+        char *out = NULL;
+        int rc = run_capture(a.v, &out);
+        argv_free(&a);
+        free(version_cmd);
+        free(version_text);
+        version_cmd = xstrdup(cmd);
+        version_text = rc == 0 ? out : (free(out), xstrdup("<unknown>"));
+    }
+    char *v = xstrdup(version_text);
+    pthread_mutex_unlock(&version_mu);
+    return v;
+}
+
+/* The first line of log that reports an error, else its first line. */
+static char *first_error(const char *log) {
+    const char *p = log, *pick = NULL;
+    while (p && *p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!pick && n) pick = p;
+        if (memmem(p, n, "error", 5) || memmem(p, n, "Error", 5)) {
+            pick = p;
+            break;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    if (!pick) return xstrdup("(no output)");
+    const char *e = strchr(pick, '\n');
+    return xstrndup(pick, e ? (size_t)(e - pick) : strlen(pick));
+}
+
+/* ------------------------------------------------------------------------- */
+/* the shim on disk */
+
+static void hash_shim(hn_hash *h) {
+    for (const struct hn_embedded_file *f = hn_embedded_files; f->name; f++) {
+        hn_hash_adds(h, f->name);
+        hn_hash_add(h, f->data, f->len);
+    }
+}
+
+/* Writes the embedded shim headers into <cache>/emu-shim-<hash>/ unless there. */
+static int write_shim(const char *cache, char **dir_out, hn_err *err) {
+    hn_hash h;
+    hn_hash_init(&h);
+    hash_shim(&h);
+    char key[33];
+    hn_hash_hex(&h, key);
+    char *dir = xasprintf("%s/emu-shim-%.16s", cache, key);
+    if (hn_mkdirs(dir, err) != 0) {
+        free(dir);
+        return -1;
+    }
+    for (const struct hn_embedded_file *f = hn_embedded_files; f->name; f++) {
+        char *path = hn_path_join(dir, f->name);
+        int ok = hn_file_exists(path) || hn_write_file(path, f->data, f->len, err) == 0;
+        free(path);
+        if (!ok) {
+            free(dir);
+            return -1;
+        }
+    }
+    if (!hn_embedded_find("hn_emu.h")) {
+        free(dir);
+        return hn_errf(err, "emulator: the shim header hn_emu.h is not embedded in this build");
+    }
+    *dir_out = dir;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* the generated translation unit */
+
+static void add_c_string(hn_sb *sb, const char *s) {
+    hn_sb_addc(sb, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') hn_sb_addc(sb, '\\');
+        hn_sb_addc(sb, *s);
+    }
+    hn_sb_addc(sb, '"');
+}
+
+static char *generate_tu(const char *abs_src, const emu_src_rewrite *rw,
+                         const hn_compile_req *req) {
+    hn_sb sb;
+    hn_sb_init(&sb);
+    hn_sb_adds(&sb, "#line 1 ");
+    add_c_string(&sb, abs_src);
+    hn_sb_addc(&sb, '\n');
+    hn_sb_adds(&sb, rw->text);
+    if (sb.len && sb.buf[sb.len - 1] != '\n') hn_sb_addc(&sb, '\n');
+    hn_sb_adds(&sb, "#line 1 \"<harness emu: launch wrappers>\"\n");
+    hn_sb_adds(&sb, "static __inline__ void hn_emu_point_dyn_shared() {\n");
+    for (int i = 0; i < rw->n_fs; i++)
+        hn_sb_addf(&sb, "    %s = (decltype(%s))hn_emu_dyn_shared();\n", rw->fs_names[i],
+                   rw->fs_names[i]);
+    hn_sb_adds(&sb, "}\n");
+    for (int i = 0; i < req->n_kernels; i++) {
+        const char *k = req->kernels[i];
+        char *label = xasprintf("<harness emu: kernel '%s'>", k);
+        hn_sb_adds(&sb, "#line 1 ");
+        add_c_string(&sb, label);
+        free(label);
+        hn_sb_addc(&sb, '\n');
+        hn_sb_addf(&sb, "HN_EMU_EXPORT void hn_emu_kernel_%d(void **a);\n", i);
+        hn_sb_addf(&sb,
+                   "void hn_emu_kernel_%d(void **a) { hn_emu_point_dyn_shared(); "
+                   "hn_emu_invoke(&%s, a); }\n",
+                   i, k);
+        hn_sb_addf(&sb,
+                   "extern \"C\" { extern __attribute__((visibility(\"default\"))) const "
+                   "hn_emu_kinfo hn_emu_kernel_%d_info; }\n",
+                   i);
+        hn_sb_addf(&sb, "const hn_emu_kinfo hn_emu_kernel_%d_info = {", i);
+        add_c_string(&sb, k);
+        hn_sb_addf(&sb,
+                   ", hn_emu_sig<decltype(&%s)>::n, hn_emu_sig<decltype(&%s)>::kinds, "
+                   "hn_emu_sig<decltype(&%s)>::sizes};\n",
+                   k, k, k);
+    }
+    return hn_sb_detach(&sb);
+}
+
+/* ------------------------------------------------------------------------- */
+
+static void add_compile_args(argv_t *a, const char *cmd, const char *shim_dir, const char *src_dir,
+                             const hn_compile_req *req) {
+    argv_add_words(a, cmd);
+    for (size_t i = 0; i < HN_ARRAY_LEN(emu_flags); i++) argv_add(a, emu_flags[i]);
+    char *inc = hn_path_join(shim_dir, "hn_emu.h");
+    argv_add(a, "-include");
+    argv_add(a, inc);
+    free(inc);
+    argv_add(a, "-isystem");
+    argv_add(a, shim_dir);
+    for (int i = 0; i < req->n_defines; i++) {
+        char *d = xasprintf("-D%s", req->defines[i]);
+        argv_add(a, d);
+        free(d);
+    }
+    char *d = xasprintf("-I%s", src_dir);
+    argv_add(a, d);
+    free(d);
+    for (int i = 0; i < req->n_include_dirs; i++) {
+        d = xasprintf("-I%s", req->include_dirs[i]);
+        argv_add(a, d);
+        free(d);
+    }
+    argv_add_words(a, getenv("HARNESS_EMU_CXXFLAGS"));
+}
+
+/* Scans the source and its quoted headers for inline asm and <<<; when some
+ * appear, confirms with the preprocessor (they may sit in an inactive #if). */
+static int check_unsupported(const char *rewritten, const char *abs_src, const char *src_dir,
+                             const hn_compile_req *req, const char *tu_path, const char *cmd,
+                             const char *shim_dir, char **log, hn_err *err) {
+    char what[1024];
+    int hits = emu_src_scan_unsupported(rewritten, abs_src, 0, NULL, what, sizeof what);
+    char **files = NULL;
+    int nf = 0;
+    emu_src_quoted_includes(rewritten, src_dir, req->include_dirs, req->n_include_dirs, &files,
+                            &nf);
+    for (int i = 0; i < nf; i++) { /* grows as headers include headers */
+        char *text = NULL;
+        if (hn_read_file(files[i], &text, NULL, NULL) != 0) continue;
+        hits += emu_src_scan_unsupported(text, files[i], 0, NULL, what, sizeof what);
+        char *dir = hn_dirname(files[i]);
+        emu_src_quoted_includes(text, dir, req->include_dirs, req->n_include_dirs, &files, &nf);
+        free(dir);
+        free(text);
+    }
+    for (int i = 0; i < nf; i++) free(files[i]);
+    free(files);
+    if (!hits) return 0;
+    argv_t a = {0};
+    add_compile_args(&a, cmd, shim_dir, src_dir, req);
+    argv_add(&a, "-E");
+    argv_add(&a, "-x");
+    argv_add(&a, "c++");
+    argv_add(&a, tu_path);
+    char *pre = NULL;
+    int rc = run_capture(a.v, &pre);
+    argv_free(&a);
+    if (rc != 0) { /* let the real compile report it */
+        free(pre);
+        return 0;
+    }
+    hits = emu_src_scan_unsupported(pre, abs_src, 1, shim_dir, what, sizeof what);
+    free(pre);
+    if (!hits) return 0;
+    *log = xasprintf("%s\n", what);
+    return hn_errf(err, "%s", what);
+}
+
+static atomic_uint tmp_counter;
+
+int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
+    double t0 = hn_now();
+    hn_err local_err;
+    if (!err) err = &local_err;
+    memset(out, 0, sizeof *out);
+    out->target = HN_TARGET_EMU;
+    if (log_out) *log_out = NULL;
+    if (!req->src_path) return hn_errf(err, "emulator compile: no source file");
+    if (req->n_kernels < 1) return hn_errf(err, "%s: no kernels requested", req->src_path);
+
+    int rc = -1;
+    char *abs_src = NULL, *src_dir = NULL, *cache = NULL, *shim_dir = NULL, *version = NULL;
+    char *source = NULL, *tu = NULL, *tu_path = NULL, *so_path = NULL, *tmp_path = NULL;
+    char *log = NULL;
+    emu_src_rewrite rw = {0};
+    argv_t a = {0};
+
+    char resolved[PATH_MAX];
+    if (!realpath(req->src_path, resolved)) {
+        hn_errf(err, "%s: cannot open: %s", req->src_path, strerror(errno));
+        goto done;
+    }
+    abs_src = xstrdup(resolved);
+    src_dir = hn_dirname(abs_src);
+    if (req->cache_dir) {
+        cache = xstrdup(req->cache_dir);
+        if (hn_mkdirs(cache, err) != 0) goto done;
+    } else {
+        char tmpl[] = "/tmp/harness-emu-XXXXXX";
+        if (!mkdtemp(tmpl)) {
+            hn_errf(err, "emulator: cannot create a temporary folder: %s", strerror(errno));
+            goto done;
+        }
+        cache = xstrdup(tmpl);
+    }
+    if (write_shim(cache, &shim_dir, err) != 0) goto done;
+
+    /* the key */
+    const char *cmd = compiler_command();
+    version = compiler_version(cmd);
+    hn_hash h;
+    hn_hash_init(&h);
+    hn_hash_adds(&h, EMU_GEN_VERSION);
+    hn_hash_source_tree(&h, abs_src, req->include_dirs, req->n_include_dirs);
+    hash_shim(&h);
+    hn_hash_adds(&h, "defines");
+    for (int i = 0; i < req->n_defines; i++) hn_hash_adds(&h, req->defines[i]);
+    hn_hash_adds(&h, "includes");
+    for (int i = 0; i < req->n_include_dirs; i++) hn_hash_adds(&h, req->include_dirs[i]);
+    hn_hash_adds(&h, "kernels");
+    for (int i = 0; i < req->n_kernels; i++) hn_hash_adds(&h, req->kernels[i]);
+    hn_hash_adds(&h, cmd);
+    hn_hash_adds(&h, version);
+    hn_hash_adds(&h, getenv("HARNESS_EMU_CXXFLAGS"));
+    for (size_t i = 0; i < HN_ARRAY_LEN(emu_flags); i++) hn_hash_adds(&h, emu_flags[i]);
+    hn_hash_hex(&h, out->key);
+    so_path = xasprintf("%s/emu-%s.so", cache, out->key);
+
+    if (req->cache_dir && hn_file_exists(so_path)) {
+        out->from_cache = 1;
+        log = xstrdup("");
+        rc = 0;
+        goto done;
+    }
+
+    /* the translation unit */
+    if (hn_read_file(abs_src, &source, NULL, err) != 0) goto done;
+    if (emu_src_rewrite_shared(source, abs_src, &rw, err) != 0) {
+        log = xasprintf("%s\n", err->msg);
+        goto done;
+    }
+    tu = generate_tu(abs_src, &rw, req);
+    tu_path = xasprintf("%s/emu-%s.cc", cache, out->key);
+    if (hn_write_file(tu_path, tu, strlen(tu), err) != 0) goto done;
+    if (check_unsupported(rw.text, abs_src, src_dir, req, tu_path, cmd, shim_dir, &log, err) != 0)
+        goto done;
+
+    /* compile */
+    tmp_path = xasprintf("%s.tmp.%ld.%u", so_path, (long)getpid(),
+                         atomic_fetch_add(&tmp_counter, 1));
+    add_compile_args(&a, cmd, shim_dir, src_dir, req);
+    argv_add(&a, "-x");
+    argv_add(&a, "c++");
+    argv_add(&a, tu_path);
+    argv_add(&a, "-o");
+    argv_add(&a, tmp_path);
+    argv_add(&a, "-Wl,-Bsymbolic");
+    argv_add(&a, "-lm");
+    int st = run_capture(a.v, &log);
+    if (st != 0) {
+        char *first = first_error(log);
+        hn_errf(err, "%s: host C++ compiler failed (emu): %s", req->src_path, first);
+        free(first);
+        unlink(tmp_path);
+        goto done;
+    }
+    if (rename(tmp_path, so_path) != 0) {
+        hn_errf(err, "%s: cannot write: %s", so_path, strerror(errno));
+        unlink(tmp_path);
+        goto done;
+    }
+    rc = 0;
+
+done:
+    if (rc == 0) {
+        out->path = so_path;
+        so_path = NULL;
+        out->n_kernels = req->n_kernels;
+        out->lowered = xcalloc((size_t)req->n_kernels, sizeof *out->lowered);
+        out->res = xcalloc((size_t)req->n_kernels, sizeof *out->res);
+        for (int i = 0; i < req->n_kernels; i++) {
+            out->lowered[i] = xasprintf("hn_emu_kernel_%d", i);
+            out->res[i] = (hn_kernel_resources){-1, -1, -1, -1, -1, -1};
+        }
+        out->log = log ? log : xstrdup("");
+        log = NULL;
+        out->seconds = hn_now() - t0;
+    } else {
+        if (log_out) {
+            *log_out = log ? log : xasprintf("%s\n", err->msg);
+            log = NULL;
+        }
+        char key[33];
+        memcpy(key, out->key, sizeof key);
+        memset(out, 0, sizeof *out);
+        out->target = HN_TARGET_EMU;
+        memcpy(out->key, key, sizeof key);
+    }
+    argv_free(&a);
+    emu_src_rewrite_free(&rw);
+    free(log);
+    free(abs_src);
+    free(src_dir);
+    free(cache);
+    free(shim_dir);
+    free(version);
+    free(source);
+    free(tu);
+    free(tu_path);
+    free(so_path);
+    free(tmp_path);
+    return rc;
+}

@@ -1,0 +1,152 @@
+/* emu_mem.c: guarded device buffers; see emu_mem.h. */
+#define _GNU_SOURCE
+#include "emu_mem.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* How far from a buffer a fault still counts as "near" it. */
+#define NEAR_AFTER ((size_t)1 << 20)
+
+static size_t page_size(void) {
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+int emu_region_map(emu_region *r, size_t size, size_t align, hn_err *err) {
+    memset(r, 0, sizeof *r);
+    size_t pg = page_size();
+    if (align < 16) align = 16;
+    size_t rounded = (size + align - 1) & ~(align - 1);
+    if (rounded < size) return hn_errf(err, "emulator: allocation of %zu bytes is too large", size);
+    size_t data_pages = (rounded + pg - 1) / pg;
+    size_t len = (data_pages + 2) * pg;
+    void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return hn_errf(err, "emulator: cannot allocate %zu bytes: %s", size, strerror(errno));
+    char *m = p;
+    if (data_pages && mprotect(m + pg, data_pages * pg, PROT_READ | PROT_WRITE) != 0) {
+        int e = errno;
+        munmap(p, len);
+        return hn_errf(err, "emulator: cannot allocate %zu bytes: %s", size, strerror(e));
+    }
+    r->map = m;
+    r->map_len = len;
+    r->data = m + pg + data_pages * pg - rounded;
+    r->size = size;
+    return 0;
+}
+
+void emu_region_unmap(emu_region *r) {
+    if (!r || !r->map) return;
+    munmap(r->map, r->map_len);
+    memset(r, 0, sizeof *r);
+}
+
+int emu_region_where(const emu_region *r, const void *addr, size_t slack, char *out, size_t size) {
+    if (!r->map) return 0;
+    uintptr_t a = (uintptr_t)addr, lo = (uintptr_t)r->data, hi = lo + r->size;
+    if (a >= hi && a - hi < slack) {
+        snprintf(out, size, "%zu bytes past the end", (size_t)(a - hi));
+        return 1;
+    }
+    if (a < lo && lo - a <= (uintptr_t)(r->data - r->map)) {
+        snprintf(out, size, "%zu bytes before the start", (size_t)(lo - a));
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+
+typedef struct {
+    emu_region r;
+    unsigned long id;
+} emu_buf;
+
+struct emu_mem {
+    pthread_mutex_t mu;
+    emu_buf *bufs;
+    int n, cap;
+    unsigned long next_id;
+};
+
+emu_mem *emu_mem_create(void) {
+    emu_mem *m = xcalloc(1, sizeof *m);
+    pthread_mutex_init(&m->mu, NULL);
+    return m;
+}
+
+void emu_mem_destroy(emu_mem *m) {
+    if (!m) return;
+    for (int i = 0; i < m->n; i++) emu_region_unmap(&m->bufs[i].r);
+    free(m->bufs);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+}
+
+int emu_mem_alloc(emu_mem *m, size_t bytes, void **out, hn_err *err) {
+    emu_region r;
+    if (emu_region_map(&r, bytes, 16, err) != 0) return -1;
+    pthread_mutex_lock(&m->mu);
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 16;
+        m->bufs = xrealloc(m->bufs, (size_t)m->cap * sizeof *m->bufs);
+    }
+    m->bufs[m->n].r = r;
+    m->bufs[m->n].id = ++m->next_id;
+    m->n++;
+    pthread_mutex_unlock(&m->mu);
+    *out = r.data;
+    return 0;
+}
+
+void emu_mem_free(emu_mem *m, void *p) {
+    if (!m || !p) return;
+    pthread_mutex_lock(&m->mu);
+    for (int i = 0; i < m->n; i++) {
+        if (m->bufs[i].r.data != p) continue;
+        emu_region_unmap(&m->bufs[i].r);
+        m->bufs[i] = m->bufs[--m->n];
+        break;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+int emu_mem_contains(emu_mem *m, const void *p, size_t bytes) {
+    uintptr_t a = (uintptr_t)p;
+    int found = 0;
+    pthread_mutex_lock(&m->mu);
+    for (int i = 0; i < m->n && !found; i++) {
+        uintptr_t lo = (uintptr_t)m->bufs[i].r.data, hi = lo + m->bufs[i].r.size;
+        found = a >= lo && a <= hi && bytes <= hi - a;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return found;
+}
+
+int emu_mem_describe(emu_mem *m, const void *addr, char *out, size_t size) {
+    int found = 0;
+    pthread_mutex_lock(&m->mu);
+    /* the closest buffer that the address is near */
+    size_t best = (size_t)-1;
+    for (int i = 0; i < m->n; i++) {
+        const emu_buf *b = &m->bufs[i];
+        char where[96];
+        if (!emu_region_where(&b->r, addr, NEAR_AFTER, where, sizeof where)) continue;
+        uintptr_t a = (uintptr_t)addr, lo = (uintptr_t)b->r.data, hi = lo + b->r.size;
+        size_t d = a >= hi ? a - hi : lo - a;
+        if (d >= best) continue;
+        best = d;
+        snprintf(out, size, "%s of device buffer #%lu (%p, %zu bytes)", where, b->id,
+                 (void *)b->r.data, b->r.size);
+        found = 1;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return found;
+}

@@ -1,0 +1,55 @@
+/*
+ * emu_mem.h: device memory of the CPU emulator: host memory with guard pages.
+ *
+ * An emu_region is its own mapping: an inaccessible page, the data pages, and
+ * another inaccessible page. The data is placed at the END of its pages (its
+ * start rounded down to `align`, 16 bytes or more), so reading or writing past
+ * the end of a buffer faults at once instead of corrupting a neighbour; an
+ * underflow faults once it leaves the slack below the start.
+ *
+ * An emu_mem is the set of regions a backend handed out as device buffers,
+ * numbered in order of allocation, so a fault address can be described
+ * ("4 bytes past the end of device buffer #2 (0x..., 1024 bytes)").
+ *
+ * Invariants: regions never move; emu_mem is safe to use from several threads.
+ */
+#ifndef HN_EMU_MEM_H
+#define HN_EMU_MEM_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+typedef struct {
+    char *map;         /* the whole mapping, guard pages included */
+    size_t map_len;
+    char *data;        /* the usable bytes: [data, data + size) */
+    size_t size;
+} emu_region;
+
+/* Maps a region for `size` bytes whose start is aligned to `align` (a power of
+ * two, at most a page). size 0 gives a region whose data is the guard page. */
+int emu_region_map(emu_region *r, size_t size, size_t align, hn_err *err);
+/* NULL-safe and idempotent. */
+void emu_region_unmap(emu_region *r);
+/* Where addr lies relative to r: writes a phrase like "12 bytes past the end"
+ * into out and returns 1 when addr is within `slack` bytes of the region's
+ * data (outside it); returns 0 otherwise. */
+int emu_region_where(const emu_region *r, const void *addr, size_t slack, char *out, size_t size);
+
+typedef struct emu_mem emu_mem;
+
+emu_mem *emu_mem_create(void);
+/* Unmaps every buffer still allocated; NULL-safe. */
+void emu_mem_destroy(emu_mem *m);
+/* A new buffer of `bytes` (16-byte aligned start, guard page after its end). */
+int emu_mem_alloc(emu_mem *m, size_t bytes, void **out, hn_err *err);
+/* Frees a buffer from emu_mem_alloc; unknown pointers are ignored. */
+void emu_mem_free(emu_mem *m, void *p);
+/* Whether [p, p + bytes) lies inside one buffer. */
+int emu_mem_contains(emu_mem *m, const void *p, size_t bytes);
+/* Describes a fault address near a buffer into out ("4 bytes past the end of
+ * device buffer #2 (0x7f..., 1024 bytes)"); returns 1 when one was near. */
+int emu_mem_describe(emu_mem *m, const void *addr, char *out, size_t size);
+
+#endif

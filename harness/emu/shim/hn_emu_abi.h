@@ -1,0 +1,114 @@
+/*
+ * hn_emu_abi.h: the binary interface between the emulator's runtime (C, linked
+ * into the harness) and a compiled kernel module (the user's .cu plus hn_emu.h,
+ * compiled by the host C++ compiler into a shared object). Both sides include
+ * this file, so it is plain C that also compiles as C++.
+ *
+ * A module exports (extern "C", default visibility):
+ *   int  hn_emu_module_abi(void)                       returns HN_EMU_ABI_VERSION
+ *   void hn_emu_module_init(const hn_emu_rt *, long)   the runtime's entry points and
+ *                                                      the %fs offset of its
+ *                                                      current-thread pointer
+ *   void hn_emu_kernel_<i>(void **args)                runs kernel i for the
+ *                                                      current emulated thread
+ *   const hn_emu_kinfo hn_emu_kernel_<i>_info          its name and signature
+ *
+ * Invariants: while kernel code runs, the runtime's thread-local pointer (found
+ * at %fs:offset) points at the running thread's hn_emu_tctx, which stays at the
+ * same address for the whole life of that emulated thread; `blk` is never NULL
+ * there. The runtime never unwinds kernel frames: a failing thread's fiber is
+ * abandoned, so kernel code must not rely on destructors running.
+ */
+#ifndef HN_EMU_ABI_H
+#define HN_EMU_ABI_H
+
+#define HN_EMU_ABI_VERSION 1
+
+#define HN_EMU_WARP_SIZE 32
+#define HN_EMU_MAX_THREADS 1024
+
+/* Consecutive atomics (or fences) a thread may make without reaching a
+ * scheduling point before it yields to the other threads of its block. */
+#define HN_EMU_SPIN_LIMIT 1024
+
+/* Layout-compatible with CUDA's uint3 (the shim typedefs uint3 to it). */
+struct hn_emu_u3 {
+    unsigned int x, y, z;
+};
+
+/* One block, as its threads see it. */
+typedef struct hn_emu_block {
+    struct hn_emu_u3 block_idx;
+    struct hn_emu_u3 block_dim;
+    struct hn_emu_u3 grid_dim;
+    unsigned int nthreads;
+    void *dyn_shared;                  /* extern __shared__ storage, 128-byte aligned */
+    unsigned long long dyn_shared_bytes;
+} hn_emu_block;
+
+/* One emulated thread. */
+typedef struct hn_emu_tctx {
+    struct hn_emu_u3 tid;              /* threadIdx */
+    unsigned int linear;               /* x + y * bx + z * bx * by */
+    const hn_emu_block *blk;
+    unsigned int spins;                /* atomics since the last scheduling point */
+    unsigned int reserved;
+} hn_emu_tctx;
+
+/* Collective operations (the `op` of hn_emu_rt.collective). */
+enum hn_emu_op {
+    /* block barriers: value is the predicate (0/1) */
+    HN_EMU_OP_SYNCTHREADS = 0,
+    HN_EMU_OP_SYNCTHREADS_COUNT,
+    HN_EMU_OP_SYNCTHREADS_AND,
+    HN_EMU_OP_SYNCTHREADS_OR,
+    /* warp collectives over the lanes of `mask` */
+    HN_EMU_OP_SYNCWARP,
+    HN_EMU_OP_SHFL,        /* param: source lane */
+    HN_EMU_OP_SHFL_UP,     /* param: delta */
+    HN_EMU_OP_SHFL_DOWN,   /* param: delta */
+    HN_EMU_OP_SHFL_XOR,    /* param: lane mask */
+    HN_EMU_OP_BALLOT,
+    HN_EMU_OP_ANY,
+    HN_EMU_OP_ALL,
+    HN_EMU_OP_MATCH_ANY,
+    HN_EMU_OP_MATCH_ALL,   /* result: mask, plus bit 32 set when all matched */
+    HN_EMU_OP_REDUCE_ADD,
+    HN_EMU_OP_REDUCE_MIN_S,
+    HN_EMU_OP_REDUCE_MIN_U,
+    HN_EMU_OP_REDUCE_MAX_S,
+    HN_EMU_OP_REDUCE_MAX_U,
+    HN_EMU_OP_REDUCE_AND,
+    HN_EMU_OP_REDUCE_OR,
+    HN_EMU_OP_REDUCE_XOR,
+    /* not blocking: lanes of the warp that have not exited */
+    HN_EMU_OP_ACTIVEMASK,
+    HN_EMU_OP_COUNT_
+};
+
+/* The runtime's entry points, called by the shim. `site` is a per-expansion id
+ * (__COUNTER__), `line`/`file` the user's source position. */
+typedef struct hn_emu_rt {
+    int abi;
+    unsigned long long (*collective)(hn_emu_tctx *self, int op, unsigned int mask,
+                                     unsigned long long value, int param, int width, int site,
+                                     int line, const char *file);
+    /* Lets the other threads of the block run (spinning atomics, __nanosleep). */
+    void (*yield)(hn_emu_tctx *self);
+    /* Fails the launch with `what` at file:line; does not return. */
+    void (*trap)(hn_emu_tctx *self, const char *what, int line, const char *file);
+    /* Writes kernel printf output (one call per printf, kept whole). */
+    void (*print)(hn_emu_tctx *self, const char *text, unsigned long len);
+} hn_emu_rt;
+
+/* A kernel's name expression and parameter signature: kinds[i] is 'p' pointer,
+ * 'i' signed integer, 'u' unsigned integer (and bool), 'f' floating point, 'o'
+ * anything else; sizes[i] its size in bytes. */
+typedef struct hn_emu_kinfo {
+    const char *name;
+    int n_params;
+    const char *kinds;
+    const int *sizes;
+} hn_emu_kinfo;
+
+#endif

@@ -1,0 +1,432 @@
+/*
+ * test_emu_run.c: correct kernels on the CPU emulator (tests/kernels/emu/basic.cu),
+ * each checked against a CPU computation: barriers, warp intrinsics, atomics,
+ * dynamic and static shared memory, templates, __constant__, grid-stride loops,
+ * printf order under a SINGLE_BLOCK-style spin, launch limits.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "test_emu_common.h"
+
+static const char *const kernels[] = {
+    "reduce_shared", "reduce_warp", "ballot_count", "histogram", "sum_float",
+    "sum_double",    "dyn_cast",    "scale<3>",     "poly_const", "saxpy_stride",
+    "ordered_print", "sync_votes",  "warp_misc",    "dyn_file_scope", "handoff",
+    "index3d",
+};
+enum {
+    K_REDUCE_SHARED, K_REDUCE_WARP, K_BALLOT, K_HIST, K_SUM_F, K_SUM_D, K_DYN_CAST, K_SCALE,
+    K_POLY, K_SAXPY, K_ORDERED, K_VOTES, K_WARP_MISC, K_DYN_FS, K_HANDOFF, K_INDEX3D, K_COUNT
+};
+
+static hn_module_image img;
+static hn_backend *be;
+static hn_kernel *ks[K_COUNT];
+
+static float *rand_floats(int n, uint64_t seed) {
+    float *x = xmalloc((size_t)n * sizeof *x);
+    for (int i = 0; i < n; i++) x[i] = (float)(hn_rand_unit(&seed) * 2.0 - 1.0);
+    return x;
+}
+
+static void test_reduce_shared(void) {
+    int n = 1000, nb = 4;
+    float *x = rand_floats(n, 1), out[4];
+    hn_dptr d_in = emu_buf(be, x, (size_t)n * 4), d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_in, &d_out, &n};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_REDUCE_SHARED], nb, 1, 1, 256, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    for (int b = 0; b < nb; b++) {
+        double ref = 0;
+        for (int i = b * 256; i < (b + 1) * 256 && i < n; i++) ref += x[i];
+        CHECK_NEAR(out[b], ref, 1e-3);
+    }
+    be->ops->free(be, d_in);
+    be->ops->free(be, d_out);
+    free(x);
+}
+
+static void test_reduce_warp(void) {
+    int n = 500; /* the last warp is partly past n */
+    float *x = rand_floats(512, 2), out[16];
+    hn_dptr d_in = emu_buf(be, x, 512 * 4), d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_in, &d_out, &n};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_REDUCE_WARP], 2, 1, 1, 256, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    for (int w = 0; w < 16; w++) {
+        double ref = 0;
+        for (int i = w * 32; i < (w + 1) * 32 && i < n; i++) ref += x[i];
+        CHECK_NEAR(out[w], ref, 1e-4);
+    }
+    be->ops->free(be, d_in);
+    be->ops->free(be, d_out);
+    free(x);
+}
+
+static void test_ballot_count(void) {
+    int n = 1000, *x = xmalloc(1024 * sizeof *x), ref = 0, out = 0;
+    uint64_t s = 3;
+    for (int i = 0; i < 1024; i++) {
+        x[i] = (int)hn_rand_below(&s, 200) - 100;
+        if (i < n && x[i] > 0) ref++;
+    }
+    hn_dptr d_in = emu_buf(be, x, 1024 * 4), d_out = emu_buf(be, NULL, 4);
+    void *args[] = {&d_in, &d_out, &n};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_BALLOT], 4, 1, 1, 256, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, &out, d_out, 4);
+    CHECK_INT(out, ref);
+    be->ops->free(be, d_in);
+    be->ops->free(be, d_out);
+    free(x);
+}
+
+static void test_histogram(void) {
+    int n = 20000, bins = 64, *x = xmalloc((size_t)n * sizeof *x);
+    unsigned ref[64] = {0}, out[64];
+    uint64_t s = 4;
+    for (int i = 0; i < n; i++) {
+        x[i] = (int)hn_rand_below(&s, 1000);
+        ref[x[i] % bins]++;
+    }
+    hn_dptr d_in = emu_buf(be, x, (size_t)n * 4), d_h = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_in, &n, &d_h, &bins};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_HIST], 8, 1, 1, 128, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_h, sizeof out);
+    for (int b = 0; b < bins; b++) CHECK_INT(out[b], ref[b]);
+    be->ops->free(be, d_in);
+    be->ops->free(be, d_h);
+    free(x);
+}
+
+static void test_atomic_sums(void) {
+    int n = 5000;
+    float *x = rand_floats(n, 5), sum = 0;
+    double *xd = xmalloc((size_t)n * sizeof *xd), sumd = 0, ref = 0;
+    for (int i = 0; i < n; i++) {
+        xd[i] = x[i];
+        ref += x[i];
+    }
+    hn_dptr d_x = emu_buf(be, x, (size_t)n * 4), d_s = emu_buf(be, NULL, 4);
+    hn_dptr d_xd = emu_buf(be, xd, (size_t)n * 8), d_sd = emu_buf(be, NULL, 8);
+    void *a1[] = {&d_x, &d_s, &n}, *a2[] = {&d_xd, &d_sd, &n};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_SUM_F], 20, 1, 1, 256, 1, 1, 0, a1, &err) == 0, "%s", err.msg);
+    CHECK_MSG(emu_launch(be, ks[K_SUM_D], 20, 1, 1, 256, 1, 1, 0, a2, &err) == 0, "%s", err.msg);
+    emu_get(be, &sum, d_s, 4);
+    emu_get(be, &sumd, d_sd, 8);
+    CHECK_NEAR(sum, ref, 1e-2); /* float accumulation order */
+    CHECK_NEAR(sumd, ref, 1e-9);
+    be->ops->free(be, d_x);
+    be->ops->free(be, d_s);
+    be->ops->free(be, d_xd);
+    be->ops->free(be, d_sd);
+    free(x);
+    free(xd);
+}
+
+static void test_dyn_cast(void) {
+    int n = 3 * 64;
+    float *x = rand_floats(n, 6), *of = xmalloc((size_t)n * 4);
+    int *oi = xmalloc((size_t)n * 4);
+    hn_dptr d_x = emu_buf(be, x, (size_t)n * 4), d_f = emu_buf(be, NULL, (size_t)n * 4),
+            d_i = emu_buf(be, NULL, (size_t)n * 4);
+    void *args[] = {&d_x, &d_f, &d_i, &n};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_DYN_CAST], 3, 1, 1, 64, 1, 1, 64 * 8, args, &err) == 0, "%s", err.msg);
+    emu_get(be, of, d_f, (size_t)n * 4);
+    emu_get(be, oi, d_i, (size_t)n * 4);
+    int bad = 0;
+    for (int b = 0; b < 3; b++)
+        for (int t = 0; t < 64; t++) {
+            int r = 63 - t;
+            if (of[b * 64 + t] != x[b * 64 + r] || oi[b * 64 + t] != r * 3) bad++;
+        }
+    CHECK_INT(bad, 0);
+    be->ops->free(be, d_x);
+    be->ops->free(be, d_f);
+    be->ops->free(be, d_i);
+    free(x);
+    free(of);
+    free(oi);
+}
+
+static void test_template_and_constant(void) {
+    int n = 300;
+    float *x = rand_floats(n, 7), *y = xmalloc((size_t)n * 4);
+    hn_dptr d_x = emu_buf(be, x, (size_t)n * 4), d_y = emu_buf(be, NULL, (size_t)n * 4);
+    void *a1[] = {&d_x, &d_y, &n};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_POLY], 3, 1, 1, 128, 1, 1, 0, a1, &err) == 0, "%s", err.msg);
+    emu_get(be, y, d_y, (size_t)n * 4);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        float v = x[i], r = ((3.0f * v + 0.5f) * v - 2.0f) * v + 1.0f;
+        if (fabsf(y[i] - 2.0f * r) > 1e-5f) bad++;
+    }
+    CHECK_INT(bad, 0);
+    void *a2[] = {&d_x, &n};
+    CHECK_MSG(emu_launch(be, ks[K_SCALE], 3, 1, 1, 128, 1, 1, 0, a2, &err) == 0, "%s", err.msg);
+    emu_get(be, y, d_x, (size_t)n * 4);
+    bad = 0;
+    for (int i = 0; i < n; i++)
+        if (y[i] != 3.0f * x[i]) bad++;
+    CHECK_INT(bad, 0);
+    be->ops->free(be, d_x);
+    be->ops->free(be, d_y);
+    free(x);
+    free(y);
+}
+
+static void test_grid_stride(void) {
+    int n = 10007;
+    float a = 2.5f, *x = rand_floats(n, 8), *y = rand_floats(n, 9), *o = xmalloc((size_t)n * 4);
+    hn_dptr d_x = emu_buf(be, x, (size_t)n * 4), d_y = emu_buf(be, y, (size_t)n * 4);
+    void *args[] = {&a, &d_x, &d_y, &n};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_SAXPY], 3, 1, 1, 64, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, o, d_y, (size_t)n * 4);
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        if (o[i] != a * x[i] + y[i]) bad++;
+    CHECK_INT(bad, 0);
+    be->ops->free(be, d_x);
+    be->ops->free(be, d_y);
+    free(x);
+    free(y);
+    free(o);
+}
+
+static void test_ordered_print(void) {
+    char *dir = emu_tmp_dir("emu-run");
+    char *path = xasprintf("%s/printf.txt", dir);
+    hn_dptr d_c = emu_buf(be, NULL, 4);
+    void *args[] = {&d_c};
+    hn_err err;
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    CHECK(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    close(fd);
+    int rc = emu_launch(be, ks[K_ORDERED], 4, 3, 2, 64, 1, 1, 0, args, &err);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    char *text = NULL;
+    CHECK(hn_read_file(path, &text, NULL, &err) == 0);
+    hn_sb want;
+    hn_sb_init(&want);
+    for (int b = 0; b < 24; b++)
+        for (int t = 0; t < 2; t++) hn_sb_addf(&want, "block %d thread %d\n", b, t);
+    CHECK_STR(text, want.buf);
+    hn_sb_free(&want);
+    free(text);
+    be->ops->free(be, d_c);
+    free(path);
+    free(dir);
+}
+
+static void test_sync_votes(void) {
+    int in[100], out[3];
+    for (int i = 0; i < 100; i++) in[i] = i % 3 == 0 ? 1 : -1;
+    hn_dptr d_in = emu_buf(be, in, sizeof in), d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_in, &d_out};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_VOTES], 1, 1, 1, 100, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    CHECK_INT(out[0], 34);
+    CHECK_INT(out[1], 0);
+    CHECK_INT(out[2], 1);
+    for (int i = 0; i < 100; i++) in[i] = 1;
+    be->ops->upload(be, d_in, in, sizeof in, &err);
+    CHECK_MSG(emu_launch(be, ks[K_VOTES], 1, 1, 1, 100, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    CHECK_INT(out[0], 100);
+    CHECK_INT(out[1], 1);
+    CHECK_INT(out[2], 1);
+    be->ops->free(be, d_in);
+    be->ops->free(be, d_out);
+}
+
+static void test_warp_misc(void) {
+    int out[64 * 7];
+    hn_dptr d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_out};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_WARP_MISC], 1, 1, 1, 64, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    int bad = 0;
+    for (int t = 0; t < 64; t++) {
+        int lane = t & 31, *o = &out[t * 7];
+        unsigned m = 0;
+        for (int j = 0; j < 32; j++)
+            if (j / 4 == lane / 4) m |= 1u << j;
+        int want[7] = {lane % 8 >= 1 ? lane - 1 : lane, 1, 0, -1, (int)m, 496,
+                       lane < 16 ? (15 - lane) * 10 : -1};
+        for (int j = 0; j < 7; j++)
+            if (o[j] != want[j]) {
+                if (bad++ < 5) fprintf(stderr, "warp_misc thread %d value %d: %d != %d\n", t, j, o[j], want[j]);
+            }
+    }
+    CHECK_INT(bad, 0);
+    be->ops->free(be, d_out);
+}
+
+static void test_dyn_file_scope(void) {
+    int out[2 * 64];
+    hn_dptr d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_out};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_DYN_FS], 2, 1, 1, 64, 1, 1, 64 * 4, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    int bad = 0;
+    for (int b = 0; b < 2; b++)
+        for (int t = 0; t < 64; t++)
+            if (out[b * 64 + t] != (t + 1) % 64 + 100 * b) bad++;
+    CHECK_INT(bad, 0);
+    be->ops->free(be, d_out);
+}
+
+static void test_handoff(void) {
+    int out = 0;
+    hn_dptr d_flags = emu_buf(be, NULL, 8), d_out = emu_buf(be, NULL, 4);
+    void *args[] = {&d_flags, &d_out};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_HANDOFF], 1, 1, 1, 32, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, &out, d_out, 4);
+    CHECK_INT(out, 42);
+    be->ops->free(be, d_flags);
+    be->ops->free(be, d_out);
+}
+
+static void test_index3d(void) {
+    unsigned g[3] = {3, 2, 2}, bl[3] = {8, 4, 2};
+    int per = 64, nb = 12, *out = xmalloc((size_t)(per * nb) * sizeof *out);
+    hn_dptr d_out = emu_buf(be, NULL, (size_t)(per * nb) * 4);
+    for (int sync = 0; sync < 2; sync++) {
+        void *args[] = {&d_out, &sync};
+        hn_err err;
+        CHECK_MSG(emu_launch(be, ks[K_INDEX3D], g[0], g[1], g[2], bl[0], bl[1], bl[2], 0, args, &err) == 0,
+                  "%s", err.msg);
+        emu_get(be, out, d_out, (size_t)(per * nb) * 4);
+        int bad = 0;
+        for (int b = 0; b < nb; b++)
+            for (int t = 0; t < per; t++)
+                if (out[b * per + t] != b * 10000 + t) bad++;
+        CHECK_INT(bad, 0);
+    }
+    be->ops->free(be, d_out);
+    free(out);
+}
+
+static void test_limits(void) {
+    hn_device_info di;
+    be->ops->device_info(be, &di);
+    CHECK_STR(di.arch, "emu");
+    CHECK_CONTAINS(di.name, "CPU emulator (");
+    CHECK_INT(di.warp_size, 32);
+    CHECK_INT(di.max_threads_per_block, 1024);
+    CHECK_INT(di.max_block_dim[2], 64);
+    CHECK_INT(di.max_grid_dim[1], 65535);
+    CHECK_INT(di.shared_per_block, 48 * 1024);
+    CHECK_INT(di.shared_per_block_optin, 227 * 1024);
+    hn_dptr d_out = emu_buf(be, NULL, 64);
+    int sync = 0;
+    void *args[] = {&d_out, &sync};
+    hn_err err;
+    CHECK(emu_launch(be, ks[K_INDEX3D], 1, 1, 1, 64, 32, 1, 0, args, &err) != 0);
+    CHECK_CONTAINS(err.msg, "threads per block");
+    CHECK_CONTAINS(err.msg, "index3d");
+    CHECK(emu_launch(be, ks[K_INDEX3D], 1, 70000, 1, 1, 1, 1, 0, args, &err) != 0);
+    CHECK_CONTAINS(err.msg, "grid dimension y");
+    CHECK(emu_launch(be, ks[K_INDEX3D], 1, 1, 1, 1, 1, 65, 0, args, &err) != 0);
+    CHECK_CONTAINS(err.msg, "block dimension z");
+    CHECK(emu_launch(be, ks[K_INDEX3D], 1, 1, 1, 1, 1, 1, 300 * 1024, args, &err) != 0);
+    CHECK_CONTAINS(err.msg, "shared memory");
+    be->ops->free(be, d_out);
+}
+
+/* the same reduction with one worker and with several */
+static void test_thread_counts(void) {
+    for (int threads = 1; threads <= 3; threads++) {
+        hn_backend *b = emu_backend(threads, 0);
+        hn_kernel *k = emu_load(b, &img, K_HIST);
+        int n = 5000, bins = 10, *x = xmalloc((size_t)n * sizeof *x);
+        unsigned ref[10] = {0}, out[10];
+        for (int i = 0; i < n; i++) {
+            x[i] = i * 7;
+            ref[x[i] % bins]++;
+        }
+        hn_dptr d_in = emu_buf(b, x, (size_t)n * 4), d_h = emu_buf(b, NULL, sizeof out);
+        void *args[] = {&d_in, &n, &d_h, &bins};
+        hn_err err;
+        CHECK_MSG(emu_launch(b, k, 9, 1, 1, 96, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+        emu_get(b, out, d_h, sizeof out);
+        for (int i = 0; i < bins; i++) CHECK_INT(out[i], ref[i]);
+        hn_device_info di;
+        b->ops->device_info(b, &di);
+        CHECK_INT(di.sm_count, threads);
+        b->ops->free(b, d_in);
+        b->ops->free(b, d_h);
+        b->ops->kernel_free(b, k);
+        hn_backend_destroy(b);
+        free(x);
+    }
+}
+
+static void test_events(void) {
+    hn_event *a, *z;
+    hn_err err;
+    CHECK(be->ops->event_create(be, &a, &err) == 0);
+    CHECK(be->ops->event_create(be, &z, &err) == 0);
+    CHECK(be->ops->event_record(be, a, &err) == 0);
+    CHECK(be->ops->flush_l2(be, &err) == 0);
+    CHECK(be->ops->event_record(be, z, &err) == 0);
+    float ms = -1;
+    CHECK(be->ops->event_elapsed(be, a, z, &ms, &err) == 0);
+    CHECK(ms >= 0);
+    CHECK(be->ops->sync(be, &err) == 0);
+    be->ops->event_destroy(be, a);
+    be->ops->event_destroy(be, z);
+}
+
+int main(void) {
+    char *path = emu_kernel_path("basic.cu");
+    char *log = NULL;
+    hn_err err;
+    if (emu_compile_file(path, kernels, K_COUNT, NULL, 0, &img, &log, &err) != 0) {
+        fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
+        return 1;
+    }
+    be = emu_backend(2, 30.0);
+    for (int i = 0; i < K_COUNT; i++) ks[i] = emu_load(be, &img, i);
+    test_reduce_shared();
+    test_reduce_warp();
+    test_ballot_count();
+    test_histogram();
+    test_atomic_sums();
+    test_dyn_cast();
+    test_template_and_constant();
+    test_grid_stride();
+    test_ordered_print();
+    test_sync_votes();
+    test_warp_misc();
+    test_dyn_file_scope();
+    test_handoff();
+    test_index3d();
+    test_limits();
+    test_thread_counts();
+    test_events();
+    for (int i = 0; i < K_COUNT; i++) be->ops->kernel_free(be, ks[i]);
+    hn_backend_destroy(be);
+    hn_module_image_free(&img);
+    free(path);
+    return hn_test_exit();
+}
