@@ -647,7 +647,12 @@ int hn_cmd_run(const hn_cli *cli) {
     r.times = xmalloc((size_t)(p->n_cases ? p->n_cases : 1) * nv * sizeof *r.times);
     for (int64_t i = 0; i < p->n_cases * nv; i++) r.times[i] = NAN;
     r.progress = isatty(2) && !cli->quiet;
-    sampler = hn_sampler_create(&r.sampling, &err);
+    {
+        /* Warm-up launches are run (untimed) by run_variant; the sampler keeps all. */
+        hn_sampling_opts so = r.sampling;
+        so.warmup = 0;
+        sampler = hn_sampler_create(&so, &err);
+    }
     if (!sampler) {
         fprintf(stderr, "harness: %s\n", err.msg);
         exit_code = 2;

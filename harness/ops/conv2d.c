@@ -60,6 +60,16 @@ static double conv2d_bytes(const double *p) {
                   p[P_OUT_CH] * p[P_H] * p[P_W]);
 }
 
+static int conv2d_dims(const double *p, int buffer, int64_t dims[4]) {
+    int64_t in_ch = (int64_t)p[P_IN_CH], out_ch = (int64_t)p[P_OUT_CH], fs = (int64_t)p[P_FS];
+    int64_t h = (int64_t)p[P_H], w = (int64_t)p[P_W];
+    switch (buffer) {
+    case B_IN: dims[0] = in_ch, dims[1] = h, dims[2] = w; return 3;
+    case B_FILTER: dims[0] = out_ch, dims[1] = in_ch, dims[2] = fs, dims[3] = fs; return 4;
+    default: dims[0] = out_ch, dims[1] = h, dims[2] = w; return 3;
+    }
+}
+
 static void conv2d_label(const double *p, char *buf, size_t size) {
     snprintf(buf, size, "%.0fx%.0fx%.0f -> %.0f, f:%.0fx%.0f", p[P_H], p[P_W], p[P_IN_CH],
              p[P_OUT_CH], p[P_FS], p[P_FS]);
@@ -138,6 +148,7 @@ const hn_op hn_op_conv2d = {
     .shape = conv2d_shape,
     .flop = conv2d_flop,
     .bytes = conv2d_bytes,
+    .dims = conv2d_dims,
     .label = conv2d_label,
     .generate = conv2d_generate,
     .reference = conv2d_reference,

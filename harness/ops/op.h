@@ -65,6 +65,9 @@ typedef struct hn_op {
      * must move (each input read once, each output written once). */
     double (*flop)(const double *p);
     double (*bytes)(const double *p);
+    /* The logical shape of buffer i (for messages and debug views): fills dims
+     * (at most 4) and returns their count; their product is the element count. */
+    int (*dims)(const double *p, int buffer, int64_t dims[4]);
     /* A short human label of the case, e.g. "128x128x32 -> 512, f:9x9". */
     void (*label)(const double *p, char *buf, size_t size);
     /* Fills every input buffer (bufs[i] has counts[i] elements) from seed. */

@@ -1,0 +1,307 @@
+/*
+ * debug.c: `harness debug CONFIG --kernel NAME [--set a=1,.. | --case ID]`: one
+ * variant on one small case, compiled with -DDEBUG -DSINGLE_BLOCK (and
+ * DEBUG_BLOCK_X/Y/Z with --block), so blocks run one at a time in linear order and
+ * the kernel's printf output comes out block by block. Then the inputs, output
+ * and reference as small matrices, the first mismatches with their coordinates,
+ * and a mismatch map per output channel as a PNG.
+ *
+ * Exit code: 0 when the output matches, 1 when it does not (or the launch
+ * failed), 2 for bad usage.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "png.h"
+#include "run.h"
+#include "sweep.h"
+
+/* Cases larger than this print no matrices (the numbers would not fit a screen). */
+#define HN_DEBUG_MAX_PRINT 1024
+
+static void coords(const int64_t *dims, int nd, int64_t e, int64_t *c) {
+    for (int i = nd - 1; i >= 0; i--) {
+        c[i] = e % dims[i];
+        e /= dims[i];
+    }
+}
+
+static void print_coords(FILE *f, const int64_t *c, int nd) {
+    fputc('(', f);
+    for (int i = 0; i < nd; i++) fprintf(f, "%s%lld", i ? ", " : "", (long long)c[i]);
+    fputc(')', f);
+}
+
+/* Prints a buffer as 2-D slices over its last two dimensions. */
+static void print_buffer(const char *title, const char *shape, const int64_t *dims, int nd, const float *f,
+                         const double *d) {
+    int64_t rows = nd >= 2 ? dims[nd - 2] : 1, cols = dims[nd - 1];
+    int64_t slices = 1;
+    for (int i = 0; i < nd - 2; i++) slices *= dims[i];
+    printf("%s %s = (", title, shape);
+    for (int i = 0; i < nd; i++) printf("%s%lld", i ? ", " : "", (long long)dims[i]);
+    printf("):\n");
+    if (slices * rows * cols > HN_DEBUG_MAX_PRINT) {
+        printf("  (%lld elements: too many to print; --save-tensors writes them as .npy)\n",
+               (long long)(slices * rows * cols));
+        return;
+    }
+    for (int64_t s = 0; s < slices; s++) {
+        if (nd > 2) {
+            int64_t c[4];
+            coords(dims, nd - 2, s, c);
+            printf("  [");
+            for (int i = 0; i < nd - 2; i++) printf("%s%lld", i ? ", " : "", (long long)c[i]);
+            printf("]\n");
+        }
+        for (int64_t y = 0; y < rows; y++) {
+            printf("   ");
+            for (int64_t x = 0; x < cols; x++) {
+                int64_t e = (s * rows + y) * cols + x;
+                printf(" %9.4f", f ? (double)f[e] : d[e]);
+            }
+            printf("\n");
+        }
+    }
+}
+
+/* Channels side by side, scaled up; grey = match, red = mismatch, black = NaN/Inf. */
+static int write_mismatch_map(const char *path, const int64_t *dims, int nd, const float *out, const double *ref,
+                              double atol, double rtol, hn_err *err) {
+    int64_t ch = nd >= 3 ? dims[nd - 3] : 1, h = nd >= 2 ? dims[nd - 2] : 1, w = dims[nd - 1];
+    for (int i = 0; i < nd - 3; i++) ch *= dims[i];
+    int64_t big = h > w ? h : w;
+    int scale = big >= 256 ? 1 : (int)(256 / big);
+    if (scale > 16) scale = 16;
+    int gap = 4;
+    int64_t width = ch * w * scale + (ch - 1) * gap, height = h * scale;
+    if (width > 16384 || height > 16384) return hn_errf(err, "the mismatch map would be %lldx%lld pixels", (long long)width, (long long)height);
+    unsigned char *rgb = xmalloc((size_t)(width * height * 3));
+    memset(rgb, 255, (size_t)(width * height * 3));
+    for (int64_t c = 0; c < ch; c++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                int64_t e = (c * h + y) * w + x;
+                unsigned char col[3] = {200, 200, 200};
+                if (!isfinite(out[e])) col[0] = col[1] = col[2] = 0;
+                else if (!hn_check_close(out[e], ref[e], atol, rtol)) col[0] = 220, col[1] = 30, col[2] = 30;
+                for (int dy = 0; dy < scale; dy++)
+                    for (int dx = 0; dx < scale; dx++) {
+                        int64_t px = c * (w * scale + gap) + x * scale + dx, py = y * scale + dy;
+                        memcpy(&rgb[(py * width + px) * 3], col, 3);
+                    }
+            }
+    int rc = hn_png_write_rgb(path, (int)width, (int)height, rgb, err);
+    free(rgb);
+    return rc;
+}
+
+/* The case with the fewest FLOP, for a debug run given no case. */
+static int64_t smallest_case(const hn_plan *p) {
+    int64_t best = -1;
+    double best_flop = 0;
+    for (int64_t c = 0; c < p->n_cases; c++) {
+        hn_workload w;
+        hn_err err;
+        if (hn_workload_shape(&w, p, &p->cases[c], &err) != 0) continue;
+        if (best < 0 || w.flop < best_flop) best = c, best_flop = w.flop;
+    }
+    return best;
+}
+
+int hn_cmd_debug(const hn_cli *cli) {
+    hn_err err;
+    hn_plan *p;
+    if (hn_plan_load(cli->config, cli->seed, &p, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        return 2;
+    }
+    int rc = 2;
+    hn_backend *be = NULL;
+    hn_case made = {0};
+    const hn_case *c = NULL;
+    hn_build b = {0};
+    hn_module_image img = {0};
+    hn_kernel *k = NULL;
+    hn_workload w = {0};
+    hn_dptr counter = 0;
+    char *cache = NULL, *dir = NULL;
+    char **extra = NULL;
+    int n_extra = 0;
+
+    if (!cli->kernel) {
+        fprintf(stderr, "harness debug: --kernel NAME is required (one of:");
+        for (int i = 0; i < p->n_variants; i++) fprintf(stderr, " %s", p->variants[i].label);
+        fprintf(stderr, ")\n");
+        goto done;
+    }
+    int vi = hn_plan_find_variant(p, cli->kernel);
+    if (vi < 0) {
+        fprintf(stderr, "harness debug: no variant '%s' in %s (variants:", cli->kernel, p->path);
+        for (int i = 0; i < p->n_variants; i++) fprintf(stderr, " %s", p->variants[i].label);
+        fprintf(stderr, ")\n");
+        goto done;
+    }
+    const hn_variant *v = &p->variants[vi];
+    if (cli->set) {
+        if (hn_plan_make_case(p, cli->set, &made, &err) != 0) {
+            fprintf(stderr, "harness debug: %s\n", err.msg);
+            goto done;
+        }
+        c = &made;
+    } else {
+        int64_t id = cli->case_id >= 0 ? cli->case_id : smallest_case(p);
+        if (id < 0 || id >= p->n_cases) {
+            fprintf(stderr, "harness debug: --case %lld: the plan has %lld cases\n", (long long)id, (long long)p->n_cases);
+            goto done;
+        }
+        c = &p->cases[id];
+    }
+    extra = xcalloc(6, sizeof *extra);
+    extra[n_extra++] = xstrdup("DEBUG");
+    extra[n_extra++] = xstrdup("SINGLE_BLOCK");
+    if (cli->block) {
+        unsigned bx, by, bz;
+        char tail;
+        if (sscanf(cli->block, "%u,%u,%u%c", &bx, &by, &bz, &tail) != 3) {
+            fprintf(stderr, "harness debug: --block %s: expected X,Y,Z (e.g. 0,1,0)\n", cli->block);
+            goto done;
+        }
+        extra[n_extra++] = xasprintf("DEBUG_BLOCK_X=%u", bx);
+        extra[n_extra++] = xasprintf("DEBUG_BLOCK_Y=%u", by);
+        extra[n_extra++] = xasprintf("DEBUG_BLOCK_Z=%u", bz);
+    }
+
+    hn_backend_opts bo = {.emu_threads = cli->emu_threads,
+                          .kernel_timeout = cli->kernel_timeout >= 0 ? cli->kernel_timeout : 60,
+                          .printf_fifo = (size_t)64 << 20};
+    if (hn_backend_create(cli->backend, &bo, !cli->quiet, &be, &err) != 0) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        goto done;
+    }
+    rc = 1;
+    hn_device_info dev;
+    be->ops->device_info(be, &dev);
+    int is_emu = strcmp(be->ops->name, "emu") == 0;
+    cache = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
+    hn_build_init(&b, p, v, (const char *const *)extra, n_extra, is_emu ? NULL : dev.arch, cache);
+    char *log = NULL;
+    if (hn_compile(be->ops->target, &b.req, &img, &log, &err) != 0) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        free(log);
+        goto done;
+    }
+    free(log);
+    if (be->ops->kernel_load(be, &img, 0, &k, &err) != 0 || hn_check_signature(p, v, be, k, 1, &err) != 0) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        goto done;
+    }
+    if (hn_workload_create(&w, p, c, be, 1e12, &err) != 0) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        goto done;
+    }
+    hn_launch_dims d;
+    if (hn_eval_geometry(p, v, &w, &d, &err) != 0) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        goto done;
+    }
+    if (be->ops->alloc(be, sizeof(int), &counter, &err) != 0 || be->ops->fill(be, counter, 0, sizeof(int), &err) != 0) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        goto done;
+    }
+    hn_argval vals[72];
+    void *args[72];
+    int n_args;
+    if (p->specs[v->spec].n_args > 64 || hn_pack_args(p, v, &w, counter, 1, vals, args, &n_args, &err) != 0) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        goto done;
+    }
+    printf("debug: %s on case %s [%s: %s]\n", v->label, w.label, be->ops->name, dev.name);
+    printf("defines:");
+    for (int i = 0; i < b.n_defines; i++) printf(" -D%s", b.defines[i]);
+    printf("\nlaunch: grid %ux%ux%u, block %ux%ux%u, %zu bytes of dynamic shared memory, + debug_counter\n",
+           d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], d.shared_bytes);
+    printf("--- kernel output (blocks one at a time, in linear order) ---\n");
+    fflush(stdout);
+    if (hn_poison_outputs(&w, &err) != 0 || be->ops->launch(be, k, &d, args, &err) != 0 ||
+        be->ops->sync(be, &err) != 0) {
+        fflush(stdout);
+        printf("--- end of kernel output ---\n");
+        fprintf(stderr, "harness debug: launch failed: %s\n", err.msg);
+        goto done;
+    }
+    fflush(stdout);
+    printf("--- end of kernel output ---\n\n");
+
+    hn_check_result cr;
+    double atol, rtol;
+    if (hn_check_outputs(&w, v, &cr, &atol, &rtol, &err) != 0) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        goto done;
+    }
+    const hn_op *op = p->op;
+    for (int i = 0; i < op->n_buffers; i++) {
+        int64_t dims[4];
+        int nd = op->dims(w.params, i, dims);
+        if (op->buffers[i].role == HN_BUF_IN) {
+            print_buffer(op->buffers[i].name, op->buffers[i].shape, dims, nd, w.host[i], NULL);
+            continue;
+        }
+        char title[128];
+        snprintf(title, sizeof title, "%s (kernel)", op->buffers[i].name);
+        print_buffer(title, op->buffers[i].shape, dims, nd, w.host[i], NULL);
+        snprintf(title, sizeof title, "%s (reference)", op->buffers[i].name);
+        print_buffer(title, op->buffers[i].shape, dims, nd, NULL, w.refs[i].values);
+        /* Mismatches of this buffer, with coordinates. */
+        const float *out = w.host[i];
+        const double *ref = w.refs[i].values;
+        int64_t n = w.refs[i].n, bad = 0;
+        for (int64_t e = 0; e < n; e++) {
+            if (hn_check_close(out[e], ref[e], atol, rtol)) continue;
+            if (bad++ < 10) {
+                int64_t cc[4];
+                coords(dims, nd, e, cc);
+                printf("%s %s ", bad == 1 ? "first mismatches of" : "                   ", op->buffers[i].name);
+                print_coords(stdout, cc, nd);
+                printf(": kernel %.6g, reference %.6g, diff %.3g\n", (double)out[e], ref[e], (double)out[e] - ref[e]);
+            }
+        }
+        printf("%s: %lld of %lld elements match (atol %.3g, rtol %.3g), %lld NaN/Inf, max abs err %.3g, max rel err %.3g\n",
+               op->buffers[i].name, (long long)(n - bad), (long long)n, atol, rtol, (long long)cr.nonfinite,
+               cr.max_abs_err, cr.max_rel_err);
+        dir = xstrdup(cli->out ? cli->out : "debug");
+        if (hn_mkdirs(dir, &err) == 0) {
+            char safe[256];
+            hn_sanitize_name(v->label, safe, sizeof safe);
+            char *png = xasprintf("%s/mismatch-%s-%s.png", dir, safe, op->buffers[i].name);
+            if (write_mismatch_map(png, dims, nd, out, ref, atol, rtol, &err) == 0)
+                printf("mismatch map: %s (one panel per channel; grey = match, red = mismatch, black = NaN/Inf)\n", png);
+            else
+                fprintf(stderr, "harness debug: mismatch map: %s\n", err.msg);
+            free(png);
+        } else {
+            fprintf(stderr, "harness debug: %s\n", err.msg);
+        }
+        free(dir);
+        dir = NULL;
+    }
+    rc = cr.match_fraction >= 1.0 ? 0 : 1;
+    printf("verdict: %s\n", rc == 0 ? "output matches the reference" : "output does NOT match the reference");
+done:
+    if (counter) be->ops->free(be, counter);
+    hn_workload_free(&w);
+    if (k) be->ops->kernel_free(be, k);
+    hn_module_image_free(&img);
+    hn_build_free(&b);
+    for (int i = 0; i < n_extra; i++) free(extra[i]);
+    free(extra);
+    free(cache);
+    free(dir);
+    hn_case_release(&made);
+    hn_backend_destroy(be);
+    hn_plan_free(p);
+    return rc;
+}
