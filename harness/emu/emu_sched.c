@@ -361,6 +361,11 @@ static unsigned long long barrier(emu_sched *s, emu_fiber *me, int op, int pred,
     if (s->bar_n > 0 && s->bar_site != site) {
         char t[48];
         tid_of(s, s->bar_first, t, sizeof t);
+        if (line == s->bar_line && file == s->bar_file)
+            fail(s, me,
+                 "divergent __syncthreads: waits at %s:%d while thread %s waits at another "
+                 "__syncthreads on the same line",
+                 base_name(file), line, t);
         fail(s, me, "divergent __syncthreads: waits at %s:%d while thread %s waits at %s:%d",
              base_name(file), line, t, base_name(s->bar_file), s->bar_line);
     }

@@ -1,0 +1,132 @@
+/*
+ * broken.cu: deliberately wrong kernels for tests/test_emu_faults.c. Each must
+ * make the emulator's launch fail with a message naming the kernel, block,
+ * thread and line; the `@name` comments mark the lines the test expects.
+ *
+ *   divergent_barrier    threads wait at two different __syncthreads
+ *   same_line_barrier    if (c) __syncthreads(); else __syncthreads(); on one line
+ *   exit_at_barrier      one thread returns while the others wait
+ *   warp_deadlock        half a warp in __shfl_sync, the other half at a barrier
+ *   missing_lanes        a full mask in a 16-thread block
+ *   exited_lane          lanes leave before a full-mask shuffle
+ *   oob_write            writes one element past the end of a buffer
+ *   null_write           writes through a null pointer
+ *   deep_recursion       recursion until the fiber stack overflows
+ *   spin_forever         spins on a plain load: only the time-out stops it
+ *   spin_atomic          spins on an atomic that never changes
+ *   crash_while_spinning block 0 writes past a buffer while the others spin on a flag
+ *   failed_assert        assert() in device code
+ *   divide_by_zero       integer division by zero
+ *   dyn_overflow         writes past the end of the dynamic shared memory
+ *   ok_sum               a correct reduction, run after every failure
+ */
+#include <assert.h>
+
+__global__ void divergent_barrier(int *out) {
+    if (threadIdx.x < 16) {
+        __syncthreads(); // @barrier_a
+        out[threadIdx.x] = 1;
+    } else {
+        __syncthreads(); // @barrier_b
+        out[threadIdx.x] = 2;
+    }
+}
+
+__global__ void same_line_barrier(int *out, int k) {
+    if (threadIdx.x < k) __syncthreads(); else __syncthreads(); // @same_line
+    out[threadIdx.x] = 1;
+}
+
+__global__ void exit_at_barrier(int *out) {
+    if (threadIdx.x == 5) return;
+    __syncthreads(); // @exit_barrier
+    out[threadIdx.x] = 1;
+}
+
+__global__ void warp_deadlock(int *out) {
+    int v = threadIdx.x;
+    if (threadIdx.x < 16)
+        v = __shfl_sync(0xffffffffu, v, 0); // @deadlock_shfl
+    else
+        __syncthreads(); // @deadlock_bar
+    out[threadIdx.x] = v;
+}
+
+__global__ void missing_lanes(int *out) {
+    out[threadIdx.x] = __shfl_sync(0xffffffffu, (int)threadIdx.x, 0); // @missing
+}
+
+__global__ void exited_lane(int *out) {
+    if (threadIdx.x >= 8) return;
+    out[threadIdx.x] = __shfl_sync(0xffffffffu, (int)threadIdx.x, 0); // @exited
+}
+
+__global__ void oob_write(float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) out[i] = 1.0f; // @oob
+}
+
+__global__ void null_write(float *out) {
+    float *p = threadIdx.x == 3 ? nullptr : out;
+    p[threadIdx.x] = 2.0f; // @null
+}
+
+__device__ int deep(int n, volatile int *sink) {
+    volatile int pad[64];
+    pad[n & 63] = n;
+    if (n == 0) return 0;
+    int r = deep(n - 1, sink) + pad[n & 63]; // @deep
+    *sink = r;
+    return r;
+}
+
+__global__ void deep_recursion(int *out) {
+    out[0] = deep(1 << 30, out + 1);
+}
+
+__global__ void spin_forever(volatile int *flag) {
+    while (flag[0] == 0) { // @spin
+    }
+}
+
+__global__ void spin_atomic(int *flag) {
+    while (atomicAdd(flag, 0) == 0) { // @spin_atomic
+    }
+}
+
+__global__ void crash_while_spinning(volatile int *flag, float *bad) {
+    if (blockIdx.x == 0) {
+        if (threadIdx.x == 0) bad[16] = 1.0f; // @crash (bad has 16 floats)
+        return;
+    }
+    while (flag[0] == 0) {
+    }
+}
+
+__global__ void failed_assert(int *out) {
+    int v = threadIdx.x;
+    assert(v < 20); // @assert
+    out[threadIdx.x] = v;
+}
+
+__global__ void divide_by_zero(int *out, int zero) {
+    out[threadIdx.x] = (int)threadIdx.x / zero; // @div
+}
+
+__global__ void dyn_overflow(float *out) {
+    extern __shared__ float buf[];
+    buf[threadIdx.x + 1] = 1.0f; // @dyn
+    __syncthreads();
+    out[threadIdx.x] = buf[threadIdx.x];
+}
+
+__global__ void ok_sum(const int *in, int *out) {
+    __shared__ int s[128];
+    s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    for (int k = 64; k > 0; k >>= 1) {
+        if ((int)threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[0] = s[0];
+}

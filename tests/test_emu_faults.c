@@ -1,0 +1,302 @@
+/*
+ * test_emu_faults.c: the emulator turns broken kernels (tests/kernels/emu/broken.cu)
+ * into messages, not hangs or crashes: divergent barriers, deadlocks, warp masks
+ * naming lanes that never arrive, out-of-range writes, stack overflow, time-outs,
+ * assert, division by zero. Each message must name the kernel, block, thread and
+ * line; after each failure a correct kernel must still run in the same process.
+ */
+#include "test_emu_common.h"
+
+static const char *const kernels[] = {
+    "divergent_barrier", "same_line_barrier", "exit_at_barrier", "warp_deadlock",
+    "missing_lanes",     "exited_lane",       "oob_write",       "null_write",
+    "deep_recursion",    "spin_forever",      "spin_atomic",     "crash_while_spinning",
+    "failed_assert",     "divide_by_zero",    "dyn_overflow",    "ok_sum",
+};
+enum {
+    K_DIVERGENT, K_SAME_LINE, K_EXIT, K_DEADLOCK, K_MISSING, K_EXITED, K_OOB, K_NULL, K_DEEP,
+    K_SPIN, K_SPIN_ATOMIC, K_CRASH_SPIN, K_ASSERT, K_DIV, K_DYN, K_OK, K_COUNT
+};
+
+static hn_module_image img;
+static char *source;
+static hn_backend *be;       /* generous time-out: nothing here should hit it */
+static hn_backend *be_short; /* 0.5 s time-out */
+static hn_kernel *ks[K_COUNT], *ks_short[K_COUNT];
+
+/* "broken.cu:<line>" of the line carrying the comment "@name". */
+static char *at(const char *name) {
+    char *mark = xasprintf("// @%s\n", name);
+    const char *p = strstr(source, mark);
+    int line = 1;
+    for (const char *q = source; p && q < p; q++)
+        if (*q == '\n') line++;
+    free(mark);
+    if (!p) emu_die("marker not found", NULL);
+    return xasprintf("broken.cu:%d", line);
+}
+
+#define CHECK_AT(msg, name)                                                                   \
+    do {                                                                                       \
+        char *_where = at(name);                                                               \
+        CHECK_CONTAINS(msg, _where);                                                           \
+        free(_where);                                                                          \
+    } while (0)
+
+/* A correct kernel still runs, on both backends. */
+static void check_still_works(void) {
+    int in[128], out = 0, ref = 0;
+    for (int i = 0; i < 128; i++) ref += in[i] = i * 3 - 50;
+    hn_backend *bs[2] = {be, be_short};
+    hn_kernel *kk[2] = {ks[K_OK], ks_short[K_OK]};
+    for (int j = 0; j < 2; j++) {
+        hn_dptr d_in = emu_buf(bs[j], in, sizeof in), d_out = emu_buf(bs[j], NULL, 4);
+        void *args[] = {&d_in, &d_out};
+        hn_err err;
+        CHECK_MSG(emu_launch(bs[j], kk[j], 1, 1, 1, 128, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+        emu_get(bs[j], &out, d_out, 4);
+        CHECK_INT(out, ref);
+        bs[j]->ops->free(bs[j], d_in);
+        bs[j]->ops->free(bs[j], d_out);
+    }
+}
+
+/* Launches kernel `k` expecting failure; returns the message (static). */
+static const char *expect_fail(hn_backend *b, hn_kernel *k, unsigned grid, unsigned block,
+                               size_t shared, void **args) {
+    static hn_err err;
+    double t0 = hn_now();
+    int rc = emu_launch(b, k, grid, 1, 1, block, 1, 1, shared, args, &err);
+    CHECK_MSG(rc != 0, "launch should have failed");
+    CHECK_MSG(hn_now() - t0 < 5.0, "took %.1f s to fail", hn_now() - t0);
+    fprintf(stderr, "  message: %s\n", err.msg);
+    return err.msg;
+}
+
+static void test_divergent_barrier(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_DIVERGENT], 1, 32, 0, args);
+    CHECK_CONTAINS(m, "kernel 'divergent_barrier'");
+    CHECK_CONTAINS(m, "block (0,0,0)");
+    CHECK_CONTAINS(m, "thread (16,0,0)");
+    CHECK_CONTAINS(m, "divergent __syncthreads");
+    CHECK_AT(m, "barrier_a");
+    CHECK_AT(m, "barrier_b");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+static void test_same_line_barrier(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    int k = 10;
+    void *args[] = {&d, &k};
+    const char *m = expect_fail(be, ks[K_SAME_LINE], 1, 32, 0, args);
+    CHECK_CONTAINS(m, "kernel 'same_line_barrier'");
+    CHECK_CONTAINS(m, "thread (10,0,0)");
+    CHECK_CONTAINS(m, "divergent __syncthreads");
+    CHECK_AT(m, "same_line");
+    /* the uniform case is fine: every thread takes the same branch */
+    k = 64;
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_SAME_LINE], 1, 1, 1, 32, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+static void test_exit_at_barrier(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_EXIT], 1, 32, 0, args);
+    CHECK_CONTAINS(m, "kernel 'exit_at_barrier'");
+    CHECK_CONTAINS(m, "block (0,0,0)");
+    CHECK_CONTAINS(m, "thread (5,0,0)");
+    CHECK_CONTAINS(m, "exited");
+    CHECK_AT(m, "exit_barrier");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+static void test_warp_deadlock(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_DEADLOCK], 2, 32, 0, args);
+    CHECK_CONTAINS(m, "kernel 'warp_deadlock'");
+    CHECK_CONTAINS(m, "block (");
+    CHECK_CONTAINS(m, "thread (0,0,0)");
+    CHECK_CONTAINS(m, "deadlock");
+    CHECK_CONTAINS(m, "__shfl_sync");
+    CHECK_CONTAINS(m, "lanes 16-31");
+    CHECK_AT(m, "deadlock_shfl");
+    CHECK_AT(m, "deadlock_bar");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+static void test_missing_lanes(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_MISSING], 1, 16, 0, args);
+    CHECK_CONTAINS(m, "kernel 'missing_lanes'");
+    CHECK_CONTAINS(m, "thread (0,0,0)");
+    CHECK_CONTAINS(m, "mask 0xffffffff names lanes 16-31");
+    CHECK_AT(m, "missing");
+    m = expect_fail(be, ks[K_EXITED], 1, 32, 0, args);
+    CHECK_CONTAINS(m, "kernel 'exited_lane'");
+    CHECK_CONTAINS(m, "thread (8,0,0)");
+    CHECK_CONTAINS(m, "__shfl_sync");
+    CHECK_AT(m, "exited");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+static void test_oob_write(void) {
+    int n = 1000;
+    hn_dptr d = emu_buf(be, NULL, (size_t)n * 4);
+    void *args[] = {&d, &n};
+    const char *m = expect_fail(be, ks[K_OOB], 4, 256, 0, args);
+    CHECK_CONTAINS(m, "kernel 'oob_write'");
+    CHECK_CONTAINS(m, "block (3,0,0)");
+    CHECK_CONTAINS(m, "thread (232,0,0)");
+    CHECK_CONTAINS(m, "SIGSEGV");
+    CHECK_CONTAINS(m, "write");
+    CHECK_CONTAINS(m, "0 bytes past the end of device buffer");
+    CHECK_CONTAINS(m, "4000 bytes");
+    CHECK_AT(m, "oob");
+    be->ops->free(be, d);
+    check_still_works();
+
+    hn_dptr d2 = emu_buf(be, NULL, 64 * 4);
+    void *a2[] = {&d2};
+    m = expect_fail(be, ks[K_NULL], 1, 32, 0, a2);
+    CHECK_CONTAINS(m, "kernel 'null_write'");
+    CHECK_CONTAINS(m, "thread (3,0,0)");
+    CHECK_CONTAINS(m, "null pointer");
+    CHECK_AT(m, "null");
+    be->ops->free(be, d2);
+    check_still_works();
+}
+
+static void test_stack_overflow(void) {
+    hn_dptr d = emu_buf(be, NULL, 64);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_DEEP], 1, 4, 0, args);
+    CHECK_CONTAINS(m, "kernel 'deep_recursion'");
+    CHECK_CONTAINS(m, "block (0,0,0)");
+    CHECK_CONTAINS(m, "thread (0,0,0)");
+    CHECK_CONTAINS(m, "stack overflow");
+    CHECK_CONTAINS(m, "broken.cu:");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+static void test_timeouts(void) {
+    hn_dptr d = emu_buf(be_short, NULL, 64);
+    void *args[] = {&d};
+    double t0 = hn_now();
+    const char *m = expect_fail(be_short, ks_short[K_SPIN], 3, 64, 0, args);
+    double dt = hn_now() - t0;
+    CHECK_MSG(dt >= 0.45 && dt < 3.0, "took %.2f s", dt);
+    CHECK_CONTAINS(m, "kernel 'spin_forever'");
+    CHECK_CONTAINS(m, "timed out after 0.5 s");
+    CHECK_CONTAINS(m, "block (");
+    CHECK_CONTAINS(m, "thread (");
+    CHECK_AT(m, "spin");
+    check_still_works();
+
+    m = expect_fail(be_short, ks_short[K_SPIN_ATOMIC], 2, 32, 0, args);
+    CHECK_CONTAINS(m, "kernel 'spin_atomic'");
+    CHECK_CONTAINS(m, "timed out");
+    CHECK_CONTAINS(m, "thread (");
+    CHECK_AT(m, "spin_atomic");
+    be_short->ops->free(be_short, d);
+    check_still_works();
+}
+
+/* one block faults while the other workers spin forever on a plain load: the
+ * launch must stop them (no time-out is set on `be`'s kernels here) */
+static void test_crash_while_spinning(void) {
+    hn_dptr flag = emu_buf(be, NULL, 64), d = emu_buf(be, NULL, 64);
+    void *args[] = {&flag, &d};
+    const char *m = expect_fail(be, ks[K_CRASH_SPIN], 8, 32, 0, args);
+    CHECK_CONTAINS(m, "kernel 'crash_while_spinning'");
+    CHECK_CONTAINS(m, "block (0,0,0)");
+    CHECK_CONTAINS(m, "thread (0,0,0)");
+    CHECK_CONTAINS(m, "SIGSEGV");
+    CHECK_CONTAINS(m, "0 bytes past the end of device buffer");
+    CHECK_AT(m, "crash (bad has 16 floats)");
+    be->ops->free(be, flag);
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+static void test_assert_and_div(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_ASSERT], 1, 32, 0, args);
+    CHECK_CONTAINS(m, "kernel 'failed_assert'");
+    CHECK_CONTAINS(m, "thread (20,0,0)");
+    CHECK_CONTAINS(m, "assertion 'v < 20' failed");
+    CHECK_AT(m, "assert");
+    check_still_works();
+    int zero = 0;
+    void *a2[] = {&d, &zero};
+    m = expect_fail(be, ks[K_DIV], 1, 8, 0, a2);
+    CHECK_CONTAINS(m, "kernel 'divide_by_zero'");
+    CHECK_CONTAINS(m, "thread (0,0,0)");
+    CHECK_CONTAINS(m, "division by zero");
+    CHECK_AT(m, "div");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+static void test_dyn_overflow(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_DYN], 1, 64, 64 * 4, args);
+    CHECK_CONTAINS(m, "kernel 'dyn_overflow'");
+    CHECK_CONTAINS(m, "thread (63,0,0)");
+    CHECK_CONTAINS(m, "0 bytes past the end of the dynamic shared memory (256 bytes)");
+    CHECK_AT(m, "dyn");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+int main(void) {
+    char *path = emu_kernel_path("broken.cu");
+    char *log = NULL;
+    hn_err err;
+    if (hn_read_file(path, &source, NULL, &err) != 0) emu_die("read", &err);
+    if (emu_compile_file(path, kernels, K_COUNT, NULL, 0, &img, &log, &err) != 0) {
+        fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
+        return 1;
+    }
+    be = emu_backend(2, 20.0);
+    be_short = emu_backend(2, 0.5);
+    for (int i = 0; i < K_COUNT; i++) {
+        ks[i] = emu_load(be, &img, i);
+        ks_short[i] = emu_load(be_short, &img, i);
+    }
+    check_still_works();
+    test_divergent_barrier();
+    test_same_line_barrier();
+    test_exit_at_barrier();
+    test_warp_deadlock();
+    test_missing_lanes();
+    test_oob_write();
+    test_stack_overflow();
+    test_timeouts();
+    test_crash_while_spinning();
+    test_assert_and_div();
+    test_dyn_overflow();
+    for (int i = 0; i < K_COUNT; i++) {
+        be->ops->kernel_free(be, ks[i]);
+        be_short->ops->kernel_free(be_short, ks_short[i]);
+    }
+    hn_backend_destroy(be);
+    hn_backend_destroy(be_short);
+    hn_module_image_free(&img);
+    free(source);
+    free(path);
+    return hn_test_exit();
+}
