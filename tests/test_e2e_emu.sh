@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# test_e2e_emu.sh: the README's main command end to end on the CPU emulator:
+# `harness run configs/conv2d_sweep.json` writes a CSV whose every row that ran is
+# ok (the others skipped as over the emulator's budget, with that reason), with
+# the statistics columns filled; then one case with --save-tensors, read back by
+# numpy, whose reference and outputs agree.
+set -u
+h=${HARNESS_BIN:?}
+tmp=${HARNESS_TMP:-/tmp}/e2e.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+csv="$tmp/conv2d_sweep.csv"
+out=$("$h" run configs/conv2d_sweep.json --backend emu --out "$csv" 2>&1)
+rc=$?
+printf '%s\n' "$out" | tail -n 12
+[ "$rc" = 0 ] || fail "the sweep exited $rc"
+python_check=$(cat <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+bad = [r for r in rows if r["status"] not in ("ok", "skipped")]
+skipped = [r for r in rows if r["status"] == "skipped"]
+ok = [r for r in rows if r["status"] == "ok"]
+assert len(rows) == 250, f"{len(rows)} rows, expected 50 cases x 5 variants"
+assert not bad, f"rows not ok: {[(r['case'], r['variant'], r['status'], r['reason']) for r in bad]}"
+assert all("budget" in r["reason"] for r in skipped), "a skip that is not the emulator budget"
+assert len(ok) >= 50, f"only {len(ok)} rows ran"
+for r in ok:
+    assert r["timing"] == "emu-wall" and r["backend"] == "emu"
+    assert float(r["match_fraction"]) == 1.0 and r["checked"] == "full"
+    n = int(r["samples"]); assert n >= 1
+    med, lo, hi = float(r["time_median_ms"]), float(r["time_min_ms"]), float(r["time_max_ms"])
+    assert 0 < lo <= med <= hi, (lo, med, hi)
+    assert float(r["time_q1_ms"]) <= med <= float(r["time_q3_ms"])
+    assert float(r["gflops"]) > 0 and float(r["flop"]) > 0
+print(f"{len(ok)} ok, {len(skipped)} skipped")
+PY
+)
+/usr/bin/python3 -c "$python_check" "$csv" || fail "CSV check failed"
+case "$out" in *"fastest correct variant per case"*) ;; *) fail "no verdict in the summary" ;; esac
+
+# One case, every tensor saved.
+"$h" run configs/conv2d_sweep.json --backend emu --case 1 --out "$tmp/one.csv" --save-tensors "$tmp/t" >/dev/null 2>&1 ||
+  fail "--case 1 --save-tensors failed"
+npy_check=$(cat <<'PY'
+import numpy as np, glob, sys
+d = sys.argv[1] + "/case-1"
+ref = np.load(d + "/out.reference.npy")
+x = np.load(d + "/in.npy"); f = np.load(d + "/filter.npy")
+assert x.dtype == np.float32 and f.dtype == np.float32 and ref.dtype == np.float64
+outs = sorted(glob.glob(d + "/out.conv2d*.npy"))
+assert len(outs) == 5, outs
+for o in outs:
+    y = np.load(o)
+    assert y.shape == ref.shape and np.allclose(y, ref, atol=1e-3, rtol=1e-4), o
+# The reference is a real convolution: recompute one pixel (case 1: 64x64x1 -> 1, f:5x5).
+img = x.reshape(1, 64, 64); w = f.reshape(1, 1, 5, 5); r = ref.reshape(1, 64, 64)
+pad = np.pad(img[0].astype(np.float64), 2)
+assert abs((pad[10:15, 20:25] * w[0, 0]).sum() - r[0, 10, 20]) < 1e-9
+print("tensors ok:", len(outs), "outputs")
+PY
+)
+/usr/bin/python3 -c "$npy_check" "$tmp/t" || fail "saved tensors check failed"
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
