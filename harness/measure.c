@@ -22,6 +22,7 @@ int hn_measure(hn_backend *be, const hn_measure_opts *o, hn_sampler *s, hn_issue
     int clock_n = 0;
     int batch = 1;
     for (;;) {
+        if (o->restore && o->restore(o->restore_ctx, err) != 0) goto done;
         if (!o->hot && be->ops->flush_l2(be, err) != 0) goto done;
         if (be->ops->event_record(be, e0, err) != 0) goto done;
         for (int b = 0; b < batch; b++)

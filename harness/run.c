@@ -227,6 +227,19 @@ static int issue_launch(void *ctx, hn_err *err) {
     return l->be->ops->launch(l->be, l->k, l->d, l->args, err);
 }
 
+/* Uploads the generated contents of every buffer a kernel both reads and writes,
+ * so each sample starts from the same inputs. */
+static int restore_inouts(void *ctx, hn_err *err) {
+    hn_workload *w = ctx;
+    const hn_op *op = w->plan->op;
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (op->buffers[i].role != HN_BUF_INOUT) continue;
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        if (w->be->ops->upload(w->be, w->dev[i], w->inout_copy[i], bytes, err) != 0) return -1;
+    }
+    return 0;
+}
+
 void hn_row_check_columns(hn_csv *csv, const hn_check_result *cr, const hn_ref *ref, double atol,
                           double rtol) {
     hn_csv_set_named(csv, "checked", ref->method);
@@ -325,6 +338,8 @@ static void run_variant(run_ctx *r, hn_workload *w, int ci, int vi, hn_sampler *
     char row_name[256];
     snprintf(row_name, sizeof row_name, "case %d %s", ci, v->label);
     mo.row_name = row_name;
+    for (int i = 0; i < p->op->n_buffers; i++)
+        if (p->op->buffers[i].role == HN_BUF_INOUT) mo.restore = restore_inouts, mo.restore_ctx = w;
     hn_measure_result mr;
     if (hn_measure(r->be, &mo, sampler, issue_launch, &lc, &mr, &err) != 0)
         { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
@@ -600,6 +615,12 @@ int hn_cmd_run(const hn_cli *cli) {
     printf("%s: %lld cases (of %lld combinations, seed %llu) x %d variants = %lld rows on %s [%s]\n", p->name,
            (long long)(last_case - first_case), (long long)p->n_total, (unsigned long long)p->seed, n_selected,
            (long long)(last_case - first_case) * n_selected, r.dev.name, r.be->ops->name);
+    if (!r.is_emu)
+        printf("device: %s (%s), %d SMs, SM clock %d MHz, L2 %.0f MiB, memory %d MHz x %d bit: peak %.0f GB/s, "
+               "%.1f TFLOP/s fp32, %.1f TFLOP/s fp64; driver %s\n",
+               r.dev.name, r.dev.arch, r.dev.sm_count, r.dev.sm_clock_khz / 1000, (double)r.dev.l2_bytes / (1 << 20),
+               r.dev.mem_clock_khz / 1000, r.dev.mem_bus_width, r.peak_bw, r.peak_fp32 / 1e3, r.peak_fp64 / 1e3,
+               r.dev.driver_version);
     if (r.is_emu)
         printf("emulator: times are CPU wall-clock times of emulated kernels, not GPU speed%s\n",
                r.max_gflop >= 0 ? "; cases above the GFLOP budget are skipped (--all runs them)" : "");

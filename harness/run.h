@@ -44,6 +44,7 @@ typedef struct {
     double params[16];      /* the operator's parameters for this case */
     int64_t counts[8];      /* elements per operator buffer */
     void *host[8];          /* inputs as generated; outputs as last downloaded */
+    void *inout_copy[8];    /* generated contents of in-out buffers (restored per sample) */
     hn_ref refs[8];         /* per output buffer */
     hn_dptr dev[8];
     hn_backend *be;
@@ -101,6 +102,10 @@ typedef struct {
     double default_mhz;    /* the device's default SM clock; <= 0 unknown */
     FILE *samples_csv;     /* every kept sample's time is appended here (or NULL) */
     const char *row_name;  /* for the samples file */
+    /* Called before every sample, outside the timed interval (e.g. to restore
+     * inputs a kernel overwrites); may be NULL. */
+    hn_issue_fn restore;
+    void *restore_ctx;
 } hn_measure_opts;
 
 typedef struct {

@@ -84,6 +84,12 @@ int hn_workload_create(hn_workload *w, const hn_plan *p, const hn_case *c, hn_ba
     }
     uint64_t seed = case_seed(p, c);
     op->generate(w->params, w->host, seed);
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (op->buffers[i].role != HN_BUF_INOUT) continue;
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        w->inout_copy[i] = xmalloc(bytes ? bytes : 1);
+        memcpy(w->inout_copy[i], w->host[i], bytes);
+    }
     double t1 = hn_now();
     w->gen_seconds = t1 - t0;
     if (op->reference(w->params, w->host, w->refs, ref_budget_gflop, seed, 0, err) != 0) goto fail;
@@ -113,6 +119,7 @@ void hn_workload_free(hn_workload *w) {
     const hn_op *op = w->plan->op;
     for (int i = 0; i < op->n_buffers; i++) {
         free(w->host[i]);
+        free(w->inout_copy[i]);
         hn_ref_free(&w->refs[i]);
         if (w->be && w->dev[i]) w->be->ops->free(w->be, w->dev[i]);
     }
