@@ -165,12 +165,26 @@ static char *compiler_version(const char *cmd) {
     return v;
 }
 
-/* The first line of log that reports an error, else its first line. */
+/* The first line of log that reports an error, else its first line. An error
+ * raised inside the shim (a static_assert or #error naming an unsupported
+ * construct) is reported at the user's line that led there ("required from
+ * here", "In file included from"). */
 static char *first_error(const char *log) {
-    const char *p = log, *pick = NULL;
+    const char *p = log, *pick = NULL, *user = NULL;
+    size_t user_n = 0;
     while (p && *p) {
         const char *e = strchr(p, '\n');
         size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *req = memmem(p, n, ":   required from here", 22);
+        if (req && !memmem(p, (size_t)(req - p), "/emu-shim-", 10)) {
+            user = p;
+            user_n = (size_t)(req - p);
+        } else if (n > 23 && strncmp(p, "In file included from ", 22) == 0 &&
+                   !memmem(p, n, "/emu-shim-", 10) && !memmem(p, n, "<command-line>", 14)) {
+            user = p + 22;
+            user_n = n - 22;
+            if (user_n && (user[user_n - 1] == ':' || user[user_n - 1] == ',')) user_n--;
+        }
         if (!pick && n) pick = p;
         if (memmem(p, n, "error", 5) || memmem(p, n, "Error", 5)) {
             pick = p;
@@ -180,7 +194,13 @@ static char *first_error(const char *log) {
     }
     if (!pick) return xstrdup("(no output)");
     const char *e = strchr(pick, '\n');
-    return xstrndup(pick, e ? (size_t)(e - pick) : strlen(pick));
+    size_t n = e ? (size_t)(e - pick) : strlen(pick);
+    const char *what = memmem(pick, n, "error: ", 7);
+    if (user && what && memmem(pick, n, "/emu-shim-", 10)) {
+        what += 7;
+        return xasprintf("%.*s: %.*s", (int)user_n, user, (int)(n - (size_t)(what - pick)), what);
+    }
+    return xstrndup(pick, n);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -376,6 +376,9 @@ int emu_src_rewrite_shared(const char *s, const char *path, emu_src_rewrite *out
                 hn_sb_add(&ptrs, s + ts.t[keep[k]].b, ts.t[keep[k]].e - ts.t[keep[k]].b);
             const tok *nt = &ts.t[keep[name_at]];
             char *name = xstrndup(s + nt->b, nt->e - nt->b);
+            /* the pointer type: "T *", "volatile unsigned char **" */
+            char *ptype = xasprintf("%s %s*", type, ptrs.buf);
+            if (rep.len) hn_sb_addc(&rep, ' ');
             if (br < 0) {
                 if (file_scope) {
                     rc = hn_errf(err,
@@ -384,11 +387,11 @@ int emu_src_rewrite_shared(const char *s, const char *path, emu_src_rewrite *out
                                  path, ts.t[i].line, name, name);
                     ok = 0;
                 } else {
-                    hn_sb_addf(&rep, "%s %s &%s = *(%s %s *)hn_emu_dyn_shared(); ", type, ptrs.buf,
-                               name, type, ptrs.buf);
+                    hn_sb_addf(&rep, "%s%s%s &%s = *(%s)hn_emu_dyn_shared();", type,
+                               ptrs.len ? " " : "", ptrs.buf, name, ptype);
                 }
             } else if (file_scope) {
-                hn_sb_addf(&rep, "static thread_local %s %s *%s; ", type, ptrs.buf, name);
+                hn_sb_addf(&rep, "static thread_local %s%s;", ptype, name);
                 hn_sb qual;
                 hn_sb_init(&qual);
                 for (int k = 0; k < depth; k++)
@@ -397,9 +400,9 @@ int emu_src_rewrite_shared(const char *s, const char *path, emu_src_rewrite *out
                 out->fs_names = xrealloc(out->fs_names, (size_t)(out->n_fs + 1) * sizeof(char *));
                 out->fs_names[out->n_fs++] = hn_sb_detach(&qual);
             } else {
-                hn_sb_addf(&rep, "%s %s *const %s = (%s %s *)hn_emu_dyn_shared(); ", type,
-                           ptrs.buf, name, type, ptrs.buf);
+                hn_sb_addf(&rep, "%sconst %s = (%s)hn_emu_dyn_shared();", ptype, name, ptype);
             }
+            free(ptype);
             free(name);
             hn_sb_free(&ptrs);
             first = 0;

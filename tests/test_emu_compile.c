@@ -1,0 +1,311 @@
+/*
+ * test_emu_compile.c: the emulator's compile path: the on-disk cache (a second
+ * compile loads, an edited header recompiles), unsupported constructs named at
+ * compile time, compiler errors with the user's file:line, the parameter
+ * signature of a kernel, and the rewrite of `extern __shared__` declarations
+ * (unit tests of emu_source.c, then end to end in shared_decls.cu).
+ */
+#define _GNU_SOURCE
+#include <time.h>
+#include <unistd.h>
+
+#include "emu/emu_source.h"
+#include "test_emu_common.h"
+
+static char *tmp;
+
+static char *write_tmp(const char *name, const char *text) {
+    char *p = xasprintf("%s/%s", tmp, name);
+    hn_err err;
+    if (hn_write_file(p, text, strlen(text), &err) != 0) emu_die("write", &err);
+    return p;
+}
+
+/* Compiles `text` saved as `name` with one kernel; returns rc; fills msg+log. */
+static int compile_text(const char *name, const char *text, const char *kernel, char *msg,
+                        size_t size, char **log) {
+    char *p = write_tmp(name, text);
+    hn_module_image img;
+    hn_err err;
+    const char *ks[] = {kernel};
+    *log = NULL;
+    int rc = emu_compile_file(p, ks, 1, NULL, 0, &img, log, &err);
+    snprintf(msg, size, "%s", rc ? err.msg : "");
+    if (rc == 0) {
+        *log = xstrdup(img.log);
+        hn_module_image_free(&img);
+    }
+    free(p);
+    return rc;
+}
+
+static void test_cache_and_headers(void) {
+    char header[256];
+    snprintf(header, sizeof header, "/* run %ld.%ld */\n#define ANSWER 41\n", (long)getpid(),
+             (long)time(NULL));
+    char *h = write_tmp("cached_helper.h", header);
+    char *cu = write_tmp("cached.cu", "#include \"cached_helper.h\"\n"
+                                      "__global__ void answer(int *out) { out[0] = ANSWER; }\n");
+    const char *ks[] = {"answer"};
+    hn_module_image a, b, c;
+    hn_err err;
+    char *log = NULL;
+    CHECK_MSG(emu_compile_file(cu, ks, 1, NULL, 0, &a, &log, &err) == 0, "%s", err.msg);
+    CHECK_INT(a.from_cache, 0);
+    CHECK(a.path && hn_file_exists(a.path));
+    CHECK_STR(a.lowered[0], "hn_emu_kernel_0");
+    CHECK(a.log != NULL);
+    CHECK(a.image == NULL);
+    CHECK_MSG(emu_compile_file(cu, ks, 1, NULL, 0, &b, &log, &err) == 0, "%s", err.msg);
+    CHECK_INT(b.from_cache, 1);
+    CHECK_STR(a.key, b.key);
+    CHECK_STR(a.path, b.path);
+    /* a different define is a different module */
+    const char *defs[] = {"UNUSED_FLAG=1"};
+    hn_module_image d;
+    CHECK_MSG(emu_compile_file(cu, ks, 1, defs, 1, &d, &log, &err) == 0, "%s", err.msg);
+    CHECK(strcmp(d.key, a.key) != 0);
+    hn_module_image_free(&d);
+    /* editing the header recompiles, and the new value runs */
+    snprintf(header, sizeof header, "/* run %ld.%ld */\n#define ANSWER 42\n", (long)getpid(),
+             (long)time(NULL));
+    CHECK(hn_write_file(h, header, strlen(header), &err) == 0);
+    CHECK_MSG(emu_compile_file(cu, ks, 1, NULL, 0, &c, &log, &err) == 0, "%s", err.msg);
+    CHECK_INT(c.from_cache, 0);
+    CHECK(strcmp(c.key, a.key) != 0);
+    hn_backend *be = emu_backend(1, 10);
+    hn_kernel *k = emu_load(be, &c, 0);
+    hn_dptr d_out = emu_buf(be, NULL, 4);
+    void *args[] = {&d_out};
+    int out = 0;
+    CHECK_MSG(emu_launch(be, k, 1, 1, 1, 1, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, &out, d_out, 4);
+    CHECK_INT(out, 42);
+    be->ops->free(be, d_out);
+    be->ops->kernel_free(be, k);
+    hn_backend_destroy(be);
+    hn_module_image_free(&a);
+    hn_module_image_free(&b);
+    hn_module_image_free(&c);
+    free(h);
+    free(cu);
+}
+
+static void test_unsupported(void) {
+    static const struct {
+        const char *file, *text, *kernel, *expect;
+    } cases[] = {
+        {"u_asm.cu",
+         "__global__ void k(int *o) {\n"
+         "    asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(o[0]));\n"
+         "}\n",
+         "k", "u_asm.cu:2: inline asm is not supported"},
+        {"u_tex.cu",
+         "__global__ void k(float *o, cudaTextureObject_t t) {\n"
+         "    o[0] = tex2D<float>(t, 0.5f, 0.5f);\n"
+         "}\n",
+         "k", "tex2D is not supported"},
+        {"u_cg.cu",
+         "#include <cooperative_groups.h>\n"
+         "__global__ void k(int *o) { o[0] = 1; }\n",
+         "k", "cooperative_groups.h (cooperative groups) is not supported"},
+        {"u_dynpar.cu",
+         "__global__ void child(int *o) { o[0] = 1; }\n"
+         "__global__ void k(int *o) {\n"
+         "    child<<<1, 1>>>(o);\n"
+         "}\n",
+         "k", "u_dynpar.cu:3: dynamic parallelism"},
+        {"u_shfl.cu",
+         "__global__ void k(int *o) {\n"
+         "    o[0] = __shfl(o[1], 0);\n"
+         "}\n",
+         "k", "__shfl is not supported: the non-sync warp intrinsics were removed"},
+        {"u_half.cu",
+         "#include <cuda_fp16.h>\n"
+         "__global__ void k(int *o) { o[0] = 1; }\n",
+         "k", "cuda_fp16.h"},
+    };
+    for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
+        char msg[2048];
+        char *log = NULL;
+        int rc = compile_text(cases[i].file, cases[i].text, cases[i].kernel, msg, sizeof msg, &log);
+        CHECK_MSG(rc != 0, "%s compiled", cases[i].file);
+        hn_sb both;
+        hn_sb_init(&both);
+        hn_sb_addf(&both, "%s\n%s", msg, log ? log : "");
+        CHECK_CONTAINS(both.buf, cases[i].expect);
+        CHECK_CONTAINS(msg, cases[i].file);
+        hn_sb_free(&both);
+        free(log);
+    }
+    /* asm in an inactive #if and in a comment is fine */
+    char msg[2048];
+    char *log = NULL;
+    int rc = compile_text("u_asm_off.cu",
+                          "#ifndef HN_EMU\n"
+                          "#define LANE(x) asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(x))\n"
+                          "#endif\n"
+                          "/* asm(\"...\") in a comment */\n"
+                          "__global__ void k(int *o) { o[0] = 1; }\n",
+                          "k", msg, sizeof msg, &log);
+    CHECK_MSG(rc == 0, "%s\n%s", msg, log ? log : "");
+    free(log);
+}
+
+static void test_compile_errors(void) {
+    char msg[2048];
+    char *log = NULL;
+    int rc = compile_text("e_syntax.cu",
+                          "__global__ void k(int *o) {\n"
+                          "    int x = 1\n"
+                          "    o[0] = x;\n"
+                          "}\n",
+                          "k", msg, sizeof msg, &log);
+    CHECK(rc != 0);
+    CHECK_CONTAINS(msg, "e_syntax.cu");
+    CHECK_CONTAINS(log, "e_syntax.cu:3"); /* gcc reports the missing ';' at the next token */
+    CHECK_CONTAINS(log, "error");
+    free(log);
+    rc = compile_text("e_name.cu", "__global__ void k(int *o) { o[0] = 1; }\n", "not_there", msg,
+                      sizeof msg, &log);
+    CHECK(rc != 0);
+    CHECK_CONTAINS(log, "not_there");
+    free(log);
+}
+
+static void test_param_signature(void) {
+    char *path = emu_kernel_path("basic.cu");
+    const char *ks[] = {"params", "scale<3>"};
+    hn_module_image img;
+    hn_err err;
+    char *log = NULL;
+    CHECK_MSG(emu_compile_file(path, ks, 2, NULL, 0, &img, &log, &err) == 0, "%s", err.msg);
+    hn_backend *be = emu_backend(1, 10);
+    hn_kernel *k = emu_load(be, &img, 0);
+    hn_param_info p[16];
+    int n = 0;
+    CHECK(be->ops->kernel_params(be, k, p, 16, &n, &err) == 0);
+    CHECK_INT(n, 7);
+    const char kinds[] = "pifufio";
+    const int sizes[] = {8, 4, 4, 1, 8, 8, 8};
+    for (int i = 0; i < n && i < 7; i++) {
+        CHECK_INT(p[i].kind, kinds[i]);
+        CHECK_INT(p[i].size, sizes[i]);
+    }
+    hn_kernel *k2 = emu_load(be, &img, 1);
+    CHECK(be->ops->kernel_params(be, k2, p, 16, &n, &err) == 0);
+    CHECK_INT(n, 2);
+    CHECK_INT(p[0].kind, 'p');
+    CHECK_INT(p[1].kind, 'i');
+    be->ops->kernel_free(be, k);
+    be->ops->kernel_free(be, k2);
+    hn_backend_destroy(be);
+    hn_module_image_free(&img);
+    free(path);
+}
+
+static int count_lines(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+static void test_rewrite_unit(void) {
+    const char *src = "namespace a { namespace b {\n"
+                      "extern __shared__ float fs[];\n"
+                      "} }\n"
+                      "extern \"C\" { extern __shared__ int top[]; }\n"
+                      "template <class T> __global__ void k(T *o) {\n"
+                      "    extern __shared__\n"
+                      "      __align__(16) T buf[];\n"
+                      "    __shared__ int st[4];\n"
+                      "    extern __shared__ volatile unsigned char *ptrs[], more[];\n"
+                      "    o[0] = buf[0]; // \"extern __shared__ x[]\" in a comment stays\n"
+                      "}\n";
+    emu_src_rewrite rw;
+    hn_err err;
+    CHECK_MSG(emu_src_rewrite_shared(src, "x.cu", &rw, &err) == 0, "%s", err.msg);
+    CHECK_INT(count_lines(rw.text), count_lines(src));
+    CHECK_INT(rw.n_rewritten, 4);
+    CHECK_INT(rw.n_fs, 2);
+    if (rw.n_fs == 2) {
+        CHECK_STR(rw.fs_names[0], "a::b::fs");
+        CHECK_STR(rw.fs_names[1], "top");
+    }
+    CHECK_CONTAINS(rw.text, "static thread_local float *fs;");
+    CHECK_CONTAINS(rw.text, "static thread_local int *top;");
+    CHECK_CONTAINS(rw.text, "T *const buf = (T *)hn_emu_dyn_shared();");
+    CHECK_CONTAINS(rw.text, "__shared__ int st[4];");
+    CHECK_CONTAINS(rw.text, "volatile unsigned char **const ptrs");
+    CHECK_CONTAINS(rw.text, "volatile unsigned char *const more");
+    CHECK_CONTAINS(rw.text, "\"extern __shared__ x[]\" in a comment stays");
+    /* the line after the two-line declaration is still line 8 */
+    const char *p = rw.text;
+    for (int line = 1; line < 8; line++) p = strchr(p, '\n') + 1;
+    CHECK(strncmp(p, "    __shared__ int st[4];", 25) == 0);
+    emu_src_rewrite_free(&rw);
+
+    CHECK(emu_src_rewrite_shared("extern __shared__ int scalar;\n", "y.cu", &rw, &err) != 0);
+    CHECK_CONTAINS(err.msg, "y.cu:1");
+}
+
+static void test_rewrite_end_to_end(void) {
+    char *path = emu_kernel_path("shared_decls.cu");
+    const char *ks[] = {"k_ns", "k_two_lines", "k_tmpl<int>", "k_line"};
+    hn_module_image img;
+    hn_err err;
+    char *log = NULL;
+    if (emu_compile_file(path, ks, 4, NULL, 0, &img, &log, &err) != 0) {
+        CHECK_MSG(0, "%s\n%s", err.msg, log ? log : "");
+        free(log);
+        free(path);
+        return;
+    }
+    hn_backend *be = emu_backend(2, 10);
+    hn_kernel *k[4];
+    for (int i = 0; i < 4; i++) k[i] = emu_load(be, &img, i);
+    float of[32];
+    int oi[32];
+    hn_dptr d = emu_buf(be, NULL, 32 * 8);
+    void *args[] = {&d};
+    CHECK_MSG(emu_launch(be, k[0], 1, 1, 1, 32, 1, 1, 32 * 4, args, &err) == 0, "%s", err.msg);
+    emu_get(be, of, d, sizeof of);
+    int bad = 0;
+    for (int t = 0; t < 32; t++) bad += of[t] != (float)(31 - t);
+    CHECK_INT(bad, 0);
+    CHECK_MSG(emu_launch(be, k[1], 1, 1, 1, 32, 1, 1, 32 * 4, args, &err) == 0, "%s", err.msg);
+    emu_get(be, oi, d, sizeof oi);
+    bad = 0;
+    for (int t = 0; t < 32; t++) bad += oi[t] != (t + 1) % 32 * 2;
+    CHECK_INT(bad, 0);
+    CHECK_MSG(emu_launch(be, k[2], 1, 1, 1, 32, 1, 1, 32 * 4, args, &err) == 0, "%s", err.msg);
+    emu_get(be, oi, d, sizeof oi);
+    bad = 0;
+    for (int t = 0; t < 32; t++) bad += oi[t] != t + 1;
+    CHECK_INT(bad, 0);
+    CHECK_MSG(emu_launch(be, k[3], 1, 1, 1, 1, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, oi, d, 4);
+    char *src = NULL;
+    CHECK(hn_read_file(path, &src, NULL, &err) == 0);
+    int line = 1;
+    for (const char *q = src; *q && q < strstr(src, "// @line"); q++) line += *q == '\n';
+    CHECK_INT(oi[0], line);
+    free(src);
+    be->ops->free(be, d);
+    for (int i = 0; i < 4; i++) be->ops->kernel_free(be, k[i]);
+    hn_backend_destroy(be);
+    hn_module_image_free(&img);
+    free(path);
+}
+
+int main(void) {
+    tmp = emu_tmp_dir("emu-compile");
+    test_cache_and_headers();
+    test_unsupported();
+    test_compile_errors();
+    test_param_signature();
+    test_rewrite_unit();
+    test_rewrite_end_to_end();
+    free(tmp);
+    return hn_test_exit();
+}
