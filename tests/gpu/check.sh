@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh OUTDIR: everything that needs a GPU, as one prepared script.
+# check.sh OUTDIR [smoke]: everything that needs a GPU, as one prepared script.
 #
 # On a machine with an NVIDIA GPU and the CUDA toolkit but no package access:
 #   1. unpacks the .deb files carried in .deps/ (tests/gpu/fetch-deps.sh) into
@@ -12,8 +12,12 @@
 # leaving CSVs and logs in OUTDIR. Each step is logged on its own and a failing
 # step does not stop the next (the summary at the end says what failed).
 # Extra options for both sweeps can be given in HARNESS_SWEEP_OPTS.
+#
+# `smoke` builds only the binary and the GPU test, runs that test, two cases of the
+# sweep and a debug run: a quick look that the CUDA path works before a full run.
 set -uo pipefail
-out=${1:?usage: tests/gpu/check.sh OUTDIR}
+out=${1:?usage: tests/gpu/check.sh OUTDIR [smoke]}
+mode=${2:-full}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/../.."
@@ -49,6 +53,19 @@ if [ ! -f /usr/include/cjson/cJSON.h ] && ls .deps/*.deb >/dev/null 2>&1; then
   export LD_LIBRARY_PATH="$root/.deps/prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 fi
 export HARNESS_CACHE_DIR="$root/build-gpu/kernel-cache"
+
+if [ "$mode" = smoke ]; then
+  step build 300 bash -c "cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release ${cmake_extra[*]} && cmake --build build-gpu -j $jobs --target harness test_cuda_backend test_nvrtc"
+  h=build-gpu/harness
+  step info 60 $h info
+  step test_cuda_backend 120 bash -c "cd build-gpu && HARNESS_ROOT=$root ./test_cuda_backend"
+  step sweep_case6 120 $h run configs/conv2d_sweep.json --backend cuda --case 6 --out "$out/smoke_case6.csv" --save-samples
+  step sweep_case33 120 $h run configs/conv2d_sweep.json --backend cuda --case 33 --out "$out/smoke_case33.csv"
+  step debug 120 $h debug configs/conv2d_sweep.json --backend cuda --kernel conv2d_pad_z_out_shared_halo \
+    --set in_ch=2,out_ch=1,filter_size=3,img_size=20 --out "$out/debug"
+  echo "summary: ${#failed[@]} failed step(s): ${failed[*]:-none}"
+  exit ${#failed[@]}
+fi
 
 step build 300 bash -c "cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release ${cmake_extra[*]} && cmake --build build-gpu -j $jobs"
 h=build-gpu/harness
