@@ -127,7 +127,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
         w->f_tid = cur->tid;
         w->f_bid = cur->blk->block_idx;
         w->armed = 0;
-        emu_sched_abandon(w->sched);
+        emu_sched_abandon(w->sched, (void *)uc->uc_mcontext.gregs[REG_RSP]);
         siglongjmp(w->jb, 1);
     }
     errno = saved_errno;

@@ -60,7 +60,7 @@ struct emu_sched {
     emu_fiber *f[HN_EMU_MAX_THREADS];        /* by thread id, in fiber mode */
     const emu_sched_kernel *k;
     hn_emu_block blk;
-    int n, ndone, mode, loop_t;
+    int n, ndone, mode, loop_t, upgraded_at;
     /* ready queue (ring of thread ids) */
     int q[HN_EMU_MAX_THREADS];
     int qh, qn;
@@ -77,7 +77,6 @@ struct emu_sched {
     int status;
     void *stop_pc;
     int stop_thread;
-    int dirty;                               /* fibers were abandoned (sanitizer) */
     char msg[2048];
 };
 
@@ -180,7 +179,6 @@ __attribute__((noreturn)) static void to_main(emu_sched *s, emu_fiber *from, int
 __attribute__((noreturn)) static void stop(emu_sched *s, emu_fiber *me, void *pc) {
     s->stop_pc = pc;
     s->stop_thread = me->id;
-    s->dirty = 1;
     to_main(s, me, EMU_BLOCK_STOPPED);
 }
 
@@ -197,7 +195,6 @@ __attribute__((format(printf, 3, 4), noreturn)) static void fail(emu_sched *s, e
         vsnprintf(s->msg + n, sizeof s->msg - (size_t)n, fmt, ap);
         va_end(ap);
     }
-    s->dirty = 1;
     to_main(s, me, EMU_BLOCK_FAILED);
 }
 
@@ -292,6 +289,7 @@ static void upgrade(emu_sched *s) {
     s->f[t] = lf;
     lf->state = F_RUNNING;
     s->ndone = t;
+    s->upgraded_at = t;
     for (int u = t + 1; u < s->n; u++) {
         emu_fiber *fu = &s->fibers[u];
         hn_err err;
@@ -715,15 +713,37 @@ size_t emu_sched_stack_bytes(const emu_sched *s) {
     return s->stacks.stack_bytes;
 }
 
-void emu_sched_abandon(emu_sched *s) {
+/* Fibers never return to their entry (they exit or are abandoned with a
+ * switch), so the sanitizer's poison around their instrumented frames would
+ * outlive them and trip the next user of the stack. Unpoison what each fiber
+ * of the block used: from its last stack pointer up. */
+static void asan_clean_block(emu_sched *s) {
+#if EMU_ASAN
+    emu_fiber *fs[HN_EMU_MAX_THREADS + 1];
+    int n = 0;
+    fs[n++] = &s->fibers[LOOP_SLOT];
+    if (s->mode == MODE_FIBERS)
+        for (int u = s->upgraded_at + 1; u < s->n; u++) fs[n++] = &s->fibers[u];
+    for (int i = 0; i < n; i++) {
+        char *from = (char *)fs[i]->sp - 256;
+        if (from < fs[i]->lo || from > fs[i]->hi) from = fs[i]->lo;
+        __asan_unpoison_memory_region(from, (size_t)(fs[i]->hi - from));
+    }
+#else
+    (void)s;
+#endif
+}
+
+void emu_sched_abandon(emu_sched *s, void *sp) {
+    emu_fiber *f = (emu_fiber *)emu_tl_cur;
+    if (f) f->sp = sp;
     emu_tl_cur = NULL;
-    s->dirty = 1;
     asan_start(NULL, s->main_lo, s->main_size);
 }
 
 void emu_sched_landed(emu_sched *s) {
-    (void)s;
     asan_finish(NULL);
+    asan_clean_block(s);
 }
 
 static void find_main_stack(emu_sched *s) {
@@ -741,17 +761,6 @@ static void find_main_stack(emu_sched *s) {
 int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_block *blk) {
     tl_sched = s;
     if (!s->main_lo) find_main_stack(s);
-#if EMU_ASAN
-    if (s->dirty) {
-        /* frames of abandoned fibers leave poisoned shadow behind */
-        for (int i = 0; i <= HN_EMU_MAX_THREADS; i++)
-            if (s->stacks.ready[i])
-                __asan_unpoison_memory_region(s->stacks.base + (size_t)i * s->stacks.slot_bytes +
-                                                  s->stacks.page,
-                                              s->stacks.stack_bytes);
-    }
-#endif
-    s->dirty = 0;
     s->k = k;
     s->blk = *blk;
     s->n = (int)blk->nthreads;
@@ -783,5 +792,6 @@ int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_bl
     hn_emu_switch(&s->main_sp, lf->sp);
     asan_finish(s->main_fake);
     emu_tl_cur = NULL;
+    asan_clean_block(s);
     return s->status;
 }

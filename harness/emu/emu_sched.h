@@ -68,9 +68,9 @@ const hn_emu_tctx *emu_sched_current(void);
 int emu_sched_guard_slot(const emu_sched *s, const void *addr);
 size_t emu_sched_stack_bytes(const emu_sched *s);
 /* Called by a signal handler just before it leaves the running fiber for good
- * with siglongjmp (tells the sanitizer, forgets the fiber); and by the worker
- * once it has landed. */
-void emu_sched_abandon(emu_sched *s);
+ * with siglongjmp (sp: the fiber's stack pointer when interrupted; tells the
+ * sanitizer, forgets the fiber); and by the worker once it has landed. */
+void emu_sched_abandon(emu_sched *s, void *sp);
 void emu_sched_landed(emu_sched *s);
 
 #endif
