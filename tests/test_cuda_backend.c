@@ -130,9 +130,15 @@ static void test_limits_and_shared(void) {
     be->ops->alloc(be, 4, &x, &err);
     int n = 0;
     void *args[] = {&x, &n};
-    hn_launch_dims d = {{1, 1, 1}, {2048, 1, 1}, 0};
+    hn_launch_dims d = {{1, 1, 1}, {32, 32, 2}, 0};
     CHECK(be->ops->launch(be, k, &d, args, &err) != 0);
     CHECK_CONTAINS(err.msg, "2048 threads exceeds");
+    d = (hn_launch_dims){{1, 1, 1}, {2048, 1, 1}, 0};
+    CHECK(be->ops->launch(be, k, &d, args, &err) != 0);
+    CHECK_CONTAINS(err.msg, "block x = 2048 exceeds the device's limit");
+    d = (hn_launch_dims){{1, 1, 70000}, {32, 1, 1}, 0};
+    CHECK(be->ops->launch(be, k, &d, args, &err) != 0);
+    CHECK_CONTAINS(err.msg, "grid z = 70000 exceeds");
     d = (hn_launch_dims){{1, 1, 1}, {128, 1, 1}, dev.shared_per_block_optin + 1};
     CHECK(be->ops->launch(be, k, &d, args, &err) != 0);
     CHECK_CONTAINS(err.msg, "shared memory");
