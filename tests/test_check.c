@@ -60,7 +60,36 @@ static void test_many_bad_is_capped(void) {
     CHECK_NEAR(r.match_fraction, 0.0, 0);
 }
 
+/* Large outputs are checked in parallel parts; the result is the same as in one. */
+static void test_parallel_matches_serial(void) {
+    int64_t n = (1 << 21) + 12345;
+    float *out = xmalloc((size_t)n * sizeof *out);
+    double *vals = xmalloc((size_t)n * sizeof *vals);
+    uint64_t st = 5;
+    for (int64_t i = 0; i < n; i++) {
+        vals[i] = hn_rand_unit(&st) * 2 - 1;
+        out[i] = (float)vals[i];
+    }
+    out[7] = NAN;
+    out[1 << 20] += 1.0f;
+    out[n - 1] = -5.0f;
+    hn_ref ref = {.values = vals, .n = n};
+    hn_check_result r;
+    hn_check_f32(out, &ref, 1e-6, 1e-6, &r);
+    CHECK_INT(r.checked, n);
+    CHECK_INT(r.nonfinite, 1);
+    CHECK_INT(r.matched, n - 3);
+    CHECK_INT(r.n_bad, 3);
+    CHECK_INT(r.bad[0], 7);
+    CHECK_INT(r.bad[1], 1 << 20);
+    CHECK_INT(r.bad[2], n - 1);
+    CHECK(r.max_abs_err >= 4.0);
+    free(out);
+    free(vals);
+}
+
 int main(void) {
+    test_parallel_matches_serial();
     test_close_rule();
     test_full();
     test_sampled();
