@@ -70,8 +70,11 @@ struct emu_pool {
     const emu_launch_req *req;
     hn_emu_block proto;
     unsigned long long nblocks;
-    _Atomic unsigned long long next;
-    atomic_int abort;
+    /* each on its own cache line: workers bump `next` once per block and read
+     * `abort` at every scheduling point */
+    _Alignas(64) _Atomic unsigned long long next;
+    _Alignas(64) atomic_int abort;
+    char pad_[60];
 };
 
 static _Thread_local emu_worker *tl_worker __attribute__((tls_model("initial-exec")));

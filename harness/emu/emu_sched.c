@@ -59,6 +59,7 @@ struct emu_sched {
     emu_fiber fibers[HN_EMU_MAX_THREADS + 1];
     emu_fiber *f[HN_EMU_MAX_THREADS];        /* by thread id, in fiber mode */
     const emu_sched_kernel *k;
+    const atomic_int *abort;                 /* k->abort */
     hn_emu_block blk;
     int n, ndone, mode, loop_t, upgraded_at;
     /* ready queue (ring of thread ids) */
@@ -199,7 +200,7 @@ __attribute__((format(printf, 3, 4), noreturn)) static void fail(emu_sched *s, e
 }
 
 static void check_abort(emu_sched *s, emu_fiber *me) {
-    if (atomic_load_explicit(s->k->abort, memory_order_relaxed))
+    if (atomic_load_explicit(s->abort, memory_order_relaxed))
         stop(s, me, NULL);
 }
 
@@ -215,10 +216,24 @@ static void switch_to(emu_fiber *from, emu_fiber *to) {
 
 __attribute__((noreturn)) static void deadlock(emu_sched *s, emu_fiber *me);
 
+/* Warms the cache for the fiber that will run after the next one: its saved
+ * frames (the switch frame, the runtime's frames, the kernel's) sit just above
+ * its stack pointer, and with hundreds of fibers they are no longer in L1 by
+ * the time their turn comes. The queue says whose turn is next, so fetch them
+ * one switch ahead. */
+static void prefetch_after_next(const emu_sched *s) {
+    if (s->qn < 1) return;
+    const emu_fiber *f = s->f[s->q[s->qh]];
+    const char *sp = f->sp;
+    __builtin_prefetch(f, 1);
+    for (int i = 0; i < 12; i++) __builtin_prefetch(sp + 64 * i, 1);
+}
+
 /* The calling fiber waits; runs the next ready one. */
 static void block_me(emu_sched *s, emu_fiber *me) {
     int next = pop(s);
     if (next < 0) deadlock(s, me);
+    prefetch_after_next(s);
     switch_to(me, s->f[next]);
     check_abort(s, me);
 }
@@ -290,12 +305,25 @@ static void upgrade(emu_sched *s) {
     lf->state = F_RUNNING;
     s->ndone = t;
     s->upgraded_at = t;
+    hn_emu_tctx c;
+    set_tid(s, &c, t);
+    unsigned bx = s->blk.block_dim.x, by = s->blk.block_dim.y;
     for (int u = t + 1; u < s->n; u++) {
         emu_fiber *fu = &s->fibers[u];
-        hn_err err;
-        if (emu_stacks_get(&s->stacks, u, &fu->lo, &fu->hi, &err) != 0) fail(s, lf, "%s", err.msg);
+        if (!s->stacks.ready[u]) {
+            hn_err err;
+            if (emu_stacks_get(&s->stacks, u, &fu->lo, &fu->hi, &err) != 0) fail(s, lf, "%s", err.msg);
+        }
         fu->id = u;
-        set_tid(s, &fu->ctx, u);
+        if (++c.tid.x == bx) {
+            c.tid.x = 0;
+            if (++c.tid.y == by) {
+                c.tid.y = 0;
+                c.tid.z++;
+            }
+        }
+        fu->ctx.tid = c.tid;
+        fu->ctx.linear = (unsigned)u;
         fu->ctx.blk = &s->blk;
         fu->ctx.spins = 0;
         fu->state = F_READY;
@@ -344,29 +372,38 @@ __attribute__((noreturn)) static void deadlock(emu_sched *s, emu_fiber *me) {
 /* ------------------------------------------------------------------------- */
 /* barriers */
 
+/* A thread reaches a barrier that some thread exited without reaching. */
+__attribute__((noinline, cold, noreturn)) static void barrier_exited(emu_sched *s, emu_fiber *me,
+                                                                   int op, int line,
+                                                                   const char *file) {
+    int gone = 0;
+    while (gone < s->n && s->f[gone]->state != F_DONE) gone++;
+    char t[48];
+    tid_of(s, gone, t, sizeof t);
+    fail(s, me,
+         "divergent %s: waits at %s:%d, but thread %s has already exited "
+         "(%d of %d threads exited) and will never arrive",
+         op_name(op), base_name(file), line, t, s->ndone, s->n);
+}
+
+/* A thread reaches a barrier other than the one the others wait at. */
+__attribute__((noinline, cold, noreturn)) static void barrier_diverged(emu_sched *s, emu_fiber *me,
+                                                                     int line, const char *file) {
+    char t[48];
+    tid_of(s, s->bar_first, t, sizeof t);
+    if (line == s->bar_line && file == s->bar_file)
+        fail(s, me,
+             "divergent __syncthreads: waits at %s:%d while thread %s waits at another "
+             "__syncthreads on the same line",
+             base_name(file), line, t);
+    fail(s, me, "divergent __syncthreads: waits at %s:%d while thread %s waits at %s:%d",
+         base_name(file), line, t, base_name(s->bar_file), s->bar_line);
+}
+
 static unsigned long long barrier(emu_sched *s, emu_fiber *me, int op, int pred, int site, int line,
                                   const char *file) {
-    if (s->ndone > 0) {
-        int gone = 0;
-        while (gone < s->n && s->f[gone]->state != F_DONE) gone++;
-        char t[48];
-        tid_of(s, gone, t, sizeof t);
-        fail(s, me,
-             "divergent %s: waits at %s:%d, but thread %s has already exited "
-             "(%d of %d threads exited) and will never arrive",
-             op_name(op), base_name(file), line, t, s->ndone, s->n);
-    }
-    if (s->bar_n > 0 && s->bar_site != site) {
-        char t[48];
-        tid_of(s, s->bar_first, t, sizeof t);
-        if (line == s->bar_line && file == s->bar_file)
-            fail(s, me,
-                 "divergent __syncthreads: waits at %s:%d while thread %s waits at another "
-                 "__syncthreads on the same line",
-                 base_name(file), line, t);
-        fail(s, me, "divergent __syncthreads: waits at %s:%d while thread %s waits at %s:%d",
-             base_name(file), line, t, base_name(s->bar_file), s->bar_line);
-    }
+    if (__builtin_expect(s->ndone > 0, 0)) barrier_exited(s, me, op, line, file);
+    if (__builtin_expect(s->bar_n > 0 && s->bar_site != site, 0)) barrier_diverged(s, me, line, file);
     if (s->bar_n == 0) {
         s->bar_site = site;
         s->bar_line = line;
@@ -492,7 +529,8 @@ static void warp_results(emu_sched *s, const emu_wgroup *g, int base) {
     }
 }
 
-static unsigned long long warp_op(emu_sched *s, emu_fiber *me, int op, unsigned mask,
+__attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fiber *me, int op,
+                                                           unsigned mask,
                                   unsigned long long value, int param, int width, int site,
                                   int line, const char *file) {
     int w = me->id / HN_EMU_WARP_SIZE, lane = me->id % HN_EMU_WARP_SIZE;
@@ -621,9 +659,9 @@ static unsigned long long rt_collective(hn_emu_tctx *self, int op, unsigned int 
                                         int line, const char *file) {
     emu_sched *s = tl_sched;
     emu_fiber *me = (emu_fiber *)self;
-    if (atomic_load_explicit(s->k->abort, memory_order_relaxed))
+    if (atomic_load_explicit(s->abort, memory_order_relaxed))
         stop(s, me, __builtin_return_address(0));
-    if (op < 0 || op >= HN_EMU_OP_COUNT_) fail(s, me, "unknown collective %d", op);
+    if (__builtin_expect(op < 0 || op >= HN_EMU_OP_COUNT_, 0)) fail(s, me, "unknown collective %d", op);
     if (s->mode == MODE_LOOP) upgrade(s);
     me->ctx.spins = 0;
     if (op <= HN_EMU_OP_SYNCTHREADS_OR) return barrier(s, me, op, value != 0, site, line, file);
@@ -633,7 +671,7 @@ static unsigned long long rt_collective(hn_emu_tctx *self, int op, unsigned int 
 static void rt_yield(hn_emu_tctx *self) {
     emu_sched *s = tl_sched;
     emu_fiber *me = (emu_fiber *)self;
-    if (atomic_load_explicit(s->k->abort, memory_order_relaxed))
+    if (atomic_load_explicit(s->abort, memory_order_relaxed))
         stop(s, me, __builtin_return_address(0));
     if (s->mode == MODE_LOOP) upgrade(s);
     me->ctx.spins = 0;
@@ -650,7 +688,7 @@ static void rt_trap(hn_emu_tctx *self, const char *what, int line, const char *f
 
 static void rt_print(hn_emu_tctx *self, const char *text, unsigned long len) {
     emu_sched *s = tl_sched;
-    if (atomic_load_explicit(s->k->abort, memory_order_relaxed))
+    if (atomic_load_explicit(s->abort, memory_order_relaxed))
         stop(s, (emu_fiber *)self, __builtin_return_address(0));
     fwrite(text, 1, len, stdout);
 }
@@ -762,6 +800,7 @@ int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_bl
     tl_sched = s;
     if (!s->main_lo) find_main_stack(s);
     s->k = k;
+    s->abort = k->abort;
     s->blk = *blk;
     s->n = (int)blk->nthreads;
     s->ndone = 0;
