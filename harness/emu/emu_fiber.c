@@ -54,6 +54,19 @@ int emu_stacks_guard_slot(const emu_stacks *s, const void *addr) {
     return (a - b) % s->slot_bytes < s->page ? (int)i : -1;
 }
 
+#if !defined(__x86_64__)
+/* The switch is x86-64 assembly; elsewhere hn_backend_emu_create refuses to
+ * start, so these are never called. They keep the library linkable. */
+void hn_emu_switch(void **save_sp, void *new_sp) {
+    (void)save_sp, (void)new_sp;
+    abort();
+}
+
+void hn_emu_fiber_start(void) {
+    abort();
+}
+#endif
+
 void *emu_fiber_prepare(char *hi, void (*entry)(void *), void *arg) {
     /* 16-byte aligned, with the 64-byte frame emu_switch.S pops: after its
      * final `ret`, rsp is 16-byte aligned at hn_emu_fiber_start's call. */

@@ -107,7 +107,16 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
     emu_worker *w = tl_worker;
     const hn_emu_tctx *cur = emu_sched_current();
     ucontext_t *uc = ucv;
+#if defined(__x86_64__)
     uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    void *sp = (void *)uc->uc_mcontext.gregs[REG_RSP];
+    int write_fault = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+    uintptr_t pc = 0;
+    void *sp = NULL;
+    int write_fault = 0;
+    (void)uc;
+#endif
     if (w && w->armed && cur) {
         emu_pool *p = w->pool;
         const emu_launch_req *r = p->req;
@@ -123,14 +132,14 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
             w->f_sig = sig;
             w->f_code = si->si_code;
             w->f_addr = (uintptr_t)si->si_addr;
-            w->f_write = sig == SIGSEGV && (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+            w->f_write = sig == SIGSEGV && write_fault;
             w->f_nframes = backtrace(w->f_frames, MAX_FRAMES);
         }
         w->f_pc = pc;
         w->f_tid = cur->tid;
         w->f_bid = cur->blk->block_idx;
         w->armed = 0;
-        emu_sched_abandon(w->sched, (void *)uc->uc_mcontext.gregs[REG_RSP]);
+        emu_sched_abandon(w->sched, sp);
         siglongjmp(w->jb, 1);
     }
     errno = saved_errno;

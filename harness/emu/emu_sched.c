@@ -706,9 +706,13 @@ const hn_emu_rt *emu_sched_rt(void) {
 }
 
 long emu_sched_tls_offset(void) {
+#if defined(__x86_64__)
     char *tp;
     __asm__("movq %%fs:0, %0" : "=r"(tp));
     return (long)((char *)&emu_tl_cur - tp);
+#else
+    return 0; /* the emulator runs on x86-64 only */
+#endif
 }
 
 const hn_emu_tctx *emu_sched_current(void) {
