@@ -14,11 +14,11 @@ static const char *const kernels[] = {
     "reduce_shared", "reduce_warp", "ballot_count", "histogram", "sum_float",
     "sum_double",    "dyn_cast",    "scale<3>",     "poly_const", "saxpy_stride",
     "ordered_print", "sync_votes",  "warp_misc",    "dyn_file_scope", "handoff",
-    "index3d",
+    "index3d",       "noinline_call",
 };
 enum {
     K_REDUCE_SHARED, K_REDUCE_WARP, K_BALLOT, K_HIST, K_SUM_F, K_SUM_D, K_DYN_CAST, K_SCALE,
-    K_POLY, K_SAXPY, K_ORDERED, K_VOTES, K_WARP_MISC, K_DYN_FS, K_HANDOFF, K_INDEX3D, K_COUNT
+    K_POLY, K_SAXPY, K_ORDERED, K_VOTES, K_WARP_MISC, K_DYN_FS, K_HANDOFF, K_INDEX3D, K_NOINLINE, K_COUNT
 };
 
 static hn_module_image img;
@@ -326,6 +326,17 @@ static void test_index3d(void) {
     free(out);
 }
 
+static void test_noinline(void) {
+    int out[32];
+    hn_dptr d = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_NOINLINE], 1, 1, 1, 32, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d, sizeof out);
+    for (int i = 0; i < 32; i++) CHECK_INT(out[i], 7 * i);
+    be->ops->free(be, d);
+}
+
 static void test_limits(void) {
     hn_device_info di;
     be->ops->device_info(be, &di);
@@ -421,6 +432,7 @@ int main(void) {
     test_dyn_file_scope();
     test_handoff();
     test_index3d();
+    test_noinline();
     test_limits();
     test_thread_counts();
     test_events();

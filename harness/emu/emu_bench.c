@@ -46,6 +46,12 @@ static const char bench_src[] =
 /* ------------------------------------------------------------------------- */
 /* the raw switch */
 
+#if defined(__SANITIZE_ADDRESS__)
+static double switch_ns(hn_err *err) {
+    (void)err;
+    return -1; /* unannounced switches would confuse the sanitizer */
+}
+#else
 static void *main_sp, *fiber_sp;
 
 static void ping(void *arg) {
@@ -54,10 +60,6 @@ static void ping(void *arg) {
 }
 
 static double switch_ns(hn_err *err) {
-#if defined(__SANITIZE_ADDRESS__)
-    (void)err;
-    return -1; /* unannounced switches would confuse the sanitizer */
-#else
     emu_stacks st;
     if (emu_stacks_init(&st, 1, 64 * 1024, err) != 0) return -1;
     char *lo, *hi;
@@ -76,8 +78,8 @@ static double switch_ns(hn_err *err) {
     }
     emu_stacks_free(&st);
     return best;
-#endif
 }
+#endif
 
 /* ------------------------------------------------------------------------- */
 /* helpers */

@@ -56,6 +56,14 @@ static const char *const emu_flags[] = {
     "-fstack-clash-protection", /* large frames probe the fiber stack's guard page */
 };
 
+/* What the source tree (the .cu and its quoted headers) contains, read before
+ * compiling. */
+typedef struct {
+    int unsupported;   /* inline asm or <<< tokens (maybe in inactive #if) */
+    int noinline;      /* uses __noinline__ */
+    char what[1024];   /* the first unsupported one */
+} src_scan;
+
 /* ------------------------------------------------------------------------- */
 /* running programs */
 
@@ -213,6 +221,21 @@ static void hash_shim(hn_hash *h) {
     }
 }
 
+static atomic_uint tmp_counter;
+
+/* Writes a file atomically under a temporary name unique to this process and
+ * call, so concurrent compiles (threads or processes) never collide. */
+static int write_atomic(const char *path, const char *data, size_t size, hn_err *err) {
+    char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&tmp_counter, 1));
+    int rc = hn_write_file(tmp, data, size, err);
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = hn_errf(err, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
 /* Writes the embedded shim headers into <cache>/emu-shim-<hash>/ unless there. */
 static int write_shim(const char *cache, char **dir_out, hn_err *err) {
     hn_hash h;
@@ -227,7 +250,7 @@ static int write_shim(const char *cache, char **dir_out, hn_err *err) {
     }
     for (const struct hn_embedded_file *f = hn_embedded_files; f->name; f++) {
         char *path = hn_path_join(dir, f->name);
-        int ok = hn_file_exists(path) || hn_write_file(path, f->data, f->len, err) == 0;
+        int ok = hn_file_exists(path) || write_atomic(path, f->data, f->len, err) == 0;
         free(path);
         if (!ok) {
             free(dir);
@@ -298,9 +321,10 @@ static char *generate_tu(const char *abs_src, const emu_src_rewrite *rw,
 /* ------------------------------------------------------------------------- */
 
 static void add_compile_args(argv_t *a, const char *cmd, const char *shim_dir, const char *src_dir,
-                             const hn_compile_req *req) {
+                             const hn_compile_req *req, const src_scan *sc) {
     argv_add_words(a, cmd);
     for (size_t i = 0; i < HN_ARRAY_LEN(emu_flags); i++) argv_add(a, emu_flags[i]);
+    if (sc->noinline) argv_add(a, "-DHN_EMU_NOINLINE");
     char *inc = hn_path_join(shim_dir, "hn_emu.h");
     argv_add(a, "-include");
     argv_add(a, inc);
@@ -323,13 +347,11 @@ static void add_compile_args(argv_t *a, const char *cmd, const char *shim_dir, c
     argv_add_words(a, getenv("HARNESS_EMU_CXXFLAGS"));
 }
 
-/* Scans the source and its quoted headers for inline asm and <<<; when some
- * appear, confirms with the preprocessor (they may sit in an inactive #if). */
-static int check_unsupported(const char *rewritten, const char *abs_src, const char *src_dir,
-                             const hn_compile_req *req, const char *tu_path, const char *cmd,
-                             const char *shim_dir, char **log, hn_err *err) {
-    char what[1024];
-    int hits = emu_src_scan_unsupported(rewritten, abs_src, 0, NULL, what, sizeof what);
+static void scan_tree(const char *rewritten, const char *abs_src, const char *src_dir,
+                      const hn_compile_req *req, src_scan *sc) {
+    memset(sc, 0, sizeof *sc);
+    sc->unsupported = emu_src_scan_unsupported(rewritten, abs_src, 0, NULL, sc->what, sizeof sc->what);
+    sc->noinline = emu_src_uses_ident(rewritten, "__noinline__");
     char **files = NULL;
     int nf = 0;
     emu_src_quoted_includes(rewritten, src_dir, req->include_dirs, req->n_include_dirs, &files,
@@ -337,7 +359,11 @@ static int check_unsupported(const char *rewritten, const char *abs_src, const c
     for (int i = 0; i < nf; i++) { /* grows as headers include headers */
         char *text = NULL;
         if (hn_read_file(files[i], &text, NULL, NULL) != 0) continue;
-        hits += emu_src_scan_unsupported(text, files[i], 0, NULL, what, sizeof what);
+        char w[1024];
+        int h = emu_src_scan_unsupported(text, files[i], 0, NULL, w, sizeof w);
+        if (h && !sc->unsupported) snprintf(sc->what, sizeof sc->what, "%s", w);
+        sc->unsupported += h;
+        sc->noinline |= emu_src_uses_ident(text, "__noinline__");
         char *dir = hn_dirname(files[i]);
         emu_src_quoted_includes(text, dir, req->include_dirs, req->n_include_dirs, &files, &nf);
         free(dir);
@@ -345,9 +371,17 @@ static int check_unsupported(const char *rewritten, const char *abs_src, const c
     }
     for (int i = 0; i < nf; i++) free(files[i]);
     free(files);
-    if (!hits) return 0;
+}
+
+/* Inline asm and <<< found by the scan may sit in an inactive #if: confirm
+ * with the preprocessor before failing. */
+static int check_unsupported(const src_scan *sc, const char *abs_src, const char *src_dir,
+                             const hn_compile_req *req, const char *tu_path, const char *cmd,
+                             const char *shim_dir, char **log, hn_err *err) {
+    if (!sc->unsupported) return 0;
+    char what[1024];
     argv_t a = {0};
-    add_compile_args(&a, cmd, shim_dir, src_dir, req);
+    add_compile_args(&a, cmd, shim_dir, src_dir, req, sc);
     argv_add(&a, "-E");
     argv_add(&a, "-x");
     argv_add(&a, "c++");
@@ -359,14 +393,12 @@ static int check_unsupported(const char *rewritten, const char *abs_src, const c
         free(pre);
         return 0;
     }
-    hits = emu_src_scan_unsupported(pre, abs_src, 1, shim_dir, what, sizeof what);
+    int hits = emu_src_scan_unsupported(pre, abs_src, 1, shim_dir, what, sizeof what);
     free(pre);
     if (!hits) return 0;
     *log = xasprintf("%s\n", what);
     return hn_errf(err, "%s", what);
 }
-
-static atomic_uint tmp_counter;
 
 int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
     double t0 = hn_now();
@@ -441,14 +473,16 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
     }
     tu = generate_tu(abs_src, &rw, req);
     tu_path = xasprintf("%s/emu-%s.cc", cache, out->key);
-    if (hn_write_file(tu_path, tu, strlen(tu), err) != 0) goto done;
-    if (check_unsupported(rw.text, abs_src, src_dir, req, tu_path, cmd, shim_dir, &log, err) != 0)
+    if (write_atomic(tu_path, tu, strlen(tu), err) != 0) goto done;
+    src_scan sc;
+    scan_tree(rw.text, abs_src, src_dir, req, &sc);
+    if (check_unsupported(&sc, abs_src, src_dir, req, tu_path, cmd, shim_dir, &log, err) != 0)
         goto done;
 
     /* compile */
     tmp_path = xasprintf("%s.tmp.%ld.%u", so_path, (long)getpid(),
                          atomic_fetch_add(&tmp_counter, 1));
-    add_compile_args(&a, cmd, shim_dir, src_dir, req);
+    add_compile_args(&a, cmd, shim_dir, src_dir, req, &sc);
     argv_add(&a, "-x");
     argv_add(&a, "c++");
     argv_add(&a, tu_path);

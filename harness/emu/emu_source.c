@@ -521,6 +521,15 @@ int emu_src_scan_unsupported(const char *s, const char *path, int preprocessed,
     return found;
 }
 
+int emu_src_uses_ident(const char *text, const char *word) {
+    toks ts = {0};
+    lex(text, &ts);
+    int found = 0;
+    for (int i = 0; i < ts.n && !found; i++) found = ts.t[i].k == T_IDENT && is(text, &ts.t[i], word);
+    free(ts.t);
+    return found;
+}
+
 void emu_src_quoted_includes(const char *text, const char *dir, const char *const *include_dirs,
                              int n_include_dirs, char ***list, int *n) {
     toks ts = {0};

@@ -48,6 +48,9 @@ void emu_src_rewrite_free(emu_src_rewrite *r);
 int emu_src_scan_unsupported(const char *text, const char *path, int preprocessed,
                              const char *skip_dir, char *what, size_t size);
 
+/* Whether identifier `word` appears in text (outside comments and literals). */
+int emu_src_uses_ident(const char *text, const char *word);
+
 /* The quoted includes (#include "x") of text, resolved beside `dir` and then in
  * include_dirs; appends existing paths not yet in *list (caller frees each
  * and the array). */

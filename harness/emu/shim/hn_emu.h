@@ -72,7 +72,13 @@
 #define __grid_constant__
 #define __shared__ static thread_local
 #define __forceinline__ __inline__ __attribute__((always_inline))
+/* libstdc++'s <memory> writes __attribute__((__noinline__)), which this macro
+ * would break; the harness defines HN_EMU_NOINLINE only when the kernel's
+ * sources use __noinline__, and then <memory> is read first. */
+#ifdef HN_EMU_NOINLINE
+#include <memory>
 #define __noinline__ __attribute__((noinline))
+#endif
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __maxnreg__(n)

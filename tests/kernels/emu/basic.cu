@@ -19,7 +19,9 @@
  *   dyn_file_scope    a file-scope extern __shared__ array
  *   handoff           intra-block spin hand-off through atomics, no barrier
  *   params            a signature to report: (pointer, int, float, unsigned
- *                     char, double, long long)
+ *                     char, double, long long, struct)
+ *   index3d           thread and block ids of a 3D launch, loop and fiber mode
+ *   noinline_call     a __noinline__ __device__ helper next to #include <memory>
  */
 #include <stdio.h>
 
@@ -203,3 +205,9 @@ __global__ void index3d(int *out, int sync) {
     if (sync) __syncthreads();
     out[b * per + t] = b * 10000 + t;
 }
+
+/* a __noinline__ helper in a file that also includes <memory> (libstdc++
+ * spells __attribute__((__noinline__)) there) */
+#include <memory>
+__noinline__ __device__ int not_inlined(int x) { return x * 7; }
+__global__ void noinline_call(int *out) { out[threadIdx.x] = not_inlined((int)threadIdx.x); }
