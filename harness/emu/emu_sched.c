@@ -3,6 +3,7 @@
 #include "emu_sched.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -675,7 +676,12 @@ static void rt_yield(hn_emu_tctx *self) {
         stop(s, me, __builtin_return_address(0));
     if (s->mode == MODE_LOOP) upgrade(s);
     me->ctx.spins = 0;
-    if (!s->qn) return;
+    if (!s->qn) {
+        /* nothing else in this block can run: it waits for another block
+         * (SINGLE_BLOCK) or for the host; let the OS run other workers */
+        sched_yield();
+        return;
+    }
     me->state = F_READY;
     push(s, me->id);
     block_me(s, me);
