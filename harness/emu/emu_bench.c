@@ -23,7 +23,7 @@
 #include "emu.h"
 #include "emu_fiber.h"
 
-#define REPS 3
+#define REPS 5
 
 static const char bench_src[] =
     "/* emulator micro-benchmarks (written by hn_emu_bench) */\n"
@@ -322,7 +322,7 @@ done:
 /* ------------------------------------------------------------------------- */
 
 int hn_emu_bench(FILE *out, hn_err *err) {
-    hn_backend_opts o = {.emu_threads = 1};
+    hn_backend_opts o = {0}; /* default: one worker per core, as the conv2d runs use */
     hn_backend *probe = NULL;
     if (hn_backend_emu_create(&o, &probe, err) != 0) return -1;
     hn_device_info di;
