@@ -83,8 +83,8 @@ static _Thread_local emu_worker *tl_worker __attribute__((tls_model("initial-exe
 /* signals */
 
 static int sig_intr;                        /* the stop signal (a real-time one) */
-static struct sigaction old_act[NSIG];
-static pthread_once_t sig_once = PTHREAD_ONCE_INIT;
+static struct sigaction old_act[NSIG];      /* what was there before ours, to chain to */
+static pthread_mutex_t sig_mu = PTHREAD_MUTEX_INITIALIZER;
 static const int fault_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 
 static void chain(int sig, siginfo_t *si, void *uc) {
@@ -146,19 +146,32 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
     if (sig != sig_intr) chain(sig, si, ucv);
 }
 
+/* Installs on_signal for the fault signals and the stop signal, unless it is
+ * already there (a library that replaced it since gets chained to). */
 static void install_handlers(void) {
-    sig_intr = SIGRTMIN + 3;
+    pthread_mutex_lock(&sig_mu);
+    if (!sig_intr) {
+        sig_intr = SIGRTMIN + 3;
+        /* backtrace() loads libgcc_s on first use; do it now, not in a handler */
+        void *frames[4];
+        (void)backtrace(frames, 4);
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < HN_ARRAY_LEN(fault_sigs); i++)
-        sigaction(fault_sigs[i], &sa, &old_act[fault_sigs[i]]);
-    sigaction(sig_intr, &sa, &old_act[sig_intr]);
-    /* backtrace() loads libgcc_s on first use; do it now, not in a handler */
-    void *frames[4];
-    (void)backtrace(frames, 4);
+    int sigs[HN_ARRAY_LEN(fault_sigs) + 1];
+    memcpy(sigs, fault_sigs, sizeof fault_sigs);
+    sigs[HN_ARRAY_LEN(fault_sigs)] = sig_intr;
+    for (size_t i = 0; i < HN_ARRAY_LEN(sigs); i++) {
+        struct sigaction cur;
+        if (sigaction(sigs[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+            cur.sa_sigaction == on_signal)
+            continue;
+        sigaction(sigs[i], &sa, &old_act[sigs[i]]);
+    }
+    pthread_mutex_unlock(&sig_mu);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -251,7 +264,7 @@ static void *worker_main(void *arg) {
 int emu_pool_create(int n, size_t stack_bytes, emu_pool **out, hn_err *err) {
     *out = NULL;
     if (n < 1) n = 1;
-    pthread_once(&sig_once, install_handlers);
+    install_handlers();
     emu_pool *p = xcalloc(1, sizeof *p);
     p->n = n;
     p->w = xcalloc((size_t)n, sizeof *p->w);
