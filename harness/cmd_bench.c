@@ -7,10 +7,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "emu/emu.h"
 #include "util.h"
-
-/* Declared in emu/emu.h once the emulator lands. */
-int hn_emu_bench(FILE *out, hn_err *err);
 #include "ops/conv2d_ref.h"
 
 int hn_cmd_bench(const hn_cli *cli) {

@@ -12,36 +12,56 @@
 # leaving CSVs and logs in OUTDIR. Each step is logged on its own and a failing
 # step does not stop the next (the summary at the end says what failed).
 # Extra options for both sweeps can be given in HARNESS_SWEEP_OPTS.
+# HARNESS_CHECK_BUDGET (seconds) bounds the whole script: each step gets at most
+# what is left, and a step that would start with under 10 s left is skipped.
+# Step logs go to OUTDIR/logs/ and are packed into OUTDIR/logs.tar.gz at the end;
+# CSVs and the summary stay at the top of OUTDIR.
 #
 # `smoke` builds only the binary and the GPU test, runs that test, two cases of the
 # sweep and a debug run: a quick look that the CUDA path works before a full run.
 set -uo pipefail
 out=${1:?usage: tests/gpu/check.sh OUTDIR [smoke]}
 mode=${2:-full}
-mkdir -p "$out"
+mkdir -p "$out/logs"
 out=$(cd "$out" && pwd)
+logs=$out/logs
+deadline=$(($(date +%s) + ${HARNESS_CHECK_BUDGET:-3000}))
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 jobs=$(nproc)
 failed=()
-step() { # step NAME SECONDS COMMAND...: runs with a time limit, logs to OUTDIR/NAME.log
+step() { # step NAME SECONDS COMMAND...: runs with a time limit, logs to OUTDIR/logs/NAME.log
   local name=$1 limit=$2
   shift 2
   local t0=$(date +%s)
-  echo "== $name ($(date -u +%H:%M:%S))"
-  if timeout "$limit" "$@" >"$out/$name.log" 2>&1; then
+  local left=$((deadline - t0))
+  if [ "$left" -lt 10 ]; then
+    echo "== $name: skipped, no time left"
+    failed+=("$name(skipped)")
+    return
+  fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  echo "== $name ($(date -u +%H:%M:%S), limit ${limit} s)"
+  if timeout "$limit" "$@" >"$logs/$name.log" 2>&1; then
     echo "   ok in $(($(date +%s) - t0)) s"
   else
     local rc=$?
     echo "   FAILED (exit $rc) in $(($(date +%s) - t0)) s; last lines:"
-    tail -n 15 "$out/$name.log" | sed 's/^/   | /'
+    tail -n 15 "$logs/$name.log" | sed 's/^/   | /'
     failed+=("$name")
   fi
+}
+finish() {
+  echo
+  echo "summary: ${#failed[@]} failed step(s): ${failed[*]:-none}"
+  [ -f "$logs/repeatability.log" ] && tail -n 4 "$logs/repeatability.log"
+  tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"
+  exit ${#failed[@]}
 }
 
 export PATH="/usr/local/cuda/bin:$PATH"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
-  --format=csv >"$out/nvidia-smi.csv" 2>&1 || true
+  --format=csv >"$logs/nvidia-smi.csv" 2>&1 || true
 
 cmake_extra=()
 if [ ! -f /usr/include/cjson/cJSON.h ] && ls .deps/*.deb >/dev/null 2>&1; then
@@ -59,32 +79,28 @@ if [ "$mode" = smoke ]; then
   h=build-gpu/harness
   step info 60 $h info
   step test_cuda_backend 120 bash -c "cd build-gpu && HARNESS_ROOT=$root ./test_cuda_backend"
-  step sweep_case6 120 $h run configs/conv2d_sweep.json --backend cuda --case 6 --out "$out/smoke_case6.csv" --save-samples
+  step sweep_case6 120 $h run configs/conv2d_sweep.json --backend cuda --case 6 --out "$out/smoke_case6.csv"
   step sweep_case33 120 $h run configs/conv2d_sweep.json --backend cuda --case 33 --out "$out/smoke_case33.csv"
   step debug 120 $h debug configs/conv2d_sweep.json --backend cuda --kernel conv2d_pad_z_out_shared_halo \
-    --set in_ch=2,out_ch=1,filter_size=3,img_size=20 --out "$out/debug"
-  echo "summary: ${#failed[@]} failed step(s): ${failed[*]:-none}"
-  exit ${#failed[@]}
+    --set in_ch=2,out_ch=1,filter_size=3,img_size=20 --out "$logs/debug"
+  finish
 fi
 
 step build 300 bash -c "cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release ${cmake_extra[*]} && cmake --build build-gpu -j $jobs"
 h=build-gpu/harness
 step info 60 $h info
-step tests 300 bash -c "cd build-gpu && ctest --output-on-failure -j $jobs"
+# The GPU-only test first; the whole suite last, with what time is left.
+step test_cuda_backend 120 bash -c "cd build-gpu && HARNESS_ROOT=$root ./test_cuda_backend"
 
 sweep_opts=${HARNESS_SWEEP_OPTS:-}
-step sweep1 600 $h run configs/conv2d_sweep.json --backend cuda --out "$out/conv2d_sweep.csv" $sweep_opts
-step sweep2 600 $h run configs/conv2d_sweep.json --backend cuda --out "$out/conv2d_sweep.run2.csv" $sweep_opts
+step sweep1 180 $h run configs/conv2d_sweep.json --backend cuda --out "$out/conv2d_sweep.csv" $sweep_opts
+step sweep2 180 $h run configs/conv2d_sweep.json --backend cuda --out "$out/conv2d_sweep.run2.csv" $sweep_opts
 if [ -f "$out/conv2d_sweep.csv" ] && [ -f "$out/conv2d_sweep.run2.csv" ]; then
   step repeatability 60 python3 tests/gpu/compare_runs.py "$out/conv2d_sweep.csv" "$out/conv2d_sweep.run2.csv"
-fi
-if [ -f configs/conv2d_accum.json ]; then
-  step accum 600 $h run configs/conv2d_accum.json --backend cuda --out "$out/conv2d_accum.csv" $sweep_opts
+  cp "$logs/repeatability.log" "$out/repeatability.txt" 2>/dev/null
 fi
 step debug 120 $h debug configs/conv2d_sweep.json --backend cuda --kernel conv2d_pad_z_out_shared_halo \
-  --set in_ch=2,out_ch=1,filter_size=3,img_size=20 --out "$out/debug"
-
-echo
-echo "summary: ${#failed[@]} failed step(s): ${failed[*]:-none}"
-[ -f "$out/repeatability.log" ] && tail -n 12 "$out/repeatability.log"
-[ ${#failed[@]} -eq 0 ]
+  --set in_ch=2,out_ch=1,filter_size=3,img_size=20 --out "$logs/debug"
+step accum 90 $h run configs/conv2d_accum.json --backend cuda --quick --out "$out/conv2d_accum.csv"
+step tests 600 bash -c "cd build-gpu && ctest --output-on-failure -j $jobs"
+finish
