@@ -72,7 +72,7 @@ static void parse_resources(const char *log, const char *lowered, hn_kernel_reso
 static void compute_key(const hn_compile_req *req, char key[33]) {
     hn_hash h;
     hn_hash_init(&h);
-    hn_hash_adds(&h, "harness-nvrtc-2");
+    hn_hash_adds(&h, "harness-nvrtc-3");
     hn_hash_adds(&h, hn_nvrtc_version());
     hn_hash_adds(&h, req->arch);
     hn_hash_add(&h, &req->line_info, sizeof req->line_info);
@@ -194,6 +194,10 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
     opts[n_opts++] = xasprintf("--gpu-architecture=%s", req->arch);
     opts[n_opts++] = xstrdup("-std=c++17");
     opts[n_opts++] = xstrdup("--ptxas-options=--verbose");
+    /* NVRTC 12.9+ reuses the CUDA driver's compute cache where a driver is
+     * installed, and a cubin served from there comes with no ptxas report. We
+     * keep our own cache (which stores the report), so NVRTC's is turned off. */
+    opts[n_opts++] = xstrdup("--no-cache");
     if (req->line_info) opts[n_opts++] = xstrdup("-lineinfo");
     opts[n_opts++] = xasprintf("-I%s", here);
     for (int i = 0; i < req->n_include_dirs; i++) opts[n_opts++] = xasprintf("-I%s", req->include_dirs[i]);
