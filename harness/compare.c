@@ -116,6 +116,35 @@ static char *row_key(const hn_table *t, const layout *l, int r) {
     return hn_sb_detach(&sb);
 }
 
+/* A chart label: the case's label and the values of the group's other key
+ * columns without their names ("conv2d_pad 16", not "kernel=conv2d_pad
+ * TILE_SIZE=16"), at most 44 characters, so 100 labels still leave room for bars. */
+static char *chart_label(const char *label, const char *extra) {
+    hn_sb sb;
+    hn_sb_init(&sb);
+    hn_sb_adds(&sb, label);
+    hn_sb_adds(&sb, " [");
+    int first = 1;
+    for (const char *p = extra; *p;) {
+        const char *end = strchr(p, ' ');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        const char *v = eq ? eq + 1 : p;
+        if (!first) hn_sb_addc(&sb, ' ');
+        hn_sb_add(&sb, v, len - (size_t)(v - p));
+        first = 0;
+        p += len;
+        while (*p == ' ') p++;
+    }
+    hn_sb_addc(&sb, ']');
+    if (sb.len > 44) {
+        sb.buf[41] = sb.buf[42] = sb.buf[43] = '.';
+        sb.buf[44] = '\0';
+        sb.len = 44;
+    }
+    return hn_sb_detach(&sb);
+}
+
 /* Title, extra and chart label of a group, from its first row. */
 static void describe_group(hn_compare_group *g, const hn_table *t, const layout *l, int r) {
     char **row = t->rows[r];
@@ -550,6 +579,10 @@ void hn_compare_chart(const hn_compare *c, const char *name, hn_plot_bars *b) {
     b->note = xasprintf("%ss ordered by %s's median time; errors against the fp64 reference", c->unit, base);
     b->xlabel = xstrdup(c->unit[0] == 'c' ? "Case" : "Group");
     b->height = 1800;
+    /* Many groups: widen the chart so bars stay readable (about 14 px a group). */
+    if (c->n_groups > 100) b->width = 200 + 14 * c->n_groups;
+    /* Long labels under each of three panels: give the bars room too. */
+    if (c->n_groups > 40) b->height = 2600;
 
     /* The groups with a time, by the baseline's time. */
     order_item *order = xmalloc(((size_t)c->n_groups + 1) * sizeof *order);
@@ -577,7 +610,7 @@ void hn_compare_chart(const hn_compare *c, const char *name, hn_plot_bars *b) {
         const hn_compare_group *gr = &c->groups[g];
         int multi = 0; /* another group of the same case: tell them apart */
         for (int j = 0; j < c->n_groups; j++) multi |= j != g && strcmp(c->groups[j].case_id, gr->case_id) == 0;
-        char *label = multi && *gr->extra ? xasprintf("%s [%s]", gr->label, gr->extra) : xstrdup(gr->label);
+        char *label = multi && *gr->extra ? chart_label(gr->label, gr->extra) : xstrdup(gr->label);
         for (int p = 0; p < 3; p++) hn_plot_panel_set_case(panels[p], i, gr->case_id, label);
         free(label);
         for (int v = 0; v < c->n_values; v++) {

@@ -43,7 +43,7 @@ static void usage(FILE *f) {
             "  --save-tensors DIR       write inputs, reference and outputs as .npy\n"
             "  --emu-threads N          emulator worker threads (default: one per core)\n"
             "  --kernel-timeout S       stop an emulated launch after S seconds (default 60)\n"
-            "  --max-gflop X            emulator: skip cases above X GFLOP (default 0.1)\n"
+            "  --max-gflop X            emulator: skip cases above X GFLOP (default 0.05)\n"
             "  --all                    emulator: run every case whatever its size\n"
             "  --quick                  exploration timing preset (few samples)\n"
             "  --hot                    time back-to-back launches (default: cold L2)\n"

@@ -28,7 +28,7 @@
 
 /* Default budget of the emulator: cases above this many GFLOP are skipped unless
  * --all (keeps the README's main command near a minute on 2 cores). */
-#define HN_EMU_DEFAULT_MAX_GFLOP 0.1
+#define HN_EMU_DEFAULT_MAX_GFLOP 0.05
 
 /* ---------------------------------------------------------------------- */
 /* compiling in the background */
