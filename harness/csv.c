@@ -73,16 +73,20 @@ void hn_csv_set(hn_csv *c, int column, const char *value) {
     c->fields[column] = value ? xstrdup(value) : NULL;
 }
 
-void hn_csv_setf(hn_csv *c, int column, const char *fmt, ...) {
+static void csv_vsetf(hn_csv *c, int column, const char *fmt, va_list ap) {
     if (column < 0 || column >= c->n) return;
     hn_sb sb;
     hn_sb_init(&sb);
-    va_list ap;
-    va_start(ap, fmt);
     hn_sb_vaddf(&sb, fmt, ap);
-    va_end(ap);
     free(c->fields[column]);
     c->fields[column] = hn_sb_detach(&sb);
+}
+
+void hn_csv_setf(hn_csv *c, int column, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    csv_vsetf(c, column, fmt, ap);
+    va_end(ap);
 }
 
 void hn_csv_set_named(hn_csv *c, const char *name, const char *value) {
@@ -90,16 +94,10 @@ void hn_csv_set_named(hn_csv *c, const char *name, const char *value) {
 }
 
 void hn_csv_setf_named(hn_csv *c, const char *name, const char *fmt, ...) {
-    int col = hn_csv_column(c, name);
-    if (col < 0) return;
-    hn_sb sb;
-    hn_sb_init(&sb);
     va_list ap;
     va_start(ap, fmt);
-    hn_sb_vaddf(&sb, fmt, ap);
+    csv_vsetf(c, hn_csv_column(c, name), fmt, ap);
     va_end(ap);
-    free(c->fields[col]);
-    c->fields[col] = hn_sb_detach(&sb);
 }
 
 int hn_csv_write_row(hn_csv *c, hn_err *err) {

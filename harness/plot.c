@@ -14,18 +14,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "plot.h"
 
-extern char **environ;
 
 /* Chart sizes in pixels. */
 #define MAIN_W 1600
@@ -871,44 +868,8 @@ char *hn_plot_script(const char *name) {
     return xasprintf("%s/plots/%s", root, name);
 }
 
-/* Runs argv with stdin from /dev/null and stdout+stderr into *output (if not
- * NULL, else discarded). Returns the exit status (128+signal when killed), or -1
- * with err when it could not be started. */
 static int spawn_capture(char *const argv[], hn_sb *output, hn_err *err) {
-    int fds[2] = {-1, -1};
-    if (output && pipe2(fds, O_CLOEXEC) != 0) return hn_errf(err, "pipe: %s", strerror(errno));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (output) {
-        posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-        posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-    } else {
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    }
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (output) close(fds[1]);
-    if (rc != 0) {
-        if (output) close(fds[0]);
-        return hn_errf(err, "cannot start %s: %s", argv[0], strerror(rc));
-    }
-    if (output) {
-        char buf[4096];
-        for (;;) {
-            ssize_t n = read(fds[0], buf, sizeof buf);
-            if (n > 0) hn_sb_add(output, buf, (size_t)n);
-            else if (n == 0 || errno != EINTR) break;
-        }
-        close(fds[0]);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return hn_errf(err, "waitpid: %s", strerror(errno));
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return hn_spawn(argv, HN_SPAWN_STDOUT | HN_SPAWN_STDERR, output, err);
 }
 
 int hn_plot_have_gnuplot(void) {

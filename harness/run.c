@@ -265,6 +265,17 @@ static void mismatch_reason(const hn_check_result *cr, const char *when, double 
              (long long)cr->nonfinite, cr->max_abs_err);
 }
 
+/* One row with the same status and reason for every selected variant of a case
+ * (a case that cannot be set up, or one over the emulator's budget). */
+static void rows_for_all(run_ctx *r, const hn_case *c, const hn_workload *w, int status, const char *reason) {
+    for (int v = 0; v < r->plan->n_variants; v++) {
+        if (!r->pool.slots[v].selected) continue;
+        row_case(r, c, w);
+        row_variant(r, &r->plan->variants[v]);
+        finish_row(r, v, status, reason);
+    }
+}
+
 /* Runs variant vi on workload w and writes its row. */
 static void run_variant(run_ctx *r, hn_workload *w, int ci, int vi, hn_sampler *sampler) {
     hn_plan *p = r->plan;
@@ -685,12 +696,7 @@ int hn_cmd_run(const hn_cli *cli) {
         hn_case *c = &p->cases[ci];
         hn_workload w;
         if (hn_workload_shape(&w, p, c, &err) != 0) {
-            for (int v = 0; v < nv; v++) {
-                if (!r.pool.slots[v].selected) continue;
-                row_case(&r, c, NULL);
-                row_variant(&r, &p->variants[v]);
-                finish_row(&r, v, ST_LAUNCH, err.msg);
-            }
+            rows_for_all(&r, c, NULL, ST_LAUNCH, err.msg);
             continue;
         }
         print_progress(&r, ci - first_case, w.label);
@@ -698,22 +704,12 @@ int hn_cmd_run(const hn_cli *cli) {
             char reason[256];
             snprintf(reason, sizeof reason, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
                      w.flop * 1e-9, r.max_gflop);
-            for (int v = 0; v < nv; v++) {
-                if (!r.pool.slots[v].selected) continue;
-                row_case(&r, c, &w);
-                row_variant(&r, &p->variants[v]);
-                finish_row(&r, v, ST_SKIPPED, reason);
-            }
+            rows_for_all(&r, c, &w, ST_SKIPPED, reason);
             r.n_skipped_budget++;
             continue;
         }
         if (hn_workload_create(&w, p, c, r.be, p->reference_gflop, &err) != 0) {
-            for (int v = 0; v < nv; v++) {
-                if (!r.pool.slots[v].selected) continue;
-                row_case(&r, c, NULL);
-                row_variant(&r, &p->variants[v]);
-                finish_row(&r, v, ST_LAUNCH, err.msg);
-            }
+            rows_for_all(&r, c, NULL, ST_LAUNCH, err.msg);
             continue;
         }
         r.t_ref += w.ref_seconds;

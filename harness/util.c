@@ -4,6 +4,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -304,6 +307,43 @@ uint64_t hn_rand_below(uint64_t *state, uint64_t n) {
     do x = hn_splitmix64(state);
     while (x >= limit);
     return x % n;
+}
+
+extern char **environ;
+
+int hn_spawn(char *const argv[], int flags, hn_sb *output, hn_err *err) {
+    if (!output) flags = 0;
+    int fds[2] = {-1, -1};
+    if (flags && pipe2(fds, O_CLOEXEC) != 0) return hn_errf(err, "pipe: %s", strerror(errno));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    for (int fd = 1; fd <= 2; fd++) {
+        if (flags & fd) posix_spawn_file_actions_adddup2(&fa, fds[1], fd);
+        else posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", O_WRONLY, 0);
+    }
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (flags) close(fds[1]);
+    if (rc != 0) {
+        if (flags) close(fds[0]);
+        return hn_errf(err, "cannot run %s: %s", argv[0], strerror(rc));
+    }
+    if (flags) {
+        char buf[4096];
+        for (;;) {
+            ssize_t n = read(fds[0], buf, sizeof buf);
+            if (n > 0) hn_sb_add(output, buf, (size_t)n);
+            else if (n == 0 || errno != EINTR) break;
+        }
+        close(fds[0]);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return hn_errf(err, "waitpid: %s", strerror(errno));
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 int hn_cpu_count(void) {

@@ -97,6 +97,14 @@ double hn_rand_unit(uint64_t *state);
 /* Uniform integer in [0, n). */
 uint64_t hn_rand_below(uint64_t *state, uint64_t n);
 
+/* Runs argv (argv[0] looked up on PATH; never through a shell) with stdin from
+ * /dev/null. The streams named in flags are captured into output (if not NULL);
+ * the others go to /dev/null. Returns the exit status (0-255), 128 + the signal
+ * when the child was killed, or -1 with err when it could not be started. */
+#define HN_SPAWN_STDOUT 1
+#define HN_SPAWN_STDERR 2
+int hn_spawn(char *const argv[], int flags, hn_sb *output, hn_err *err);
+
 /* Number of online CPUs (at least 1). */
 int hn_cpu_count(void);
 

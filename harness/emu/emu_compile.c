@@ -28,18 +28,15 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compile.h"
 #include "embedded.h"
 #include "emu_source.h"
 
-extern char **environ;
 
 #ifndef HN_CXX_COMPILER
 #define HN_CXX_COMPILER "c++"
@@ -102,44 +99,15 @@ static void argv_free(argv_t *a) {
 }
 
 /* Runs argv, capturing stdout and stderr together into *output. Returns the
- * exit status (0 = success), or -1 when it could not run. */
+ * exit status (0 = success), or -1 when it could not run or was killed. */
 static int run_capture(char *const *argv, char **output) {
-    *output = NULL;
-    int fd[2];
-    if (pipe2(fd, O_CLOEXEC) != 0) return -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    if (rc != 0) {
-        close(fd[0]);
-        *output = xasprintf("cannot run %s: %s\n", argv[0], strerror(rc));
-        return -1;
-    }
     hn_sb sb;
     hn_sb_init(&sb);
-    char buf[4096];
-    for (;;) {
-        ssize_t n = read(fd[0], buf, sizeof buf);
-        if (n > 0) hn_sb_add(&sb, buf, (size_t)n);
-        else if (n == 0 || errno != EINTR) break;
-    }
-    close(fd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            status = -1;
-            break;
-        }
-    }
+    hn_err err;
+    int rc = hn_spawn(argv, HN_SPAWN_STDOUT | HN_SPAWN_STDERR, &sb, &err);
+    if (rc < 0) hn_sb_addf(&sb, "%s\n", err.msg);
     *output = hn_sb_detach(&sb);
-    if (status == -1) return -1;
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    return -1;
+    return rc < 0 || rc >= 128 ? -1 : rc;
 }
 
 /* ------------------------------------------------------------------------- */

@@ -8,19 +8,16 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include "emu_sched.h"
 
-extern char **environ;
 
 #define ALTSTACK_BYTES (256 * 1024)
 #define MAX_FRAMES 32
@@ -328,34 +325,14 @@ int emu_pool_threads(const emu_pool *p) {
 
 /* Runs addr2line on the module; fills out with "file:line (in function)". */
 static int addr2line(const char *so, uintptr_t off, char *out, size_t size) {
-    int fd[2];
-    if (pipe(fd) != 0) return -1;
     char addr[32];
     snprintf(addr, sizeof addr, "0x%lx", (unsigned long)off);
     char *argv[] = {"addr2line", "-f", "-i", "-C", "-e", (char *)so, addr, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addclose(&fa, fd[0]);
-    posix_spawn_file_actions_addclose(&fa, fd[1]);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    if (rc != 0) {
-        close(fd[0]);
-        return -1;
-    }
     hn_sb sb;
     hn_sb_init(&sb);
-    char buf[1024];
-    ssize_t n;
-    while ((n = read(fd[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-        if (n > 0) hn_sb_add(&sb, buf, (size_t)n);
-    close(fd[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    if (hn_spawn(argv, HN_SPAWN_STDOUT, &sb, NULL) != 0) {
+        hn_sb_free(&sb);
+        return -1;
     }
     /* pairs of lines: function, file:line; innermost inlined frame first. Take
      * the first frame not in the shim, else the first. */
