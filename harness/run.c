@@ -122,6 +122,7 @@ typedef struct {
     int any_failure;
     int n_skipped_budget;
     hn_baseline *baseline;
+    int has_double;         /* some variant accumulates in double: measure DGEMM too */
 } run_ctx;
 
 enum { ST_OK = HN_ST_OK, ST_MISMATCH = HN_ST_MISMATCH, ST_COMPILE = HN_ST_COMPILE, ST_LAUNCH = HN_ST_LAUNCH,
@@ -376,13 +377,15 @@ static void run_variant(run_ctx *r, hn_workload *w, int ci, int vi, hn_sampler *
         hn_csv_setf_named(csv, "gflops", "%.4g", gflops);
         hn_csv_setf_named(csv, "gbps", "%.4g", gbps);
         const char *acc = hn_variant_define(p, v, "ACCUM_DTYPE");
-        double peak = acc && strcmp(acc, "double") == 0 ? r->peak_fp64 : r->peak_fp32;
+        int dbl = acc && strcmp(acc, "double") == 0;
+        double peak = dbl ? r->peak_fp64 : r->peak_fp32;
         if (peak > 0 && !r->is_emu) {
             hn_csv_setf_named(csv, "peak_gflops", "%.1f", peak);
             hn_csv_setf_named(csv, "flops_peak_pct", "%.3g", gflops / peak * 100.0);
         }
         if (r->peak_bw > 0 && !r->is_emu) hn_csv_setf_named(csv, "bw_peak_pct", "%.3g", gbps / r->peak_bw * 100.0);
-        double base = r->baseline ? hn_baseline_last_ms(r->baseline) : NAN;
+        /* Against the baseline of the same precision. */
+        double base = hn_baseline_last_ms(r->baseline, dbl ? HN_BASELINE_DGEMM : HN_BASELINE_SGEMM);
         if (base > 0) hn_csv_setf_named(csv, "speedup_vs_cublas", "%.4g", base / (sec * 1e3));
         if (status == ST_OK) r->times[(int64_t)ci * p->n_variants + vi] = sec * 1e3;
     }
@@ -691,6 +694,10 @@ int hn_cmd_run(const hn_cli *cli) {
         goto join;
     }
     if (!r.is_emu && !cli->no_baseline) r.baseline = hn_baseline_create(p, r.be, &r.dev);
+    for (int v = 0; v < nv; v++) {
+        const char *acc = hn_variant_define(p, &p->variants[v], "ACCUM_DTYPE");
+        r.has_double |= r.pool.slots[v].selected && acc && strcmp(acc, "double") == 0;
+    }
 
     for (int64_t ci = first_case; ci < last_case; ci++) {
         hn_case *c = &p->cases[ci];
@@ -716,17 +723,20 @@ int hn_cmd_run(const hn_cli *cli) {
         r.t_gen += w.gen_seconds;
         r.t_transfer += w.upload_seconds;
         if (cli->save_tensors) save_tensors(&r, &w, -1);
-        if (r.baseline) {
+        for (int k = 0; r.baseline && k < 2; k++) {
+            if (k == HN_BASELINE_DGEMM && !r.has_double) continue;
             char reason[sizeof(hn_err)];
             row_case(&r, c, &w);
-            int st = hn_baseline_run(r.baseline, &w, r.csv, &r.sampling, r.hot, reason, sizeof reason);
-            double ms = hn_baseline_last_ms(r.baseline);
+            int st = hn_baseline_run(r.baseline, (hn_baseline_kind)k, &w, r.csv, &r.sampling, r.hot, reason,
+                                     sizeof reason);
+            double ms = hn_baseline_last_ms(r.baseline, (hn_baseline_kind)k);
+            double peak = k == HN_BASELINE_DGEMM ? r.peak_fp64 : r.peak_fp32;
             if (ms > 0) {
                 hn_csv_setf_named(r.csv, "gflops", "%.4g", w.flop / ms * 1e-6);
                 hn_csv_setf_named(r.csv, "gbps", "%.4g", w.bytes / ms * 1e-6);
-                if (r.peak_fp32 > 0) {
-                    hn_csv_setf_named(r.csv, "peak_gflops", "%.1f", r.peak_fp32);
-                    hn_csv_setf_named(r.csv, "flops_peak_pct", "%.3g", w.flop / ms * 1e-6 / r.peak_fp32 * 100);
+                if (peak > 0) {
+                    hn_csv_setf_named(r.csv, "peak_gflops", "%.1f", peak);
+                    hn_csv_setf_named(r.csv, "flops_peak_pct", "%.3g", w.flop / ms * 1e-6 / peak * 100);
                 }
                 if (r.peak_bw > 0) hn_csv_setf_named(r.csv, "bw_peak_pct", "%.3g", w.bytes / ms * 1e-6 / r.peak_bw * 100);
                 hn_csv_set_named(r.csv, "speedup_vs_cublas", "1");

@@ -95,17 +95,17 @@ static void test_conv2d_variants(void) {
         }
         hn_baseline *bl = hn_baseline_create(p, be, &dev);
         CHECK(bl != NULL);
-        if (bl) {
+        for (int kind = 0; bl && kind < 2; kind++) {
             hn_sampling_opts o;
             hn_sampling_quick(&o);
             hn_csv *csv = hn_csv_wrap(stdout, (const char *[]){"x"}, 1);
             char reason[512];
-            int st = hn_baseline_run(bl, &w, csv, &o, 0, reason, sizeof reason);
-            CHECK_MSG(st == HN_ST_OK, "baseline on %s: %s", cases[ci], reason);
-            CHECK(hn_baseline_last_ms(bl) > 0);
+            int st = hn_baseline_run(bl, (hn_baseline_kind)kind, &w, csv, &o, 0, reason, sizeof reason);
+            CHECK_MSG(st == HN_ST_OK, "%s on %s: %s", hn_baseline_name((hn_baseline_kind)kind), cases[ci], reason);
+            CHECK(hn_baseline_last_ms(bl, (hn_baseline_kind)kind) > 0);
             hn_csv_close(csv);
-            hn_baseline_destroy(bl);
         }
+        hn_baseline_destroy(bl);
         hn_workload_free(&w);
         hn_case_release(&c);
     }

@@ -158,14 +158,16 @@ static void test_baseline_parts(void) {
     const struct hn_embedded_file *f = hn_embedded_find("conv2d_im2col.cu");
     CHECK(f != NULL);
     if (!f) return;
-    const char *names[] = {"conv2d_im2col"};
-    hn_compile_req req = {.src_path = "conv2d_im2col.cu", .source = f->data, .kernels = names, .n_kernels = 1,
+    const char *names[] = {"conv2d_im2col<float>", "conv2d_im2col<double>", "conv2d_f32_to_f64",
+                           "conv2d_f64_to_f32"};
+    hn_compile_req req = {.src_path = "conv2d_im2col.cu", .source = f->data, .kernels = names, .n_kernels = 4,
                           .arch = "sm_90"};
     hn_module_image img;
     hn_err err;
     CHECK_MSG(hn_compile_cuda(&req, &img, NULL, &err) == 0, "%s", err.msg);
     if (img.n_kernels) {
         CHECK(img.image_size > 0);
+        CHECK_STR(img.lowered[1], "_Z13conv2d_im2colIdEvPKfPT_iiiifxi");
         hn_module_image_free(&img);
     }
     int major = 0;

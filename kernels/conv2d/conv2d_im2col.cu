@@ -1,9 +1,15 @@
 /*
  * conv2d_im2col: the unroll kernel of PMPP chapter 16 (its Fig. 16.18), written for
- * the "same"-padded layout of this family. It feeds the cuBLAS baseline that every
- * conv2d sweep measures beside its variants: im2col, then one SGEMM,
+ * the "same"-padded layout of this family. It feeds the cuBLAS baselines that every
+ * conv2d sweep measures beside its variants: im2col, then one GEMM,
  *
  *   out (out_ch, h*w) = filter (out_ch, K) x cols (K, h*w),  K = in_ch * fs * fs.
+ *
+ *   conv2d_im2col<float>   columns for cublasSgemm
+ *   conv2d_im2col<double>  like <float>, but the columns are converted to double
+ *                          for cublasDgemm (the baseline of double accumulators)
+ *   conv2d_f32_to_f64      converts the filter for cublasDgemm (once per case)
+ *   conv2d_f64_to_f32      converts cublasDgemm's output into the float output
  *
  * One thread per (input channel, output pixel) writes the fs*fs entries of that
  * pixel's column for its channel: row (c*fs + p)*fs + q, column j holds
@@ -14,7 +20,8 @@
  * Not a variant of the sweep: the harness compiles it itself (the file is embedded
  * in the binary). The family's menu is in conv2d_pad.cu.
  */
-__global__ void conv2d_im2col(const float *in, float *cols, int h, int w, int in_channels,
+template <typename T>
+__global__ void conv2d_im2col(const float *in, T *cols, int h, int w, int in_channels,
                               int filter_size, float pad, long long p0, int np) {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (long long)in_channels * np) return;
@@ -24,13 +31,23 @@ __global__ void conv2d_im2col(const float *in, float *cols, int h, int w, int in
     int y = (int)(pix / w), x = (int)(pix % w);
     int r = (filter_size - 1) / 2;
     const float *in_c = in + (size_t)c * h * w;
-    float *col = cols + (size_t)c * filter_size * filter_size * np + j;
+    T *col = cols + (size_t)c * filter_size * filter_size * np + j;
     for (int p = 0; p < filter_size; p++) {
         int yy = y + p - r;
         for (int q = 0; q < filter_size; q++) {
             int xx = x + q - r;
             float v = (yy >= 0 && yy < h && xx >= 0 && xx < w) ? in_c[(size_t)yy * w + xx] : pad;
-            col[(size_t)(p * filter_size + q) * np] = v;
+            col[(size_t)(p * filter_size + q) * np] = (T)v;
         }
     }
+}
+
+__global__ void conv2d_f32_to_f64(const float *src, double *dst, long long n) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] = src[i];
+}
+
+__global__ void conv2d_f64_to_f32(const double *src, float *dst, long long n) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] = (float)src[i];
 }
