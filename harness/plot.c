@@ -1070,7 +1070,7 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every *.csv under dir (not *.samples.csv), recursively; symbolic links to
+/* Every *.csv under dir (not *.samples.csv nor *.best.csv), recursively; symbolic links to
  * folders are not followed. */
 static void find_csvs(const char *dir, char ***list, int *n, int *cap) {
     DIR *dp = opendir(dir);
@@ -1083,7 +1083,7 @@ static void find_csvs(const char *dir, char ***list, int *n, int *cap) {
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             find_csvs(path, list, n, cap);
         } else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && ends_with(path, ".csv") &&
-                   !ends_with(path, ".samples.csv")) {
+                   !ends_with(path, ".samples.csv") && !ends_with(path, ".best.csv")) {
             push_str(list, n, cap, path);
         }
         free(path);

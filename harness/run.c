@@ -450,10 +450,39 @@ static double geomean(const double *x, int64_t n, int64_t stride) {
     return k ? exp(s / (double)k) : NAN;
 }
 
-static void print_summary(run_ctx *r, double wall) {
+/* Opens <out>.best.csv: per case, the fastest correct variant (the autotuning
+ * answer as data); NULL if it cannot be created. */
+static hn_csv *open_best(run_ctx *r, const char *out_path) {
+    const hn_plan *p = r->plan;
+    const char **cols = xcalloc((size_t)(p->n_axes + p->n_define_names + 8), sizeof *cols);
+    int n = 0;
+    cols[n++] = "case";
+    for (int a = 0; a < p->n_axes; a++) cols[n++] = p->axes[a].name;
+    cols[n++] = "label";
+    cols[n++] = "best_variant";
+    cols[n++] = "kernel";
+    for (int d = 0; d < p->n_define_names; d++) cols[n++] = p->define_names[d];
+    cols[n++] = "time_median_ms";
+    cols[n++] = "runner_up";
+    cols[n++] = "margin";
+    size_t len = strlen(out_path);
+    char *path = len > 4 && strcmp(out_path + len - 4, ".csv") == 0
+                     ? xasprintf("%.*s.best.csv", (int)(len - 4), out_path)
+                     : xasprintf("%s.best.csv", out_path);
+    hn_csv *csv = NULL;
+    hn_err err;
+    if (hn_csv_open(path, cols, n, &csv, &err) != 0) fprintf(stderr, "harness: %s\n", err.msg);
+    else printf("best variant per case: %s\n", path);
+    free(path);
+    free(cols);
+    return csv;
+}
+
+static void print_summary(run_ctx *r, double wall, const char *out_path) {
     double compile_wall = r->pool.wait_seconds;
     hn_plan *p = r->plan;
     int nv = p->n_variants;
+    hn_csv *best_csv = open_best(r, out_path);
     int *wins = xcalloc((size_t)nv, sizeof *wins);
     printf("\n%-48s %5s %8s %8s %8s %8s %12s %5s\n", "variant", "ok", "mismatch", "compile", "launch",
            "skipped", "geomean ms", "wins");
@@ -488,6 +517,26 @@ static void print_summary(run_ctx *r, double wall) {
         char label[128] = "";
         if (hn_workload_shape(&w, p, &p->cases[c], &err) == 0) snprintf(label, sizeof label, "%s", w.label);
         double tb = r->times[c * nv + best];
+        if (best_csv) {
+            const hn_variant *v = &p->variants[best];
+            hn_csv_setf_named(best_csv, "case", "%lld", (long long)c);
+            for (int a = 0; a < p->n_axes; a++) {
+                char buf[64];
+                hn_value_format(&p->cases[c].values[a], buf, sizeof buf);
+                hn_csv_set_named(best_csv, p->axes[a].name, buf);
+            }
+            hn_csv_set_named(best_csv, "label", label);
+            hn_csv_set_named(best_csv, "best_variant", v->label);
+            hn_csv_set_named(best_csv, "kernel", p->specs[v->spec].kernel);
+            for (int d = 0; d < p->n_define_names; d++)
+                hn_csv_set_named(best_csv, p->define_names[d], hn_variant_define(p, v, p->define_names[d]));
+            hn_csv_setf_named(best_csv, "time_median_ms", "%.6g", tb);
+            if (second >= 0) {
+                hn_csv_set_named(best_csv, "runner_up", p->variants[second].label);
+                hn_csv_setf_named(best_csv, "margin", "%.4g", r->times[c * nv + second] / tb);
+            }
+            hn_csv_write_row(best_csv, &err);
+        }
         if (second >= 0)
             printf("  case %-4lld %-28s %-44s %10.4g ms  %.2fx faster than %s\n", (long long)c, label,
                    p->variants[best].label, tb, r->times[c * nv + second] / tb, p->variants[second].label);
@@ -505,6 +554,7 @@ static void print_summary(run_ctx *r, double wall) {
            wall, compile_wall, r->pool.busy_seconds, r->n_threads, r->t_ref, r->t_gen, r->t_transfer, r->t_check,
            r->t_kernel,
            wall - compile_wall - r->t_ref - r->t_gen - r->t_transfer - r->t_check - r->t_kernel);
+    hn_csv_close(best_csv);
     free(wins);
 }
 
@@ -759,7 +809,7 @@ join:
         r.pool.wait_seconds += hn_now() - t_join;
     }
     if (exit_code != 2) {
-        print_summary(&r, hn_now() - t_start);
+        print_summary(&r, hn_now() - t_start, out_path);
         printf("results: %s\n", out_path);
         if (r.n_skipped_budget)
             printf("%d case%s skipped as over the emulator's budget of %g GFLOP; run them all with --all "

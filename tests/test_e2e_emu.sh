@@ -47,6 +47,22 @@ done
 py_plain=${py:-python3}
 "$py_plain" -c "$python_check" "$csv" || fail "CSV check failed"
 case "$out" in *"fastest correct variant per case"*) ;; *) fail "no verdict in the summary" ;; esac
+# The verdict as data: one row per case that ran, naming a variant that ran ok there.
+best_check=$(cat <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+best = list(csv.DictReader(open(sys.argv[2], newline="")))
+ran = {r["case"] for r in rows if r["status"] == "ok"}
+assert {b["case"] for b in best} == ran, (len(best), len(ran))
+for b in best:
+    mine = [r for r in rows if r["case"] == b["case"] and r["status"] == "ok"]
+    fastest = min(mine, key=lambda r: float(r["time_median_ms"]))
+    assert b["best_variant"] == fastest["variant"], (b["case"], b["best_variant"], fastest["variant"])
+    assert float(b["margin"]) >= 1.0
+print(f"{len(best)} best rows")
+PY
+)
+"$py_plain" -c "$best_check" "$csv" "$tmp/conv2d_sweep.best.csv" || fail "best.csv check failed"
 
 # One case, every tensor saved.
 "$h" run configs/conv2d_sweep.json --backend emu --case 1 --out "$tmp/one.csv" --save-tensors "$tmp/t" >/dev/null 2>&1 ||
