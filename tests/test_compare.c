@@ -17,73 +17,13 @@
  *   conv2d_pad has only ACCUM_DTYPE=float: 5 groups not compared
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <ftw.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compare.h"
 #include "hn_test.h"
 
-extern char **environ;
-
-#define SCRATCH "compare"
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-/* Removes this run's scratch folder (kept when a check failed, to look at). */
-static void cleanup(void) {
-    const char *dir = getenv("HARNESS_TMP");
-    char *d = xasprintf("%s/%s.%d", dir ? dir : "/tmp", SCRATCH, (int)getpid());
-    if (!hn_test_failures) nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(d);
-}
-
-static char *fixture(const char *name) {
-    const char *root = getenv("HARNESS_ROOT");
-    return xasprintf("%s/tests/fixtures/%s", root ? root : ".", name);
-}
-
-static char *tmp_dir(void) {
-    const char *dir = getenv("HARNESS_TMP");
-    char *d = xasprintf("%s/compare.%d", dir ? dir : "/tmp", (int)getpid());
-    hn_mkdirs(d, NULL);
-    return d;
-}
-
-/* Runs the harness binary with argv (after the program name); stdout and
- * stderr into *out and *err (caller frees). Returns the exit status, -1 when
- * HARNESS_BIN is not set. */
-static int run_harness(const char *const *args, char **out, char **errout) {
-    const char *bin = getenv("HARNESS_BIN");
-    if (!bin) return -1;
-    char *tmp = tmp_dir();
-    char *po = xasprintf("%s/stdout", tmp), *pe = xasprintf("%s/stderr", tmp);
-    const char *argv[32] = {bin};
-    int n = 1;
-    for (; args[n - 1] && n < 31; n++) argv[n] = args[n - 1];
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int status = -1;
-    if (posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, environ) == 0 && waitpid(pid, &status, 0) == pid)
-        status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    posix_spawn_file_actions_destroy(&fa);
-    size_t size;
-    if (hn_read_file(po, out, &size, NULL) != 0) *out = xstrdup("");
-    if (hn_read_file(pe, errout, &size, NULL) != 0) *errout = xstrdup("");
-    free(po);
-    free(pe);
-    free(tmp);
-    return status;
-}
+#define HN_TEST_SCRATCH "compare"
+#include "hn_test_files.h"
 
 static int value_index(const hn_compare *c, const char *name) {
     for (int v = 0; v < c->n_values; v++)
@@ -101,7 +41,7 @@ static void test_geomean(void) {
 }
 
 static void test_accum_dtype(void) {
-    char *path = fixture("accum_dtype.csv");
+    char *path = hn_test_fixture("accum_dtype.csv");
     hn_table t;
     hn_err err;
     CHECK_MSG(hn_table_load(path, &t, &err) == 0, "%s", err.msg);
@@ -179,7 +119,7 @@ static void test_accum_dtype(void) {
 }
 
 static void test_by_variant(void) {
-    char *path = fixture("conv2d_small.csv");
+    char *path = hn_test_fixture("conv2d_small.csv");
     hn_table t;
     hn_err err;
     CHECK_MSG(hn_table_load(path, &t, &err) == 0, "%s", err.msg);
@@ -218,7 +158,7 @@ static void test_by_variant(void) {
 }
 
 static void test_bad_input(void) {
-    char *path = fixture("accum_dtype.csv");
+    char *path = hn_test_fixture("accum_dtype.csv");
     hn_table t;
     hn_err err;
     CHECK(hn_table_load(path, &t, &err) == 0);
@@ -247,12 +187,12 @@ static void test_command(void) {
         fprintf(stderr, "HARNESS_BIN not set: skipping the end-to-end checks\n");
         return;
     }
-    char *path = fixture("accum_dtype.csv");
-    char *tmp = tmp_dir();
+    char *path = hn_test_fixture("accum_dtype.csv");
+    char *tmp = hn_test_scratch("");
     char *chart = xasprintf("%s/accum-by-dtype.png", tmp);
     char *out, *errs;
     const char *a1[] = {"compare", path, "--by", "ACCUM_DTYPE", "--out", chart, NULL};
-    int rc = run_harness(a1, &out, &errs);
+    int rc = hn_test_run_harness(NULL, a1, &out, &errs);
     int have_gnuplot = hn_plot_have_gnuplot();
     CHECK_MSG(rc == (have_gnuplot ? 0 : 1), "rc %d, stderr: %s", rc, errs);
     CHECK_CONTAINS(out, "compare accum_dtype by ACCUM_DTYPE (baseline float): 5 cases");
@@ -283,27 +223,27 @@ static void test_command(void) {
 
     /* Bad input: exit 2 and a message saying what is wrong. */
     const char *a2[] = {"compare", path, "--by", "NO_SUCH", NULL};
-    CHECK_INT(run_harness(a2, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a2, &out, &errs), 2);
     CHECK_CONTAINS(errs, "--by NO_SUCH: no such column");
     free(out);
     free(errs);
     const char *a3[] = {"compare", "/nonexistent/results.csv", "--by", "ACCUM_DTYPE", NULL};
-    CHECK_INT(run_harness(a3, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a3, &out, &errs), 2);
     CHECK_CONTAINS(errs, "/nonexistent/results.csv: no such file");
     free(out);
     free(errs);
     const char *a4[] = {"compare", path, NULL};
-    CHECK_INT(run_harness(a4, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a4, &out, &errs), 2);
     CHECK_CONTAINS(errs, "--by COLUMN is required");
     free(out);
     free(errs);
     const char *a5[] = {"compare", path, "--by", "ACCUM_DTYPE", "--baseline", "half", NULL};
-    CHECK_INT(run_harness(a5, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a5, &out, &errs), 2);
     CHECK_CONTAINS(errs, "not a value of ACCUM_DTYPE");
     free(out);
     free(errs);
     const char *a6[] = {"compare", path, "--by", "ACCUM_DTYPE", "--out", chart, "--format", "svg", NULL};
-    CHECK_INT(run_harness(a6, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a6, &out, &errs), 2);
     CHECK_CONTAINS(errs, "does not end in .svg");
     CHECK_STR(out, ""); /* refused before printing anything */
     free(out);
@@ -319,6 +259,6 @@ int main(void) {
     test_by_variant();
     test_bad_input();
     test_command();
-    cleanup();
+    hn_test_cleanup();
     return hn_test_exit();
 }

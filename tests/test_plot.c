@@ -12,80 +12,17 @@
  * tests/fixtures/accum_dtype.csv: the CPU emulator, no peaks: no roofline.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <ftw.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hn_test.h"
 #include "plot.h"
 
-extern char **environ;
-
-#define SCRATCH "plot"
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-/* Removes this run's scratch folder (kept when a check failed, to look at). */
-static void cleanup(void) {
-    const char *dir = getenv("HARNESS_TMP");
-    char *d = xasprintf("%s/%s.%d", dir ? dir : "/tmp", SCRATCH, (int)getpid());
-    if (!hn_test_failures) nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(d);
-}
-
-static char *fixture(const char *name) {
-    const char *root = getenv("HARNESS_ROOT");
-    return xasprintf("%s/tests/fixtures/%s", root ? root : ".", name);
-}
-
-static char *tmp_dir(const char *sub) {
-    const char *dir = getenv("HARNESS_TMP");
-    char *d = xasprintf("%s/plot.%d/%s", dir ? dir : "/tmp", (int)getpid(), sub);
-    hn_mkdirs(d, NULL);
-    return d;
-}
-
-/* Runs the harness binary in folder cwd (NULL: here) with args; stdout and
- * stderr into *out and *errs (caller frees). Returns its exit status. */
-static int run_harness(const char *cwd, const char *const *args, char **out, char **errs) {
-    const char *bin = getenv("HARNESS_BIN");
-    char *tmp = tmp_dir("io");
-    char *po = xasprintf("%s/stdout", tmp), *pe = xasprintf("%s/stderr", tmp);
-    const char *argv[32] = {bin};
-    int n = 1;
-    for (; args[n - 1] && n < 31; n++) argv[n] = args[n - 1];
-    argv[n] = NULL;
-    char here[4096];
-    if (!getcwd(here, sizeof here)) here[0] = '\0';
-    if (cwd && chdir(cwd) != 0) fprintf(stderr, "cannot enter %s\n", cwd);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int status = -1;
-    if (bin && posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, environ) == 0 &&
-        waitpid(pid, &status, 0) == pid)
-        status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    posix_spawn_file_actions_destroy(&fa);
-    if (cwd && chdir(here) != 0) fprintf(stderr, "cannot return to %s\n", here);
-    size_t size;
-    if (hn_read_file(po, out, &size, NULL) != 0) *out = xstrdup("");
-    if (hn_read_file(pe, errs, &size, NULL) != 0) *errs = xstrdup("");
-    free(po);
-    free(pe);
-    free(tmp);
-    return status;
-}
+#define HN_TEST_SCRATCH "plot"
+#include "hn_test_files.h"
 
 static int load(const char *name, hn_table *t) {
-    char *path = fixture(name);
+    char *path = hn_test_fixture(name);
     hn_err err;
     int rc = hn_table_load(path, t, &err);
     if (rc != 0) fprintf(stderr, "%s\n", err.msg);
@@ -378,12 +315,12 @@ static void check_field(const char *line, int k, const char *want) {
 }
 
 static void test_charts_png(void) {
-    char *csv = fixture("conv2d_small.csv");
-    char *dir = tmp_dir("png");
+    char *csv = hn_test_fixture("conv2d_small.csv");
+    char *dir = hn_test_scratch("png");
     char *chart = xasprintf("%s/conv2d_small.png", dir);
     char *out, *errs;
     const char *args[] = {"plot", csv, "--out", chart, NULL};
-    int rc = run_harness(NULL, args, &out, &errs);
+    int rc = hn_test_run_harness(NULL, args, &out, &errs);
     CHECK_MSG(rc == 0, "rc %d: %s", rc, errs);
     char *speed = xasprintf("%s/conv2d_small-speedup.png", dir);
     char *roof = xasprintf("%s/conv2d_small-roofline.png", dir);
@@ -436,7 +373,7 @@ static void test_charts_png(void) {
 
     /* --log and --sort on a column. */
     const char *args2[] = {"plot", csv, "--out", chart, "--log", "--sort", "flop", "--quiet", NULL};
-    rc = run_harness(NULL, args2, &out, &errs);
+    rc = hn_test_run_harness(NULL, args2, &out, &errs);
     CHECK_MSG(rc == 0, "rc %d: %s", rc, errs);
     CHECK_CONTAINS(out, chart); /* --quiet: the paths only */
     CHECK(strstr(out, "marked") == NULL);
@@ -451,12 +388,12 @@ static void test_charts_png(void) {
 }
 
 static void test_charts_svg(void) {
-    char *csv = fixture("conv2d_small.csv");
-    char *dir = tmp_dir("svg");
+    char *csv = hn_test_fixture("conv2d_small.csv");
+    char *dir = hn_test_scratch("svg");
     char *chart = xasprintf("%s/small.svg", dir);
     char *out, *errs;
     const char *args[] = {"plot", csv, "--out", chart, "--format", "svg", NULL};
-    int rc = run_harness(NULL, args, &out, &errs);
+    int rc = hn_test_run_harness(NULL, args, &out, &errs);
     CHECK_MSG(rc == 0, "rc %d: %s", rc, errs);
     check_svg(chart, 1600, 1800);
     char *speed = xasprintf("%s/small-speedup.svg", dir);
@@ -470,16 +407,16 @@ static void test_charts_svg(void) {
 
     /* --out's extension against --format: a clear refusal. */
     const char *bad[] = {"plot", csv, "--out", chart, "--format", "png", NULL};
-    CHECK_INT(run_harness(NULL, bad, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, bad, &out, &errs), 2);
     CHECK_CONTAINS(errs, "does not end in .png");
     free(out);
     free(errs);
 
     /* The emulator's file: titled as emulated, no roofline (no peaks). */
-    char *emu = fixture("accum_dtype.csv");
+    char *emu = hn_test_fixture("accum_dtype.csv");
     char *echart = xasprintf("%s/accum.svg", dir);
     const char *args2[] = {"plot", emu, "--out", echart, NULL};
-    rc = run_harness(NULL, args2, &out, &errs);
+    rc = hn_test_run_harness(NULL, args2, &out, &errs);
     CHECK_MSG(rc == 0, "rc %d: %s", rc, errs);
     check_svg(echart, 1600, 1800);
     CHECK_CONTAINS(out, "no roofline");
@@ -509,7 +446,7 @@ static void test_charts_svg(void) {
 /* Variant names and labels reach gnuplot as data or quoted literals only: a
  * name built to break out of a string runs nothing. */
 static void test_hostile_names(void) {
-    char *dir = tmp_dir("hostile");
+    char *dir = hn_test_scratch("hostile");
     char *csv = xasprintf("%s/evil.csv", dir);
     char *flag = xasprintf("%s/pwned", dir);
     char *text = xasprintf("case,label,variant,status,time_median_ms\n"
@@ -521,7 +458,7 @@ static void test_hostile_names(void) {
     char *chart = xasprintf("%s/evil.png", dir);
     char *out, *errs;
     const char *args[] = {"plot", csv, "--out", chart, NULL};
-    int rc = run_harness(NULL, args, &out, &errs);
+    int rc = hn_test_run_harness(NULL, args, &out, &errs);
     CHECK_MSG(rc == 0, "rc %d: %s", rc, errs);
     check_png(chart, 1600, 1800);
     CHECK(!hn_file_exists(flag));
@@ -535,10 +472,10 @@ static void test_hostile_names(void) {
 }
 
 static void test_all(void) {
-    char *root = tmp_dir("all");
+    char *root = hn_test_scratch("all");
     char *sub = xasprintf("%s/results/h200/2026-11-29", root);
     hn_mkdirs(sub, NULL);
-    char *src = fixture("conv2d_small.csv");
+    char *src = hn_test_fixture("conv2d_small.csv");
     char *data = NULL;
     size_t size;
     CHECK(hn_read_file(src, &data, &size, NULL) == 0);
@@ -550,7 +487,7 @@ static void test_all(void) {
     CHECK(hn_write_file(s, "time_ms\n1.0\n", 12, NULL) == 0);
     char *out, *errs;
     const char *args[] = {"plot", "--all", NULL};
-    int rc = run_harness(root, args, &out, &errs);
+    int rc = hn_test_run_harness(root, args, &out, &errs);
     CHECK_MSG(rc == 0, "rc %d: %s", rc, errs);
     CHECK_CONTAINS(out, "plots/h200/2026-11-29/conv2d_sweep.png");
     CHECK_CONTAINS(out, "plots/top.png");
@@ -565,7 +502,7 @@ static void test_all(void) {
     free(errs);
 
     const char *args2[] = {"plot", "--all", "--out", "x.png", NULL};
-    CHECK_INT(run_harness(root, args2, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(root, args2, &out, &errs), 2);
     CHECK_CONTAINS(errs, "--all");
     free(out);
     free(errs);
@@ -584,33 +521,33 @@ static void test_all(void) {
 static void test_bad_input(void) {
     char *out, *errs;
     const char *a1[] = {"plot", "/nonexistent/results.csv", NULL};
-    CHECK_INT(run_harness(NULL, a1, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a1, &out, &errs), 2);
     CHECK_CONTAINS(errs, "/nonexistent/results.csv: no such file");
     free(out);
     free(errs);
 
-    char *dir = tmp_dir("bad");
+    char *dir = hn_test_scratch("bad");
     char *csv = xasprintf("%s/notresults.csv", dir);
     CHECK(hn_write_file(csv, "a,b\n1,2\n", 8, NULL) == 0);
     const char *a2[] = {"plot", csv, NULL};
-    CHECK_INT(run_harness(NULL, a2, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a2, &out, &errs), 2);
     CHECK_CONTAINS(errs, "not a results file: it has no 'variant' column");
     free(out);
     free(errs);
 
-    char *fx = fixture("conv2d_small.csv");
+    char *fx = hn_test_fixture("conv2d_small.csv");
     const char *a3[] = {"plot", fx, "--sort", "nope", NULL};
-    CHECK_INT(run_harness(NULL, a3, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a3, &out, &errs), 2);
     CHECK_CONTAINS(errs, "--sort nope: neither a variant nor a column");
     free(out);
     free(errs);
     const char *a4[] = {"plot", fx, "--format", "jpg", NULL};
-    CHECK_INT(run_harness(NULL, a4, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a4, &out, &errs), 2);
     CHECK_CONTAINS(errs, "--format jpg: expected png, svg or pdf");
     free(out);
     free(errs);
     const char *a5[] = {"plot", NULL};
-    CHECK_INT(run_harness(NULL, a5, &out, &errs), 2);
+    CHECK_INT(hn_test_run_harness(NULL, a5, &out, &errs), 2);
     CHECK_CONTAINS(errs, "missing the results file");
     free(out);
     free(errs);
@@ -632,13 +569,13 @@ int main(void) {
     test_bad_input();
     if (!hn_plot_have_gnuplot()) {
         fprintf(stderr, "gnuplot not found (install gnuplot-nox): chart checks skipped\n");
-        cleanup();
+        hn_test_cleanup();
         return hn_test_failures ? 1 : 77;
     }
     test_charts_png();
     test_charts_svg();
     test_hostile_names();
     test_all();
-    cleanup();
+    hn_test_cleanup();
     return hn_test_exit();
 }
