@@ -81,7 +81,7 @@ hn_baseline *hn_baseline_create(const hn_plan *p, hn_backend *be, const hn_devic
     b->p_w = hn_op_param_index(p->op, "w");
     b->p_pad = hn_op_param_index(p->op, "pad");
     hn_err err;
-    const struct hn_embedded_file *src = hn_embedded_find("conv2d_im2col.cu");
+    const struct hn_embedded_file *src = hn_embedded_find("baseline/conv2d_im2col.cu");
     if (!src) {
         hn_errf(&err, "the im2col kernel is not embedded in this binary");
         goto fail;

@@ -123,3 +123,8 @@ const struct hn_embedded_file *hn_embedded_find(const char *name) {
         if (strcmp(f->name, name) == 0) return f;
     return NULL;
 }
+
+const char *hn_embedded_in_group(const struct hn_embedded_file *f, const char *group) {
+    size_t n = strlen(group);
+    return strncmp(f->name, group, n) == 0 && f->name[n] == '/' ? f->name + n + 1 : NULL;
+}

@@ -155,7 +155,7 @@ static void test_compile_error(void) {
 /* The cuBLAS baseline's pieces build and load without a GPU: the embedded im2col
  * kernel compiles, and cuBLAS (linked into the binary) answers. */
 static void test_baseline_parts(void) {
-    const struct hn_embedded_file *f = hn_embedded_find("conv2d_im2col.cu");
+    const struct hn_embedded_file *f = hn_embedded_find("baseline/conv2d_im2col.cu");
     CHECK(f != NULL);
     if (!f) return;
     const char *names[] = {"conv2d_im2col<float>", "conv2d_im2col<double>", "conv2d_f32_to_f64",

@@ -182,8 +182,16 @@ static char *first_error(const char *log) {
 /* ------------------------------------------------------------------------- */
 /* the shim on disk */
 
+/* The embedded files an emulated compile sees: the shim, and the kernel
+ * headers both backends offer. Returns f's path in the shim folder, or NULL. */
+static const char *shim_name(const struct hn_embedded_file *f) {
+    const char *n = hn_embedded_in_group(f, "emu");
+    return n ? n : hn_embedded_in_group(f, "kernel");
+}
+
 static void hash_shim(hn_hash *h) {
     for (const struct hn_embedded_file *f = hn_embedded_files; f->name; f++) {
+        if (!shim_name(f)) continue;
         hn_hash_adds(h, f->name);
         hn_hash_add(h, f->data, f->len);
     }
@@ -217,15 +225,20 @@ static int write_shim(const char *cache, char **dir_out, hn_err *err) {
         return -1;
     }
     for (const struct hn_embedded_file *f = hn_embedded_files; f->name; f++) {
-        char *path = hn_path_join(dir, f->name);
-        int ok = hn_file_exists(path) || write_atomic(path, f->data, f->len, err) == 0;
+        const char *name = shim_name(f);
+        if (!name) continue;
+        char *path = hn_path_join(dir, name);
+        char *sub = hn_dirname(path);
+        int ok = hn_file_exists(path) ||
+                 (hn_mkdirs(sub, err) == 0 && write_atomic(path, f->data, f->len, err) == 0);
+        free(sub);
         free(path);
         if (!ok) {
             free(dir);
             return -1;
         }
     }
-    if (!hn_embedded_find("hn_emu.h")) {
+    if (!hn_embedded_find("emu/hn_emu.h")) {
         free(dir);
         return hn_errf(err, "emulator: the shim header hn_emu.h is not embedded in this build");
     }

@@ -20,10 +20,10 @@
 
 __global__ void conv2d_pad(const float *in, float *out, const float *filter, int h, int w,
                            int in_channels, int out_channels, int filter_size,
-                           float pad SINGLE_BLOCK_PARAM) {
-    SINGLE_BLOCK_ENTER();
+                           float pad HN_SINGLE_BLOCK_PARAM) {
+    HN_SINGLE_BLOCK_ENTER();
 #ifdef DEBUG
-    if (debug_leader()) PRINT_INPUTS();
+    if (hn_debug_leader()) PRINT_INPUTS();
 #endif
     int x = blockIdx.x * blockDim.x + threadIdx.x;
     int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -46,5 +46,5 @@ __global__ void conv2d_pad(const float *in, float *out, const float *filter, int
             out[((size_t)o * h + y) * w + x] = (float)acc;
         }
     }
-    SINGLE_BLOCK_LEAVE();
+    HN_SINGLE_BLOCK_LEAVE();
 }

@@ -19,11 +19,11 @@
 
 __global__ void conv2d_pad_z_out_shared(const float *in, float *out, const float *filter, int h,
                                         int w, int in_channels, int out_channels,
-                                        int filter_size, float pad SINGLE_BLOCK_PARAM) {
+                                        int filter_size, float pad HN_SINGLE_BLOCK_PARAM) {
     extern __shared__ float tile[]; // (TILE_SIZE, TILE_SIZE)
-    SINGLE_BLOCK_ENTER();
+    HN_SINGLE_BLOCK_ENTER();
 #ifdef DEBUG
-    if (debug_leader()) PRINT_INPUTS();
+    if (hn_debug_leader()) PRINT_INPUTS();
 #endif
     int tx = threadIdx.x, ty = threadIdx.y;
     int x0 = blockIdx.x * TILE_SIZE, y0 = blockIdx.y * TILE_SIZE;
@@ -38,10 +38,10 @@ __global__ void conv2d_pad_z_out_shared(const float *in, float *out, const float
         tile[ty * TILE_SIZE + tx] = inside ? in_c[y * w + x] : pad;
         __syncthreads();
 #ifdef DEBUG
-        if (debug_leader()) {
+        if (hn_debug_leader()) {
             printf("block (%d,%d,%d) input channel %d, tile at (y=%d, x=%d):\n", blockIdx.x,
                    blockIdx.y, blockIdx.z, c, y0, x0);
-            print_matrix("tile", tile, TILE_SIZE, TILE_SIZE, TILE_SIZE);
+            hn_print_matrix("tile", tile, TILE_SIZE, TILE_SIZE, TILE_SIZE);
         }
 #endif
         for (int p = 0; p < filter_size; p++) {
@@ -59,5 +59,5 @@ __global__ void conv2d_pad_z_out_shared(const float *in, float *out, const float
         __syncthreads(); // the tile is overwritten by the next channel
     }
     if (inside) out[((size_t)o * h + y) * w + x] = (float)acc;
-    SINGLE_BLOCK_LEAVE();
+    HN_SINGLE_BLOCK_LEAVE();
 }

@@ -17,11 +17,11 @@
 
 __global__ void conv2d_pad_z_out_shared_halo(const float *in, float *out, const float *filter,
                                              int h, int w, int in_channels, int out_channels,
-                                             int filter_size, float pad SINGLE_BLOCK_PARAM) {
+                                             int filter_size, float pad HN_SINGLE_BLOCK_PARAM) {
     extern __shared__ float cell[]; // (TILE_SIZE, TILE_SIZE): output tile plus halo
-    SINGLE_BLOCK_ENTER();
+    HN_SINGLE_BLOCK_ENTER();
 #ifdef DEBUG
-    if (debug_leader()) PRINT_INPUTS();
+    if (hn_debug_leader()) PRINT_INPUTS();
 #endif
     int r = (filter_size - 1) / 2;
     int out_tile = TILE_SIZE - filter_size + 1;
@@ -38,10 +38,10 @@ __global__ void conv2d_pad_z_out_shared_halo(const float *in, float *out, const 
         cell[ty * TILE_SIZE + tx] = loads_inside ? in_c[y * w + x] : pad;
         __syncthreads();
 #ifdef DEBUG
-        if (debug_leader()) {
+        if (hn_debug_leader()) {
             printf("block (%d,%d,%d) input channel %d, cell from (y=%d, x=%d):\n", blockIdx.x,
                    blockIdx.y, blockIdx.z, c, y - ty, x - tx);
-            print_matrix("cell", cell, TILE_SIZE, TILE_SIZE, TILE_SIZE);
+            hn_print_matrix("cell", cell, TILE_SIZE, TILE_SIZE, TILE_SIZE);
         }
 #endif
         if (computes) {
@@ -53,5 +53,5 @@ __global__ void conv2d_pad_z_out_shared_halo(const float *in, float *out, const 
         __syncthreads(); // the cell is overwritten by the next channel
     }
     if (computes && loads_inside) out[((size_t)o * h + y) * w + x] = (float)acc;
-    SINGLE_BLOCK_LEAVE();
+    HN_SINGLE_BLOCK_LEAVE();
 }

@@ -13,10 +13,10 @@
 
 __global__ void conv2d_planted(const float *in, float *out, const float *filter, int h, int w,
                                int in_channels, int out_channels, int filter_size,
-                               float pad SINGLE_BLOCK_PARAM) {
-    SINGLE_BLOCK_ENTER();
+                               float pad HN_SINGLE_BLOCK_PARAM) {
+    HN_SINGLE_BLOCK_ENTER();
 #ifdef DEBUG
-    if (debug_leader()) printf("planted: block (%d,%d,%d)\n", blockIdx.x, blockIdx.y, blockIdx.z);
+    if (hn_debug_leader()) printf("planted: block (%d,%d,%d)\n", blockIdx.x, blockIdx.y, blockIdx.z);
 #endif
     int x = blockIdx.x * blockDim.x + threadIdx.x;
     int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -34,5 +34,5 @@ __global__ void conv2d_planted(const float *in, float *out, const float *filter,
         if (o == PLANT_C && y == PLANT_Y && x == PLANT_X) acc += 1.0f;
         out[((size_t)o * h + y) * w + x] = acc;
     }
-    SINGLE_BLOCK_LEAVE();
+    HN_SINGLE_BLOCK_LEAVE();
 }

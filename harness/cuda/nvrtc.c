@@ -14,6 +14,7 @@
 #include <nvrtc.h>
 
 #include "compile.h"
+#include "embedded.h"
 
 const char *hn_nvrtc_version(void) {
     static char buf[32];
@@ -69,12 +70,36 @@ static void parse_resources(const char *log, const char *lowered, hn_kernel_reso
     }
 }
 
+/* The in-memory headers every NVRTC compile gets: the stand-ins for the C and
+ * C++ headers NVRTC lacks (group rtc) and the kernel headers both backends
+ * offer (group kernel), by the name a kernel includes them with. Returns how
+ * many (at most max). */
+static int rtc_headers(const char **names, const char **texts, int max) {
+    int n = 0;
+    for (const struct hn_embedded_file *f = hn_embedded_files; f->name && n < max; f++) {
+        const char *name = hn_embedded_in_group(f, "rtc");
+        if (!name) name = hn_embedded_in_group(f, "kernel");
+        if (!name) continue;
+        names[n] = name;
+        texts[n++] = f->data;
+    }
+    return n;
+}
+
 static void compute_key(const hn_compile_req *req, char key[33]) {
     hn_hash h;
     hn_hash_init(&h);
     hn_hash_adds(&h, "harness-nvrtc-3");
     hn_hash_adds(&h, hn_nvrtc_version());
     hn_hash_adds(&h, req->arch);
+    {
+        const char *names[256], *texts[256];
+        int n = rtc_headers(names, texts, 256);
+        for (int i = 0; i < n; i++) {
+            hn_hash_adds(&h, names[i]);
+            hn_hash_adds(&h, texts[i]);
+        }
+    }
     hn_hash_add(&h, &req->line_info, sizeof req->line_info);
     if (req->source) hn_hash_adds(&h, req->source);
     else hn_hash_source_tree(&h, req->src_path, req->include_dirs, req->n_include_dirs);
@@ -207,7 +232,9 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
 
     nvrtcProgram prog = NULL;
     int rc = -1;
-    nvrtcResult r = nvrtcCreateProgram(&prog, src, req->src_path, 0, NULL, NULL);
+    const char *hdr_names[256], *hdr_texts[256];
+    int n_hdrs = rtc_headers(hdr_names, hdr_texts, 256);
+    nvrtcResult r = nvrtcCreateProgram(&prog, src, req->src_path, n_hdrs, hdr_texts, hdr_names);
     if (r != NVRTC_SUCCESS) {
         hn_errf(err, "%s: nvrtcCreateProgram: %s", req->src_path, nvrtcGetErrorString(r));
         goto done;
