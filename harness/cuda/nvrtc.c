@@ -70,6 +70,31 @@ static void parse_resources(const char *log, const char *lowered, hn_kernel_reso
     }
 }
 
+#ifndef HN_CUDA_INCLUDE_DIR
+#define HN_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
+#endif
+
+/* The toolkit's include folder, so kernels can include what NVRTC compiles
+ * from there (cuda_fp16.h, cuda_bf16.h, cooperative_groups.h, and libcu++
+ * under cccl/): $HARNESS_CUDA_INCLUDE, else the toolkit the harness was built
+ * with, else $CUDA_HOME/include, else /usr/local/cuda/include. NULL if none
+ * exists. Caller frees. */
+static char *cuda_include_dir(void) {
+    const char *env = getenv("HARNESS_CUDA_INCLUDE");
+    if (env && *env) return xstrdup(env);
+    char *cand[3] = {xstrdup(HN_CUDA_INCLUDE_DIR), NULL, xstrdup("/usr/local/cuda/include")};
+    const char *home = getenv("CUDA_HOME");
+    if (home && *home) cand[1] = xasprintf("%s/include", home);
+    char *found = NULL;
+    for (int i = 0; i < 3; i++) {
+        char *probe = cand[i] ? hn_path_join(cand[i], "cuda_fp16.h") : NULL;
+        if (!found && probe && hn_file_exists(probe)) found = xstrdup(cand[i]);
+        free(probe);
+        free(cand[i]);
+    }
+    return found;
+}
+
 /* The in-memory headers every NVRTC compile gets: the stand-ins for the C and
  * C++ headers NVRTC lacks (group rtc) and the kernel headers both backends
  * offer (group kernel), by the name a kernel includes them with. Returns how
@@ -92,6 +117,11 @@ static void compute_key(const hn_compile_req *req, char key[33]) {
     hn_hash_adds(&h, "harness-nvrtc-3");
     hn_hash_adds(&h, hn_nvrtc_version());
     hn_hash_adds(&h, req->arch);
+    {
+        char *inc = cuda_include_dir();
+        hn_hash_adds(&h, inc ? inc : "<no toolkit headers>");
+        free(inc);
+    }
     {
         const char *names[256], *texts[256];
         int n = rtc_headers(names, texts, 256);
@@ -213,7 +243,7 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
     else if (hn_read_file(req->src_path, &src, NULL, err) != 0) return -1;
 
     /* Options: the source's folder and extra folders, defines, target, resources. */
-    int n_opts = 0, cap = 8 + req->n_defines + req->n_include_dirs + req->n_options;
+    int n_opts = 0, cap = 10 + req->n_defines + req->n_include_dirs + req->n_options;
     char **opts = xcalloc((size_t)cap, sizeof *opts);
     char *here = hn_dirname(req->src_path);
     opts[n_opts++] = xasprintf("--gpu-architecture=%s", req->arch);
@@ -226,6 +256,15 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
     if (req->line_info) opts[n_opts++] = xstrdup("-lineinfo");
     opts[n_opts++] = xasprintf("-I%s", here);
     for (int i = 0; i < req->n_include_dirs; i++) opts[n_opts++] = xasprintf("-I%s", req->include_dirs[i]);
+    {
+        /* After the user's folders: the toolkit's headers and libcu++. */
+        char *inc = cuda_include_dir();
+        if (inc) {
+            opts[n_opts++] = xasprintf("-I%s", inc);
+            opts[n_opts++] = xasprintf("-I%s/cccl", inc);
+            free(inc);
+        }
+    }
     for (int i = 0; i < req->n_defines; i++) opts[n_opts++] = xasprintf("-D%s", req->defines[i]);
     for (int i = 0; i < req->n_options; i++) opts[n_opts++] = xstrdup(req->options[i]);
     free(here);
