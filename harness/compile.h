@@ -33,14 +33,14 @@ typedef struct {
     const char *src_path;               /* the .cu file (its folder is an include dir) */
     const char *const *defines;         /* "NAME=VALUE" or "NAME" */
     int n_defines;
-    const char *const *include_dirs;    /* extra -I folders */
+    const char *const *include_dirs;    /* extra folders (cuda: -I; emu: -iquote and -idirafter) */
     int n_include_dirs;
     const char *const *kernels;         /* C++ name expressions, e.g. "reduce<256>" */
     int n_kernels;
     const char *arch;                   /* cuda: "sm_90"; emu: ignored */
     const char *cache_dir;              /* NULL: no caching */
     int line_info;                      /* cuda: -lineinfo; emu: always has -g1 */
-    const char *const *options;         /* extra NVRTC options (the emulator ignores them) */
+    const char *const *options;         /* extra NVRTC options (the emulator takes -D/-U) */
     int n_options;
     const char *source;                 /* cuda: if set, compiled instead of reading
                                            src_path (which then only names it) */

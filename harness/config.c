@@ -389,6 +389,63 @@ static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
     return -1;
 }
 
+/* Adds an include folder, resolved from the config's folder (as every path in a
+ * config is) and made absolute, so compiles and cache keys do not depend on
+ * where harness was started. */
+static int add_include_dir(ctx *c, const hn_plan *plan, hn_variant_spec *s, const char *dir,
+                           const char *jpath) {
+    char *joined = hn_path_join(plan->dir, dir);
+    char *abs = realpath(joined, NULL);
+    if (!abs) {
+        bad(c, jpath, "include folder '%s' not found (looked for %s)", dir, joined);
+        free(joined);
+        return -1;
+    }
+    free(joined);
+    s->include_dirs = xrealloc(s->include_dirs, (size_t)(s->n_include_dirs + 2) * sizeof *s->include_dirs);
+    s->include_dirs[s->n_include_dirs++] = abs;
+    s->include_dirs[s->n_include_dirs] = NULL;
+    return 0;
+}
+
+/* The NVRTC options of a variant. Include folders (-I<dir>, -I <dir>,
+ * --include-path=<dir>) join include_dirs, resolved from the config's folder
+ * like every other path, so both backends use them and their headers are part
+ * of the cache key; the other options are kept in order (the emulator honours
+ * -D and -U among them and ignores the rest). Takes ownership of opts. */
+static int split_options(ctx *c, const hn_plan *plan, hn_variant_spec *s, char **opts, int n,
+                         const char *jpath) {
+    int rc = 0;
+    s->options = xcalloc((size_t)n + 1, sizeof *s->options);
+    for (int i = 0; i < n && rc == 0; i++) {
+        const char *o = opts[i], *dir = NULL;
+        int at = i; /* the entry that names the folder, for messages */
+        if (strcmp(o, "-I") == 0 || strcmp(o, "--include-path") == 0) {
+            if (i + 1 == n) {
+                char *ip = jpi(jpath, i);
+                rc = bad(c, ip, "'%s' needs a folder after it", o);
+                free(ip);
+                break;
+            }
+            dir = opts[++i];
+            at = i;
+        } else if (strncmp(o, "-I", 2) == 0) {
+            dir = o + 2;
+        } else if (strncmp(o, "--include-path=", 15) == 0) {
+            dir = o + 15;
+        } else {
+            s->options[s->n_options++] = xstrdup(o);
+            continue;
+        }
+        char *ip = jpi(jpath, at);
+        rc = *dir ? add_include_dir(c, plan, s, dir, ip) : bad(c, ip, "'%s' names no folder", o);
+        free(ip);
+    }
+    for (int i = 0; i < n; i++) free(opts[i]);
+    free(opts);
+    return rc;
+}
+
 static void spec_free(hn_variant_spec *s) {
     free(s->name);
     free(s->file);
@@ -548,17 +605,24 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
         int n;
         if (parse_string_list(c, vget(v, defaults, "include_dirs"), p, &dirs, &n) != 0) goto done;
         s->include_dirs = xcalloc((size_t)n + 1, sizeof *s->include_dirs);
+        int bad_dir = 0;
         for (int i = 0; i < n; i++) {
-            s->include_dirs[i] = hn_path_join(plan->dir, dirs[i]);
+            char *ip = jpi(p, i);
+            if (!bad_dir && add_include_dir(c, plan, s, dirs[i], ip) != 0) bad_dir = 1;
+            free(ip);
             free(dirs[i]);
         }
-        s->n_include_dirs = n;
         free(dirs);
+        if (bad_dir) goto done;
     }
     free(p);
     p = jp(jpath, "options");
-    if (parse_string_list(c, vget(v, defaults, "options"), p, &s->options, &s->n_options) != 0)
-        goto done;
+    {
+        char **opts;
+        int n;
+        if (parse_string_list(c, vget(v, defaults, "options"), p, &opts, &n) != 0) goto done;
+        if (split_options(c, plan, s, opts, n, p) != 0) goto done;
+    }
     rc = 0;
 done:
     free(p);

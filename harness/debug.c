@@ -112,6 +112,22 @@ static int64_t smallest_case(const hn_plan *p) {
     return best;
 }
 
+/* Whether the debug launch passes a debug_counter: when the config binds it,
+ * when the kernel has one parameter more than the config binds (the trailing
+ * SINGLE_BLOCK counter), or, where the backend cannot tell the kernel's
+ * parameters, always (a kernel ignores a trailing argument it does not take,
+ * while one that takes it and gets none would crash). */
+static int takes_counter(const hn_plan *p, const hn_variant *v, hn_backend *be, hn_kernel *k) {
+    const hn_variant_spec *s = &p->specs[v->spec];
+    for (int i = 0; i < s->n_args; i++)
+        if (s->args[i].kind == HN_ARG_DEBUG_COUNTER) return 1;
+    hn_param_info params[64];
+    int n = -1;
+    hn_err err;
+    if (be->ops->kernel_params(be, k, params, 64, &n, &err) != 0 || n < 0) return 1;
+    return n == s->n_args + 1;
+}
+
 int hn_cmd_debug(const hn_cli *cli) {
     hn_err err;
     hn_plan *p;
@@ -175,7 +191,9 @@ int hn_cmd_debug(const hn_cli *cli) {
         extra[n_extra++] = xasprintf("DEBUG_BLOCK_Z=%u", bz);
     }
 
-    hn_backend_opts bo = {.emu_threads = cli->emu_threads,
+    /* One emulator worker: blocks then run one at a time in linear order
+     * whether or not the kernel waits on debug_counter. */
+    hn_backend_opts bo = {.emu_threads = cli->emu_threads > 0 ? cli->emu_threads : 1,
                           .kernel_timeout = cli->kernel_timeout >= 0 ? cli->kernel_timeout : 60,
                           .printf_fifo = (size_t)64 << 20};
     if (hn_backend_create(cli->backend, &bo, !cli->quiet, &be, &err) != 0) {
@@ -195,7 +213,12 @@ int hn_cmd_debug(const hn_cli *cli) {
         goto done;
     }
     free(log);
-    if (be->ops->kernel_load(be, &img, 0, &k, &err) != 0 || hn_check_signature(p, v, be, k, 1, &err) != 0) {
+    if (be->ops->kernel_load(be, &img, 0, &k, &err) != 0) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        goto done;
+    }
+    int counter_arg = takes_counter(p, v, be, k);
+    if (hn_check_signature(p, v, be, k, counter_arg, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }
@@ -215,16 +238,28 @@ int hn_cmd_debug(const hn_cli *cli) {
     hn_argval vals[72];
     void *args[72];
     int n_args;
-    if (p->specs[v->spec].n_args > 64 || hn_pack_args(p, v, &w, counter, 1, vals, args, &n_args, &err) != 0) {
+    if (p->specs[v->spec].n_args > 64 || hn_pack_args(p, v, &w, counter, counter_arg, vals, args, &n_args, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }
     printf("debug: %s on case %s [%s: %s]\n", v->label, w.label, be->ops->name, dev.name);
     printf("defines:");
     for (int i = 0; i < b.n_defines; i++) printf(" -D%s", b.defines[i]);
-    printf("\nlaunch: grid %ux%ux%u, block %ux%ux%u, %zu bytes of dynamic shared memory, + debug_counter\n",
-           d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], d.shared_bytes);
-    printf("--- kernel output (blocks one at a time, in linear order) ---\n");
+    printf("\nlaunch: grid %ux%ux%u, block %ux%ux%u, %zu bytes of dynamic shared memory%s\n", d.grid[0],
+           d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], d.shared_bytes,
+           counter_arg ? ", + debug_counter" : " (the kernel takes no debug_counter)");
+    int ordered = is_emu ? bo.emu_threads == 1 : counter_arg;
+    if (!ordered && is_emu)
+        printf("note: %d emulator workers run blocks side by side, so their output may interleave "
+               "(debug runs one worker unless --emu-threads says otherwise)\n", bo.emu_threads);
+    if (!ordered && !is_emu)
+        printf("note: %s takes no debug_counter, so on a GPU its blocks are not serialized: SINGLE_BLOCK "
+               "needs the kernel to wait for its turn on that counter (a trailing int *debug_counter, "
+               "HN_SINGLE_BLOCK_ENTER/LEAVE from hn_kernel.h), and printf output of different blocks may "
+               "interleave. On the emulator (--backend emu) blocks run one at a time in linear order "
+               "whatever the kernel.\n",
+               p->specs[v->spec].kernel);
+    printf("--- kernel output (%s) ---\n", ordered ? "blocks one at a time, in linear order" : "blocks in any order");
     fflush(stdout);
     if (hn_poison_outputs(&w, &err) != 0 || be->ops->launch(be, k, &d, args, &err) != 0 ||
         be->ops->sync(be, &err) != 0) {

@@ -123,6 +123,7 @@ typedef struct {
     int n_skipped_budget;
     hn_baseline *baseline;
     int has_double;         /* some variant accumulates in double: measure DGEMM too */
+    int row_ran;            /* the last run_variant downloaded its outputs */
 } run_ctx;
 
 enum { ST_OK = HN_ST_OK, ST_MISMATCH = HN_ST_MISMATCH, ST_COMPILE = HN_ST_COMPILE, ST_LAUNCH = HN_ST_LAUNCH,
@@ -287,6 +288,7 @@ static void run_variant(run_ctx *r, hn_workload *w, int ci, int vi, hn_sampler *
     row_variant(r, v);
     hn_err err;
     char reason[1536];
+    r->row_ran = 0;
 
     const char *failed = NULL;
     int applies = hn_sweep_variant_applies(p, v, w->c, w->params, &failed, &err);
@@ -336,6 +338,7 @@ static void run_variant(run_ctx *r, hn_workload *w, int ci, int vi, hn_sampler *
     double atol, rtol;
     double tc = hn_now();
     if (hn_check_outputs(w, v, &cr, &atol, &rtol, &err) != 0) { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
+    r->row_ran = 1;
     r->t_check += hn_now() - tc;
     hn_row_check_columns(csv, &cr, hn_workload_first_ref(w), atol, rtol);
     int status = cr.match_fraction >= p->min_match ? ST_OK : ST_MISMATCH;
@@ -419,6 +422,13 @@ static void save_tensors(run_ctx *r, const hn_workload *w, int vi_or_minus1) {
             char safe[256];
             hn_sanitize_name(r->plan->variants[vi_or_minus1].label, safe, sizeof safe);
             path = xasprintf("%s/%s.%s.npy", dir, op->buffers[i].name, safe);
+            if (!r->row_ran) {
+                /* A row that never ran has no output: not this run's, and not a
+                 * stale file from an earlier run either. */
+                unlink(path);
+                free(path);
+                continue;
+            }
         } else if (vi_or_minus1 < 0) {
             /* The reference of an output buffer. */
             const hn_ref *ref = &w->refs[i];
@@ -563,9 +573,13 @@ static int sampling_options(run_ctx *r, hn_err *err) {
     const hn_cli *cli = r->cli;
     const hn_timing_cfg *t = &r->plan->timing;
     hn_sampling_opts *o = &r->sampling;
+    /* The base: --quick, else the emulator's quick preset (its times are CPU
+     * times, worth few samples), else nvbench's rules. The config's timing
+     * applies over the base on every backend, unless --quick asked for the
+     * preset; single options on the command line win over both. */
     if (cli->quick || r->is_emu) hn_sampling_quick(o);
     else hn_sampling_defaults(o);
-    if (!cli->quick && !r->is_emu) {
+    if (!cli->quick) {
         if (t->warmup >= 0) o->warmup = t->warmup;
         if (t->repeat > 0) {
             o->min_samples = o->max_samples = t->repeat;

@@ -226,7 +226,7 @@ static void test_rewrite_unit(void) {
     hn_err err;
     CHECK_MSG(emu_src_rewrite_shared(src, "x.cu", &rw, &err) == 0, "%s", err.msg);
     CHECK_INT(count_lines(rw.text), count_lines(src));
-    CHECK_INT(rw.n_rewritten, 4);
+    CHECK_INT(rw.n_rewritten, 5);
     CHECK_INT(rw.n_fs, 2);
     if (rw.n_fs == 2) {
         CHECK_STR(rw.fs_names[0], "a::b::fs");
@@ -235,18 +235,51 @@ static void test_rewrite_unit(void) {
     CHECK_CONTAINS(rw.text, "static thread_local float *fs;");
     CHECK_CONTAINS(rw.text, "static thread_local int *top;");
     CHECK_CONTAINS(rw.text, "T *const buf = (T *)hn_emu_dyn_shared();");
-    CHECK_CONTAINS(rw.text, "__shared__ int st[4];");
+    /* a static __shared__ array becomes storage of its own, ending at a guard page */
+    CHECK_CONTAINS(rw.text, "typedef int  hn_emu_sht_8_0 [ 4 ]; static thread_local hn_emu_sht_8_0 &st = "
+                            "*(hn_emu_sht_8_0 *)hn_emu_static_shared(sizeof(hn_emu_sht_8_0), "
+                            "alignof(hn_emu_sht_8_0), __LINE__, __FILE__, \"st\");");
     CHECK_CONTAINS(rw.text, "volatile unsigned char **const ptrs");
     CHECK_CONTAINS(rw.text, "volatile unsigned char *const more");
     CHECK_CONTAINS(rw.text, "\"extern __shared__ x[]\" in a comment stays");
     /* the line after the two-line declaration is still line 8 */
     const char *p = rw.text;
     for (int line = 1; line < 8; line++) p = strchr(p, '\n') + 1;
-    CHECK(strncmp(p, "    __shared__ int st[4];", 25) == 0);
+    CHECK(strncmp(p, "    typedef int  hn_emu_sht_8_0", 31) == 0);
     emu_src_rewrite_free(&rw);
 
     CHECK(emu_src_rewrite_shared("extern __shared__ int scalar;\n", "y.cu", &rw, &err) != 0);
     CHECK_CONTAINS(err.msg, "y.cu:1");
+}
+
+/* Static __shared__ declarations of every common shape: each variable gets its
+ * own storage; shapes the rewrite cannot read with certainty are left to the
+ * __shared__ macro (still correct, without the guard). */
+static void test_rewrite_static(void) {
+    const char *src = "__shared__ float g[8];\n"                                   /* 1 file scope */
+                      "template <int N, class T> __global__ void k(T *o) {\n"       /* 2 */
+                      "  __shared__ __align__(16) float a[N][N + 1], b;\n"          /* 3 two, aligned */
+                      "  volatile __shared__ int flag;\n"                            /* 4 qualifier first */
+                      "  __shared__ typename Foo<T, N>::Storage st;\n"               /* 5 template commas */
+                      "  __shared__ float (*fp)[4];\n"                               /* 6 not read: left */
+                      "  __shared__ int *ptrs[2];\n"                                 /* 7 array of pointers */
+                      "  static __shared__ __attribute__((aligned(32))) double d[3];\n" /* 8 */
+                      "}\n";
+    emu_src_rewrite rw;
+    hn_err err;
+    CHECK_MSG(emu_src_rewrite_shared(src, "s.cu", &rw, &err) == 0, "%s", err.msg);
+    CHECK_INT(count_lines(rw.text), count_lines(src));
+    CHECK_INT(rw.n_rewritten, 6);
+    CHECK_CONTAINS(rw.text, "typedef float  hn_emu_sht_1_0 [ 8 ]; static thread_local hn_emu_sht_1_0 &g");
+    CHECK_CONTAINS(rw.text, "typedef float  hn_emu_sht_3_0 [ N ] [ N + 1 ]; static thread_local hn_emu_sht_3_0 &a");
+    CHECK_CONTAINS(rw.text, "(16) > alignof(hn_emu_sht_3_0) ? (16) : alignof(hn_emu_sht_3_0)");
+    CHECK_CONTAINS(rw.text, "typedef float  hn_emu_sht_3_1 ; static thread_local hn_emu_sht_3_1 &b");
+    CHECK_CONTAINS(rw.text, "typedef volatile int  hn_emu_sht_4_0 ;");
+    CHECK_CONTAINS(rw.text, "typedef typename Foo < T , N > :: Storage  hn_emu_sht_5_0 ;");
+    CHECK_CONTAINS(rw.text, "  __shared__ float (*fp)[4];");
+    CHECK_CONTAINS(rw.text, "typedef int * hn_emu_sht_7_0 [ 2 ];");
+    CHECK_CONTAINS(rw.text, "(32) > alignof(hn_emu_sht_8_0)");
+    emu_src_rewrite_free(&rw);
 }
 
 static void test_rewrite_end_to_end(void) {
@@ -305,6 +338,7 @@ int main(void) {
     test_compile_errors();
     test_param_signature();
     test_rewrite_unit();
+    test_rewrite_static();
     test_rewrite_end_to_end();
     free(tmp);
     return hn_test_exit();

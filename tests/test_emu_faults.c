@@ -11,11 +11,13 @@ static const char *const kernels[] = {
     "divergent_barrier", "same_line_barrier", "exit_at_barrier", "warp_deadlock",
     "missing_lanes",     "exited_lane",       "oob_write",       "null_write",
     "deep_recursion",    "spin_forever",      "spin_atomic",     "crash_while_spinning",
-    "failed_assert",     "divide_by_zero",    "dyn_overflow",    "ok_sum",
+    "failed_assert",     "divide_by_zero",    "dyn_overflow",    "dyn_read_overflow",
+    "dyn_pad_write",     "static_overflow",   "static_read_overflow", "ok_sum",
 };
 enum {
     K_DIVERGENT, K_SAME_LINE, K_EXIT, K_DEADLOCK, K_MISSING, K_EXITED, K_OOB, K_NULL, K_DEEP,
-    K_SPIN, K_SPIN_ATOMIC, K_CRASH_SPIN, K_ASSERT, K_DIV, K_DYN, K_OK, K_COUNT
+    K_SPIN, K_SPIN_ATOMIC, K_CRASH_SPIN, K_ASSERT, K_DIV, K_DYN, K_DYN_READ, K_DYN_PAD,
+    K_STATIC, K_STATIC_READ, K_OK, K_COUNT
 };
 
 static hn_module_image img;
@@ -262,6 +264,47 @@ static void test_dyn_overflow(void) {
     check_still_works();
 }
 
+/* Shared memory overruns fault at the first byte past the size: reads too,
+ * and for static __shared__ arrays as for the dynamic buffer. */
+static void test_shared_overruns(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_DYN_READ], 1, 64, 64 * 4, args);
+    CHECK_CONTAINS(m, "thread (63,0,0)");
+    CHECK_CONTAINS(m, "invalid access");
+    CHECK_CONTAINS(m, "0 bytes past the end of the dynamic shared memory (256 bytes)");
+    CHECK_AT(m, "dyn_read");
+    /* the same kernel with one more float of shared memory is correct */
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_DYN_READ], 1, 1, 1, 64, 1, 1, 65 * 4, args, &err) == 0, "%s", err.msg);
+
+    /* 13 bytes: the 3 bytes of padding up to 16 are checked when the block ends */
+    m = expect_fail(be, ks[K_DYN_PAD], 1, 14, 13, args);
+    CHECK_CONTAINS(m, "kernel 'dyn_pad_write' block (0,0,0)");
+    CHECK_CONTAINS(m, "a write 0 bytes past the end of the dynamic shared memory (13 bytes)");
+    CHECK_MSG(emu_launch(be, ks[K_DYN_PAD], 1, 1, 1, 13, 1, 1, 13, args, &err) == 0, "%s", err.msg);
+
+    m = expect_fail(be, ks[K_STATIC], 3, 32, 0, args);
+    CHECK_CONTAINS(m, "kernel 'static_overflow'");
+    CHECK_CONTAINS(m, "thread (31,0,0)");
+    CHECK_CONTAINS(m, "invalid write");
+    {
+        char *decl = at("tile_decl");
+        char *want = xasprintf("0 bytes past the end of __shared__ 'tile' (128 bytes, %s)", decl);
+        CHECK_CONTAINS(m, want);
+        free(want);
+        free(decl);
+    }
+    CHECK_AT(m, "tile");
+
+    m = expect_fail(be, ks[K_STATIC_READ], 1, 32, 0, args);
+    CHECK_CONTAINS(m, "thread (31,0,0)");
+    CHECK_CONTAINS(m, "0 bytes past the end of __shared__ 'grid2' (128 bytes");
+    CHECK_AT(m, "grid2");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
 int main(void) {
     char *path = emu_kernel_path("broken.cu");
     char *log = NULL;
@@ -289,6 +332,7 @@ int main(void) {
     test_crash_while_spinning();
     test_assert_and_div();
     test_dyn_overflow();
+    test_shared_overruns();
     for (int i = 0; i < K_COUNT; i++) {
         be->ops->kernel_free(be, ks[i]);
         be_short->ops->kernel_free(be_short, ks_short[i]);

@@ -148,9 +148,16 @@ static void sym_fn(void *dl, const char *name, void *fnptr, size_t size) {
 }
 
 static void emu_kernel_free(hn_backend *b, hn_kernel *k) {
-    (void)b;
     if (!k) return;
-    if (k->dl) dlclose(k->dl);
+    if (k->dl) {
+        /* dlopen counts references: the module (and the static __shared__
+         * storage its thread-locals point at) goes only with the last one. */
+        void *dl = k->dl;
+        dlclose(dl);
+        void *still = dlopen(k->so_path, RTLD_NOW | RTLD_NOLOAD);
+        if (still) dlclose(still);
+        else emu_pool_forget_module(eb(b)->pool, dl);
+    }
     free(k->so_path);
     free(k);
 }
@@ -317,6 +324,8 @@ static int emu_launch(hn_backend *b, hn_kernel *k, const hn_launch_dims *d, void
         .so_path = k->so_path,
         .timeout = e->opts.kernel_timeout,
         .mem = e->mem,
+        .module = k->dl,
+        .shared_limit = e->info.shared_per_block_optin,
     };
     return emu_pool_launch(e->pool, &r, err);
 }

@@ -43,7 +43,7 @@
 #endif
 
 /* Bump when the generated code or compile flags change meaning. */
-#define EMU_GEN_VERSION "hn-emu-gen-3"
+#define EMU_GEN_VERSION "hn-emu-gen-4"
 
 static const char *const emu_flags[] = {
     "-std=c++17", "-O2", "-fPIC", "-shared", "-g1",
@@ -320,10 +320,28 @@ static void add_compile_args(argv_t *a, const char *cmd, const char *shim_dir, c
     char *d = xasprintf("-I%s", src_dir);
     argv_add(a, d);
     free(d);
+    /* The variant's include folders: first for "quoted" includes, last for
+     * <angled> ones, so a folder of stand-ins written for NVRTC (an empty
+     * stdint.h ...) never hides the host's C library. */
     for (int i = 0; i < req->n_include_dirs; i++) {
-        d = xasprintf("-I%s", req->include_dirs[i]);
-        argv_add(a, d);
-        free(d);
+        argv_add(a, "-iquote");
+        argv_add(a, req->include_dirs[i]);
+        argv_add(a, "-idirafter");
+        argv_add(a, req->include_dirs[i]);
+    }
+    /* Of the NVRTC options, those that mean the same to the host compiler. */
+    for (int i = 0; i < req->n_options; i++) {
+        const char *o = req->options[i];
+        if (strncmp(o, "-D", 2) == 0 || strncmp(o, "-U", 2) == 0) argv_add(a, o);
+        else if (strncmp(o, "--define-macro=", 15) == 0) {
+            d = xasprintf("-D%s", o + 15);
+            argv_add(a, d);
+            free(d);
+        } else if (strncmp(o, "--undefine-macro=", 17) == 0) {
+            d = xasprintf("-U%s", o + 17);
+            argv_add(a, d);
+            free(d);
+        }
     }
     argv_add_words(a, getenv("HARNESS_EMU_CXXFLAGS"));
 }
@@ -430,6 +448,8 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
     for (int i = 0; i < req->n_defines; i++) hn_hash_adds(&h, req->defines[i]);
     hn_hash_adds(&h, "includes");
     for (int i = 0; i < req->n_include_dirs; i++) hn_hash_adds(&h, req->include_dirs[i]);
+    hn_hash_adds(&h, "options");
+    for (int i = 0; i < req->n_options; i++) hn_hash_adds(&h, req->options[i]);
     hn_hash_adds(&h, "kernels");
     for (int i = 0; i < req->n_kernels; i++) hn_hash_adds(&h, req->kernels[i]);
     hn_hash_adds(&h, cmd);

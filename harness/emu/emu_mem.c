@@ -21,7 +21,7 @@ static size_t page_size(void) {
 int emu_region_map(emu_region *r, size_t size, size_t align, hn_err *err) {
     memset(r, 0, sizeof *r);
     size_t pg = page_size();
-    if (align < 16) align = 16;
+    if (align < 1) align = 1;
     size_t rounded = (size + align - 1) & ~(align - 1);
     if (rounded < size) return hn_errf(err, "emulator: allocation of %zu bytes is too large", size);
     size_t data_pages = (rounded + pg - 1) / pg;

@@ -3,9 +3,10 @@
  *
  * An emu_region is its own mapping: an inaccessible page, the data pages, and
  * another inaccessible page. The data is placed at the END of its pages (its
- * start rounded down to `align`, 16 bytes or more), so reading or writing past
- * the end of a buffer faults at once instead of corrupting a neighbour; an
- * underflow faults once it leaves the slack below the start.
+ * start rounded down to `align`), so reading or writing past the end of a
+ * buffer faults at once instead of corrupting a neighbour (exactly at the first
+ * byte past it when the size is a multiple of `align`); an underflow faults
+ * once it leaves the slack below the start.
  *
  * An emu_mem is the set of regions a backend handed out as device buffers,
  * numbered in order of allocation, so a fault address can be described
@@ -28,7 +29,7 @@ typedef struct {
 } emu_region;
 
 /* Maps a region for `size` bytes whose start is aligned to `align` (a power of
- * two, at most a page). size 0 gives a region whose data is the guard page. */
+ * two, at most a page; device buffers ask for 16). size 0 gives a region whose data is the guard page. */
 int emu_region_map(emu_region *r, size_t size, size_t align, hn_err *err);
 /* NULL-safe and idempotent. */
 void emu_region_unmap(emu_region *r);

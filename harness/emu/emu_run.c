@@ -23,7 +23,19 @@
 #define MAX_FRAMES 32
 #define INTERRUPT_EVERY_NS 2000000L /* 2 ms between stop signals */
 
+#define DYN_ALIGN 16            /* CUDA guarantees dynamic shared memory this alignment */
+#define DYN_CANARY 0xA5         /* the padding after dynamic shared memory holds this */
+
 enum { FAULT_NONE, FAULT_SIGNAL, FAULT_INTERRUPT };
+
+/* One static __shared__ variable's storage on one worker. */
+typedef struct {
+    emu_region reg;
+    const void *module;
+    int line;
+    char name[64];
+    char file[128];
+} emu_static;
 
 typedef struct emu_worker {
     emu_pool *pool;
@@ -35,6 +47,9 @@ typedef struct emu_worker {
     size_t dyn_cap;
     char *dyn_ptr;                /* the launch's extern __shared__ start */
     size_t dyn_bytes;
+    size_t dyn_pad;               /* canary bytes after dyn_ptr + dyn_bytes (< DYN_ALIGN) */
+    emu_static *statics;          /* static __shared__ storage this worker handed out */
+    int n_statics, cap_statics;
     void *altstack;
     sigjmp_buf jb;
     volatile sig_atomic_t armed;  /* jb is valid and the worker runs a launch */
@@ -171,6 +186,67 @@ static void install_handlers(void) {
     pthread_mutex_unlock(&sig_mu);
 }
 
+/* The first padding byte after the dynamic shared memory that a block changed,
+ * or -1. */
+static long dyn_canary_broken(const emu_worker *w) {
+    for (size_t i = 0; i < w->dyn_pad; i++)
+        if ((unsigned char)w->dyn_ptr[w->dyn_bytes + i] != DYN_CANARY) return (long)i;
+    return -1;
+}
+
+/* static __shared__ storage */
+
+static void *static_shared(unsigned long size, unsigned long align, int line, const char *file,
+                           const char *name, char *why, size_t why_size) {
+    emu_worker *w = tl_worker;
+    if (!w || !w->pool->req) {
+        snprintf(why, why_size, "used outside a launch");
+        return NULL;
+    }
+    const emu_launch_req *r = w->pool->req;
+    size_t total = w->dyn_bytes + size;
+    for (int i = 0; i < w->n_statics; i++)
+        if (w->statics[i].module == r->module) total += w->statics[i].reg.size;
+    if (r->shared_limit && total > r->shared_limit) {
+        snprintf(why, why_size,
+                 "%lu bytes bring the block's shared memory (static %zu + dynamic %zu) over the "
+                 "device limit of %zu bytes",
+                 size, total - w->dyn_bytes, w->dyn_bytes, r->shared_limit);
+        return NULL;
+    }
+    if (align == 0 || (align & (align - 1)) || align > 4096) align = 16;
+    emu_static st = {.module = r->module, .line = line};
+    hn_err err;
+    if (emu_region_map(&st.reg, size, align, &err) != 0) {
+        snprintf(why, why_size, "%s", err.msg);
+        return NULL;
+    }
+    snprintf(st.name, sizeof st.name, "%s", name ? name : "?");
+    const char *slash = file ? strrchr(file, '/') : NULL;
+    snprintf(st.file, sizeof st.file, "%s", slash ? slash + 1 : file ? file : "?");
+    if (w->n_statics == w->cap_statics) {
+        w->cap_statics = w->cap_statics ? 2 * w->cap_statics : 8;
+        w->statics = xrealloc(w->statics, (size_t)w->cap_statics * sizeof *w->statics);
+    }
+    w->statics[w->n_statics++] = st;
+    return st.reg.data;
+}
+
+void emu_pool_forget_module(emu_pool *p, const void *module) {
+    if (!p) return;
+    pthread_mutex_lock(&p->launch_mu);
+    for (int i = 0; i < p->n; i++) {
+        emu_worker *w = &p->w[i];
+        int k = 0;
+        for (int j = 0; j < w->n_statics; j++) {
+            if (w->statics[j].module == module) emu_region_unmap(&w->statics[j].reg);
+            else w->statics[k++] = w->statics[j];
+        }
+        w->n_statics = k;
+    }
+    pthread_mutex_unlock(&p->launch_mu);
+}
+
 /* ------------------------------------------------------------------------- */
 /* workers */
 
@@ -213,6 +289,21 @@ static void run_launch(emu_worker *w) {
         blk.block_idx.z = (unsigned)(b / r->grid.x / r->grid.y);
         w->fail_block = b;
         int rc = emu_sched_run_block(w->sched, &k, &blk);
+        long pad = rc == EMU_BLOCK_DONE && w->dyn_pad ? dyn_canary_broken(w) : -1;
+        if (pad >= 0) {
+            w->result = -1;
+            snprintf(w->msg, sizeof w->msg,
+                     "kernel '%s' block (%u,%u,%u): a write %ld bytes past the end of the "
+                     "dynamic shared memory (%zu bytes) (found after the block: the emulator "
+                     "checks the padding up to the next 16 bytes when a block ends)",
+                     r->name, blk.block_idx.x, blk.block_idx.y, blk.block_idx.z, pad, w->dyn_bytes);
+            pthread_mutex_lock(&p->mu);
+            atomic_store(&p->abort, 1);
+            p->failed = 1;
+            pthread_cond_broadcast(&p->done);
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
         if (rc == EMU_BLOCK_DONE) continue;
         if (rc == EMU_BLOCK_STOPPED) {
             w->result = -2;
@@ -262,6 +353,7 @@ int emu_pool_create(int n, size_t stack_bytes, emu_pool **out, hn_err *err) {
     *out = NULL;
     if (n < 1) n = 1;
     install_handlers();
+    emu_sched_set_static_shared(static_shared);
     emu_pool *p = xcalloc(1, sizeof *p);
     p->n = n;
     p->w = xcalloc((size_t)n, sizeof *p->w);
@@ -306,6 +398,8 @@ void emu_pool_destroy(emu_pool *p) {
         if (w->started) pthread_join(w->th, NULL);
         emu_sched_destroy(w->sched);
         emu_region_unmap(&w->dyn);
+        for (int j = 0; j < w->n_statics; j++) emu_region_unmap(&w->statics[j].reg);
+        free(w->statics);
         free(w->altstack);
     }
     pthread_cond_destroy(&p->go);
@@ -393,7 +487,7 @@ static uintptr_t kernel_pc(const emu_launch_req *r, const emu_worker *w) {
 }
 
 static void fault_message(const emu_launch_req *r, const emu_worker *w, hn_err *err) {
-    char where[512], near[256] = "";
+    char where[512], near[512] = "";
     emu_run_describe_pc(r, kernel_pc(r, w), where, sizeof where);
     hn_sb sb;
     hn_sb_init(&sb);
@@ -418,7 +512,15 @@ static void fault_message(const emu_launch_req *r, const emu_worker *w, hn_err *
                                     .map_len = w->dyn.map_len,
                                     .data = w->dyn_ptr,
                                     .size = w->dyn_bytes};
-            if (emu_region_where(&dyn, a, w->dyn.map_len, pos, sizeof pos))
+            /* an overrun lands in the guard page right after the data */
+            size_t guard = (size_t)sysconf(_SC_PAGESIZE);
+            for (int i = 0; !near[0] && i < w->n_statics; i++) {
+                const emu_static *st = &w->statics[i];
+                if (emu_region_where(&st->reg, a, guard, pos, sizeof pos))
+                    snprintf(near, sizeof near, "%s of __shared__ '%s' (%zu bytes, %s:%d)", pos,
+                             st->name, st->reg.size, st->file, st->line);
+            }
+            if (!near[0] && emu_region_where(&dyn, a, guard, pos, sizeof pos))
                 snprintf(near, sizeof near, "%s of the dynamic shared memory (%zu bytes)", pos,
                          w->dyn_bytes);
         }
@@ -435,17 +537,19 @@ static void fault_message(const emu_launch_req *r, const emu_worker *w, hn_err *
 /* launches */
 
 static int prepare_dyn(emu_worker *w, size_t bytes, hn_err *err) {
-    size_t need = (bytes + 127) & ~(size_t)127;
+    size_t need = (bytes + DYN_ALIGN - 1) & ~(size_t)(DYN_ALIGN - 1);
     if (!w->dyn.map || need > w->dyn_cap) {
         emu_region_unmap(&w->dyn);
         size_t cap = need < 64 * 1024 ? 64 * 1024 : need;
-        if (emu_region_map(&w->dyn, cap, 128, err) != 0) return -1;
+        if (emu_region_map(&w->dyn, cap, DYN_ALIGN, err) != 0) return -1;
         w->dyn_cap = cap;
     }
-    /* end-aligned: the bytes just past the launch's size are the guard page
-     * (up to 127 bytes of rounding) */
+    /* end-aligned: the byte just past the launch's size is the guard page, or
+     * (sizes that are not a multiple of 16) padding that holds the canary */
     w->dyn_ptr = w->dyn.data + w->dyn_cap - need;
     w->dyn_bytes = bytes;
+    w->dyn_pad = need - bytes;
+    memset(w->dyn_ptr + bytes, DYN_CANARY, w->dyn_pad);
     return 0;
 }
 

@@ -13,7 +13,18 @@
  * worker, which abandons the block. The launch then fails with a message
  * naming the kernel, block, thread, the source line (addr2line on the kernel
  * module) and, for a bad address, what it was near: a device buffer's end, a
- * fiber stack's guard page (stack overflow), the dynamic shared memory.
+ * fiber stack's guard page (stack overflow), the dynamic shared memory, a
+ * static __shared__ variable.
+ *
+ * Shared memory: each worker (so each block, as a block never changes worker)
+ * has the launch's dynamic shared memory and every static __shared__ variable
+ * the kernel touches in mappings of their own that end at a guard page, so an
+ * access past the end faults at the first byte. Dynamic shared memory starts
+ * 16-byte aligned (CUDA's guarantee); when its size is not a multiple of 16,
+ * the few bytes of padding hold a pattern that is checked after every block
+ * (a write there fails the launch; a read is not caught). Static variables
+ * are allocated when a worker first touches them and kept, per module, until
+ * the module is unloaded (emu_pool_forget_module).
  * Faults elsewhere go to whatever handler was installed before.
  *
  * Stopping: when a launch fails or runs past its timeout, the launching thread
@@ -48,6 +59,9 @@ typedef struct {
     const char *so_path;
     double timeout;                /* seconds; 0 = none */
     emu_mem *mem;                  /* device buffers, to describe bad addresses */
+    const void *module;            /* the module's handle: owner of its static __shared__ */
+    size_t shared_limit;           /* bytes of shared memory a block may have (dynamic
+                                      plus static) */
 } emu_launch_req;
 
 /* Starts n worker threads (n >= 1) with fiber stacks of stack_bytes. */
@@ -58,6 +72,10 @@ int emu_pool_threads(const emu_pool *p);
 /* Runs the grid to completion. Returns -1 with the fault, time-out or
  * divergence described in err. */
 int emu_pool_launch(emu_pool *p, const emu_launch_req *req, hn_err *err);
+
+/* Unmaps the static __shared__ storage of a module that has been unloaded.
+ * Not during a launch. */
+void emu_pool_forget_module(emu_pool *p, const void *module);
 
 /* "file.cu:12 (in kernel_name)" for a program counter inside the module, via
  * addr2line; falls back to "module.so+0x1234". */

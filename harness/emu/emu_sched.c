@@ -699,12 +699,28 @@ static void rt_print(hn_emu_tctx *self, const char *text, unsigned long len) {
     fwrite(text, 1, len, stdout);
 }
 
+static emu_static_shared_fn static_shared_hook;
+
+void emu_sched_set_static_shared(emu_static_shared_fn fn) {
+    static_shared_hook = fn;
+}
+
+static void *rt_static_shared(hn_emu_tctx *self, unsigned long size, unsigned long align, int line,
+                              const char *file, const char *name) {
+    emu_sched *s = tl_sched;
+    char why[512] = "no allocator";
+    void *p = static_shared_hook ? static_shared_hook(size, align, line, file, name, why, sizeof why) : NULL;
+    if (!p) fail(s, (emu_fiber *)self, "__shared__ '%s' at %s:%d: %s", name, base_name(file), line, why);
+    return p;
+}
+
 static const hn_emu_rt rt_table = {
     .abi = HN_EMU_ABI_VERSION,
     .collective = rt_collective,
     .yield = rt_yield,
     .trap = rt_trap,
     .print = rt_print,
+    .static_shared = rt_static_shared,
 };
 
 const hn_emu_rt *emu_sched_rt(void) {

@@ -58,6 +58,13 @@ void *emu_sched_stop_pc(const emu_sched *s, int *thread);
 
 /* The runtime entry points handed to kernel modules. */
 const hn_emu_rt *emu_sched_rt(void);
+/* Who provides static __shared__ storage (the worker pool, emu_run.c): returns
+ * the storage, or NULL with the reason in why. Called on a worker thread from
+ * kernel code. */
+typedef void *(*emu_static_shared_fn)(unsigned long size, unsigned long align, int line,
+                                      const char *file, const char *name, char *why,
+                                      size_t why_size);
+void emu_sched_set_static_shared(emu_static_shared_fn fn);
 /* The offset from the %fs base of emu_tl_cur (the same in every thread). */
 long emu_sched_tls_offset(void);
 /* The running emulated thread of the calling worker, or NULL. */

@@ -241,6 +241,141 @@ static int skip_group(const char *s, const toks *ts, int i, int n) {
     return n;
 }
 
+/* Text of tokens [a, b) of the kept list, separated by spaces. */
+static void add_toks(hn_sb *sb, const char *s, const toks *ts, const int *keep, int a, int b) {
+    for (int k = a; k < b; k++) {
+        if (k > a) hn_sb_addc(sb, ' ');
+        hn_sb_add(sb, s + ts->t[keep[k]].b, ts->t[keep[k]].e - ts->t[keep[k]].b);
+    }
+}
+
+/* The replacement of a static (not extern) __shared__ declaration, tokens
+ * [start, end) with `;` at end, or NULL when its shape is not one this reads
+ * with certainty (the declaration then stays as it is: __shared__ is also a
+ * macro for `static thread_local`, which works, only without the guard).
+ *
+ *   __shared__ __align__(16) float a[T][T], b;
+ * becomes, on the same line,
+ *   typedef float hn_emu_sht_L_0[T][T]; static thread_local hn_emu_sht_L_0 &a =
+ *   *(hn_emu_sht_L_0 *)hn_emu_static_shared(sizeof(hn_emu_sht_L_0), <align>, __LINE__,
+ *   __FILE__, "a"); typedef float hn_emu_sht_L_1; ...
+ * so every variable is storage of its own, per block, ending at a guard page. */
+static char *static_shared_decl(const char *s, const toks *ts, int start, int end) {
+    int *keep = xmalloc((size_t)(end - start + 1) * sizeof *keep);
+    int nk = 0;
+    char *align = NULL;
+    int ok = 1;
+    for (int k = start; k < end && ok;) {
+        const tok *p = &ts->t[k];
+        if (p->k == T_IDENT && (is(s, p, "__shared__") || is(s, p, "static"))) {
+            k++;
+            continue;
+        }
+        if (p->k == T_IDENT && (is(s, p, "thread_local") || is(s, p, "constexpr") ||
+                                is(s, p, "typedef") || is(s, p, "using") || is(s, p, "return"))) {
+            ok = 0;
+            break;
+        }
+        if (p->k == T_IDENT && (is(s, p, "__align__") || is(s, p, "alignas") ||
+                                is(s, p, "__attribute__") || is(s, p, "__declspec")) &&
+            k + 1 < end && is_punct(s, &ts->t[k + 1], '(')) {
+            int close = skip_group(s, ts, k + 1, end);
+            if (is(s, p, "__align__") || is(s, p, "alignas")) {
+                size_t b = ts->t[k + 1].e, e = ts->t[close - 1].b;
+                free(align);
+                align = xstrndup(s + b, e - b);
+            } else if (is(s, p, "__attribute__")) {
+                for (int q = k + 1; q < close; q++)
+                    if (is(s, &ts->t[q], "aligned") || is(s, &ts->t[q], "__aligned__")) {
+                        free(align);
+                        if (q + 1 < close && is_punct(s, &ts->t[q + 1], '(')) {
+                            int qc = skip_group(s, ts, q + 1, close);
+                            align = xstrndup(s + ts->t[q + 1].e, ts->t[qc - 1].b - ts->t[q + 1].e);
+                        } else {
+                            align = xstrdup("16");
+                        }
+                    }
+            }
+            k = close;
+            continue;
+        }
+        if (is_punct(s, p, '[') && k + 1 < end && is_punct(s, &ts->t[k + 1], '[')) {
+            k = skip_group(s, ts, k, end); /* [[attribute]] */
+            continue;
+        }
+        if (p->k == T_DIRECTIVE || is_punct(s, p, '=') || is_punct(s, p, '{')) ok = 0;
+        keep[nk++] = k++;
+    }
+    hn_sb rep;
+    hn_sb_init(&rep);
+    int a = 0, n_decl = 0;
+    hn_sb type;
+    hn_sb_init(&type);
+    while (ok && a < nk) {
+        /* one declarator: to the next comma outside (), [] and <> */
+        int b = a, paren = 0, angle = 0, br = -1;
+        for (; b < nk; b++) {
+            const tok *p = &ts->t[keep[b]];
+            if (is_punct(s, p, '(') || is_punct(s, p, '[')) {
+                if (is_punct(s, p, '(') && paren == 0 && angle == 0) ok = 0; /* f(), (*p)[] */
+                if (is_punct(s, p, '[') && paren == 0 && br < 0) br = b;
+                paren++;
+            } else if (is_punct(s, p, ')') || is_punct(s, p, ']')) {
+                paren--;
+            } else if (paren == 0 && is_punct(s, p, '<')) {
+                angle++;
+            } else if (paren == 0 && is_punct(s, p, '>')) {
+                angle--;
+            } else if (paren == 0 && angle == 0 && is_punct(s, p, ',')) {
+                break;
+            }
+        }
+        if (paren != 0 || angle != 0) ok = 0;
+        if (!ok) break;
+        int name_at = br >= 0 ? br - 1 : b - 1;
+        if (name_at < a || ts->t[keep[name_at]].k != T_IDENT) {
+            ok = 0;
+            break;
+        }
+        int ptr_from = name_at;
+        while (ptr_from > a && (is_punct(s, &ts->t[keep[ptr_from - 1]], '*') ||
+                                is_punct(s, &ts->t[keep[ptr_from - 1]], '&')))
+            ptr_from--;
+        if (n_decl == 0) {
+            if (ptr_from == a) { /* no type */
+                ok = 0;
+                break;
+            }
+            add_toks(&type, s, ts, keep, a, ptr_from);
+        }
+        const tok *nt = &ts->t[keep[name_at]];
+        int line = nt->line;
+        char tname[64];
+        snprintf(tname, sizeof tname, "hn_emu_sht_%d_%d", line, n_decl);
+        hn_sb_addf(&rep, "%stypedef %s ", rep.len ? " " : "", type.buf);
+        add_toks(&rep, s, ts, keep, ptr_from, name_at);
+        hn_sb_addf(&rep, " %s ", tname);
+        add_toks(&rep, s, ts, keep, name_at + 1, b);
+        hn_sb_addf(&rep, "; static thread_local %s &%.*s = *(%s *)hn_emu_static_shared(sizeof(%s), ",
+                   tname, (int)(nt->e - nt->b), s + nt->b, tname, tname);
+        if (align)
+            hn_sb_addf(&rep, "(%s) > alignof(%s) ? (%s) : alignof(%s)", align, tname, align, tname);
+        else
+            hn_sb_addf(&rep, "alignof(%s)", tname);
+        hn_sb_addf(&rep, ", __LINE__, __FILE__, \"%.*s\");", (int)(nt->e - nt->b), s + nt->b);
+        n_decl++;
+        a = b + 1;
+    }
+    hn_sb_free(&type);
+    free(keep);
+    free(align);
+    if (!ok || n_decl == 0) {
+        hn_sb_free(&rep);
+        return NULL;
+    }
+    return hn_sb_detach(&rep);
+}
+
 int emu_src_rewrite_shared(const char *s, const char *path, emu_src_rewrite *out, hn_err *err) {
     memset(out, 0, sizeof *out);
     toks ts = {0};
@@ -298,7 +433,19 @@ int emu_src_rewrite_shared(const char *s, const char *path, emu_src_rewrite *out
         int has_extern = 0;
         for (int k = start; k < end; k++)
             if (ts.t[k].k == T_IDENT && is(s, &ts.t[k], "extern")) has_extern = 1;
-        if (!has_extern || end >= ts.n) {
+        if (end >= ts.n) break;
+        if (!has_extern) {
+            char *rep = static_shared_decl(s, &ts, start, end);
+            if (rep) {
+                size_t b0 = ts.t[start].b, e0 = ts.t[end].e;
+                hn_sb_add(&sb, s + copied, b0 - copied);
+                hn_sb_adds(&sb, rep);
+                for (size_t k = b0; k < e0; k++)
+                    if (s[k] == '\n') hn_sb_addc(&sb, '\n');
+                copied = e0;
+                out->n_rewritten++;
+                free(rep);
+            }
             i = end;
             continue;
         }

@@ -114,6 +114,16 @@ static __inline__ void *hn_emu_dyn_shared() {
     return hn_emu_self()->blk->dyn_shared;
 }
 
+/* Storage of one static __shared__ variable for the running block: the harness
+ * rewrites `__shared__ T x[N];` in the kernel's file into a thread_local
+ * reference bound, on each worker's first use, to what this returns (see
+ * emu_source.h); declarations it does not rewrite (in headers, made by macros)
+ * keep the `static thread_local` of the __shared__ macro below. */
+static __inline__ void *hn_emu_static_shared(unsigned long size, unsigned long align, int line,
+                                             const char *file, const char *name) {
+    return hn_emu_rt_->static_shared(hn_emu_self(), size, align, line, file, name);
+}
+
 /* ------------------------------------------------------------------------- */
 /* vector types and dim3 */
 

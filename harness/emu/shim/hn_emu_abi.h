@@ -22,7 +22,7 @@
 #ifndef HN_EMU_ABI_H
 #define HN_EMU_ABI_H
 
-#define HN_EMU_ABI_VERSION 1
+#define HN_EMU_ABI_VERSION 2
 
 #define HN_EMU_WARP_SIZE 32
 #define HN_EMU_MAX_THREADS 1024
@@ -42,7 +42,8 @@ typedef struct hn_emu_block {
     struct hn_emu_u3 block_dim;
     struct hn_emu_u3 grid_dim;
     unsigned int nthreads;
-    void *dyn_shared;                  /* extern __shared__ storage, 128-byte aligned */
+    void *dyn_shared;                  /* extern __shared__ storage, 16-byte aligned, ending
+                                          at a guard page (rounded up to 16 bytes) */
     unsigned long long dyn_shared_bytes;
 } hn_emu_block;
 
@@ -99,6 +100,13 @@ typedef struct hn_emu_rt {
     void (*trap)(hn_emu_tctx *self, const char *what, int line, const char *file);
     /* Writes kernel printf output (one call per printf, kept whole). */
     void (*print)(hn_emu_tctx *self, const char *text, unsigned long len);
+    /* Storage for one static __shared__ variable on the calling thread's worker
+     * (so per block): `size` bytes aligned to `align`, ending at a guard page, so
+     * an access past its end faults at the first byte. Called once per worker
+     * and variable (the rewritten declaration is a thread_local reference); fails
+     * the launch when the block's shared memory would exceed the device's. */
+    void *(*static_shared)(hn_emu_tctx *self, unsigned long size, unsigned long align, int line,
+                           const char *file, const char *name);
 } hn_emu_rt;
 
 /* A kernel's name expression and parameter signature: kinds[i] is 'p' pointer,

@@ -18,6 +18,10 @@
  *   failed_assert        assert() in device code
  *   divide_by_zero       integer division by zero
  *   dyn_overflow         writes past the end of the dynamic shared memory
+ *   dyn_read_overflow    reads one float past it
+ *   dyn_pad_write        writes into the padding after 13 bytes of dynamic shared memory
+ *   static_overflow      writes one element past a static __shared__ array
+ *   static_read_overflow reads one element past a 2-D static __shared__ array
  *   ok_sum               a correct reduction, run after every failure
  */
 #include <assert.h>
@@ -118,6 +122,35 @@ __global__ void dyn_overflow(float *out) {
     buf[threadIdx.x + 1] = 1.0f; // @dyn
     __syncthreads();
     out[threadIdx.x] = buf[threadIdx.x];
+}
+
+__global__ void dyn_read_overflow(float *out) {
+    extern __shared__ float rbuf[];
+    rbuf[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = rbuf[threadIdx.x + 1]; // @dyn_read
+}
+
+__global__ void dyn_pad_write(char *out) {
+    extern __shared__ char bytes[];
+    bytes[threadIdx.x] = 1; // @dyn_pad
+    __syncthreads();
+    out[threadIdx.x] = bytes[0];
+}
+
+__global__ void static_overflow(float *out) {
+    __shared__ float tile[32]; // @tile_decl
+    tile[threadIdx.x] = 0.0f;
+    __syncthreads();
+    tile[threadIdx.x + 1] = 2.0f; // @tile
+    out[threadIdx.x] = tile[threadIdx.x];
+}
+
+__global__ void static_read_overflow(float *out) {
+    __shared__ float grid2[4][8];
+    grid2[threadIdx.x / 8][threadIdx.x % 8] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = grid2[threadIdx.x / 8][threadIdx.x % 8 + 1]; // @grid2
 }
 
 __global__ void ok_sum(const int *in, int *out) {
