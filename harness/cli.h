@@ -45,6 +45,11 @@ typedef struct {
     int verbose;
     int log_scale;
     int no_baseline;           /* run: skip the cuBLAS rows */
+    int resume;                /* run: keep the rows --out already holds */
+    int force;                 /* run: overwrite an unfinished --out */
+    int retry_timeouts;        /* run: keep running a variant after it timed out */
+    int printf_lines;          /* run: kernel printf lines shown per launch (< 0: default) */
+    int printf_all;            /* run: show printf of every launch, not only a row's first */
 } hn_cli;
 
 #endif

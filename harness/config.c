@@ -279,6 +279,84 @@ static void axis_free(hn_axis *ax) {
 /* ---------------------------------------------------------------------- */
 /* variants */
 
+/* A kernel name is pasted into generated C++ (the emulator's launch wrappers)
+ * and handed to NVRTC as a name expression, so it must be a name and nothing
+ * else:
+ *   kernel := name [ '<' arg { ',' arg } '>' ]
+ *   name   := [ '::' ] ident { '::' ident }
+ *   arg    := number | name [ '<' arg { ',' arg } '>' ]
+ * (spaces allowed between tokens). Returns NULL when text is one, else why not. */
+static const char *kname_args(const char **p, int depth);
+
+static void kname_space(const char **p) {
+    while (**p == ' ') (*p)++;
+}
+
+static const char *kname_name(const char **p) {
+    kname_space(p);
+    if ((*p)[0] == ':' && (*p)[1] == ':') *p += 2;
+    for (;;) {
+        if (!(isalpha((unsigned char)**p) || **p == '_')) return "a name must start with a letter or '_'";
+        while (isalnum((unsigned char)**p) || **p == '_') (*p)++;
+        if ((*p)[0] == ':' && (*p)[1] == ':') {
+            *p += 2;
+            continue;
+        }
+        return NULL;
+    }
+}
+
+static const char *kname_arg(const char **p, int depth) {
+    kname_space(p);
+    const char *s = *p;
+    if (*s == '-' || *s == '+' || isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
+        if (*s == '-' || *s == '+') s++;
+        if (!isdigit((unsigned char)*s) && *s != '.') return "a template argument must be a name or a number";
+        while (isalnum((unsigned char)*s) || *s == '.' ||
+               ((*s == '+' || *s == '-') && (s[-1] == 'e' || s[-1] == 'E')))
+            s++; /* 12, 0x1f, 1.5e-3f, 7u */
+        *p = s;
+        return NULL;
+    }
+    const char *why = kname_name(p);
+    if (why) return "a template argument must be a name or a number";
+    kname_space(p);
+    return **p == '<' ? kname_args(p, depth + 1) : NULL;
+}
+
+static const char *kname_args(const char **p, int depth) {
+    if (depth > 8) return "template arguments nested too deeply";
+    (*p)++; /* '<' */
+    for (;;) {
+        const char *why = kname_arg(p, depth);
+        if (why) return why;
+        kname_space(p);
+        if (**p == ',') {
+            (*p)++;
+            continue;
+        }
+        if (**p == '>') {
+            (*p)++;
+            return NULL;
+        }
+        return "expected ',' or '>' in the template arguments";
+    }
+}
+
+static const char *kernel_name_error(const char *text) {
+    if (strlen(text) > 512) return "longer than 512 characters";
+    const char *p = text;
+    const char *why = kname_name(&p);
+    if (why) return why;
+    kname_space(&p);
+    if (*p == '<') {
+        why = kname_args(&p, 0);
+        if (why) return why;
+        kname_space(&p);
+    }
+    return *p ? "unexpected characters after the name" : NULL;
+}
+
 static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
                                            "shared_bytes", "where", "args", "include_dirs",
                                            "options", NULL};
@@ -484,6 +562,17 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
         bad(c, p, "expected the kernel's C++ name (a string)%s", j ? "" : "; it is missing");
         free(p);
         return -1;
+    }
+    {
+        const char *why = kernel_name_error(j->valuestring);
+        if (why) {
+            bad(c, p, "'%s' is not a kernel's C++ name: %s (expected a name such as "
+                      "\"conv2d\", \"ns::conv2d\" or \"reduce<256, TILE_SIZE>\": names, numbers "
+                      "and defines as template arguments)",
+                j->valuestring, why);
+            free(p);
+            return -1;
+        }
     }
     free(p);
     s->kernel = xstrdup(j->valuestring);
@@ -725,7 +814,27 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
 
     j = cJSON_GetObjectItemCaseSensitive(root, "name");
     if (j && !cJSON_IsString(j)) return bad(c, "name", "expected a string, got %s", json_type(j));
-    plan->name = j ? xstrdup(j->valuestring) : hn_stem(plan->path);
+    if (j) {
+        /* The name becomes results/<name>.csv: a file name, nothing more. */
+        const char *n = j->valuestring;
+        size_t len = strlen(n), ok = len > 0 && len <= 128 && strcmp(n, ".") && strcmp(n, "..");
+        for (const char *q = n; ok && *q; q++)
+            ok = isalnum((unsigned char)*q) || *q == '.' || *q == '_' || *q == '-';
+        if (!ok)
+            return bad(c, "name", "'%s' is not a file name (expected 1 to 128 letters, digits, '.', '_' "
+                                  "or '-'; it names results/<name>.csv)",
+                       n);
+        plan->name = xstrdup(n);
+    } else {
+        /* The config's file name, made safe the same way. */
+        plan->name = hn_stem(plan->path);
+        for (char *q = plan->name; *q; q++)
+            if (!(isalnum((unsigned char)*q) || *q == '.' || *q == '_' || *q == '-')) *q = '_';
+        if (!plan->name[0] || strcmp(plan->name, ".") == 0 || strcmp(plan->name, "..") == 0) {
+            free(plan->name);
+            plan->name = xstrdup("results");
+        }
+    }
     j = cJSON_GetObjectItemCaseSensitive(root, "description");
     if (j && !cJSON_IsString(j)) return bad(c, "description", "expected a string, got %s", json_type(j));
     plan->description = xstrdup(j ? j->valuestring : "");

@@ -1,11 +1,17 @@
 /*
  * main.c: the command-line front end. Parses options, dispatches to the
- * subcommands, and is the only place that prints errors and picks exit codes:
+ * subcommands, and is the only place that prints usage and picks exit codes for
+ * bad usage:
  *   0 success, 1 something ran but failed (a mismatch, a compile error),
  *   2 bad usage or bad input (nothing ran).
+ *
+ * Every option is declared once, in OPTS, with the commands that take it and a
+ * line of help; `harness COMMAND --help` lists exactly those, and an option given
+ * to a command that does not take it is an error (never silently ignored).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,89 +21,134 @@
 #include "commands.h"
 #include "util.h"
 
-static void usage(FILE *f) {
-    fprintf(f,
-            "harness %s: benchmark and autotune CUDA kernels\n"
-            "\n"
-            "usage: harness COMMAND [ARGS] [OPTIONS]\n"
-            "\n"
-            "commands:\n"
-            "  run CONFIG        compile every variant, run the sweep, check, time, write CSV\n"
-            "  list CONFIG       print the plan (cases and variants) without running anything\n"
-            "  compile CONFIG    compile every variant with NVRTC (no GPU needed) and print\n"
-            "                    registers, spills and shared memory per variant\n"
-            "  debug CONFIG      run one variant on one small case with -DDEBUG -DSINGLE_BLOCK\n"
-            "  plot CSV|--all    draw charts of a results file (gnuplot)\n"
-            "  compare CSV       compare variants or a define (--by ACCUM_DTYPE) in time and accuracy\n"
-            "  bench             print the harness's own benchmark figures\n"
-            "  info              versions, devices and backends\n"
-            "\n"
-            "options:\n"
-            "  --backend cuda|emu|auto  where kernels run (default auto: the GPU if present)\n"
-            "  --out FILE               results CSV (default results/<config name>.csv)\n"
-            "  --seed N                 override the config's sampling seed\n"
-            "  --arch sm_XX             target for compile (default: the device's, else sm_90)\n"
-            "  --cache-dir DIR          compiled-kernel cache (default ~/.cache/harness)\n"
-            "  --variant NAME           run only this variant (repeatable)\n"
-            "  --case ID                run only this case (run, debug)\n"
-            "  --save-tensors DIR       write inputs, reference and outputs as .npy\n"
-            "  --emu-threads N          emulator worker threads (default: one per core)\n"
-            "  --kernel-timeout S       stop an emulated launch after S seconds (default 60)\n"
-            "  --max-gflop X            emulator: skip cases above X GFLOP (default 0.05)\n"
-            "  --all                    emulator: run every case whatever its size\n"
-            "  --quick                  exploration timing preset (few samples)\n"
-            "  --hot                    time back-to-back launches (default: cold L2)\n"
-            "  --warmup N, --min-samples N, --max-samples N, --max-noise PCT, --min-time S,\n"
-            "  --timeout S              sampling and stopping rules (see README)\n"
-            "  --save-samples           also write every sample to <out>.samples.csv\n"
-            "  --no-baseline            skip the cuBLAS baseline rows\n"
-            "  --jobs N                 parallel compiles (default: cores)\n"
-            "  --kernel NAME, --set a=1,b=2, --block X,Y,Z   debug: variant, case, printing block\n"
-            "  --sort COLUMN, --log, --format png|svg|pdf    plot\n"
-            "  --by COLUMN, --baseline NAME                  compare, plot\n"
-            "  --quiet, --verbose\n",
-            HN_VERSION);
-}
+enum {
+    C_RUN = 1 << 0,
+    C_LIST = 1 << 1,
+    C_COMPILE = 1 << 2,
+    C_DEBUG = 1 << 3,
+    C_PLOT = 1 << 4,
+    C_COMPARE = 1 << 5,
+    C_BENCH = 1 << 6,
+    C_INFO = 1 << 7,
+    C_ALL = 0xff,
+};
 
 typedef struct {
     const char *name;
-    char kind; /* s string, i int, I int64, d double, f flag, m multi string */
+    int (*fn)(const hn_cli *);
+    int bit;
+    const char *args;  /* positional arguments, for usage */
+    int needs_file;    /* 1: the positional argument is required */
+    const char *what;
+} cmd_def;
+
+static const cmd_def CMDS[] = {
+    {"run", hn_cmd_run, C_RUN, "CONFIG", 1, "compile every variant, run the sweep, check, time, write CSV"},
+    {"list", hn_cmd_list, C_LIST, "CONFIG", 1, "print the plan (cases and variants) without running anything"},
+    {"compile", hn_cmd_compile, C_COMPILE, "CONFIG", 1,
+     "compile every variant (NVRTC, no GPU needed): registers, spills, shared memory"},
+    {"debug", hn_cmd_debug, C_DEBUG, "CONFIG", 1,
+     "one variant on one small case with -DDEBUG -DSINGLE_BLOCK, blocks in order"},
+    {"plot", hn_cmd_plot, C_PLOT, "CSV | --all", 0, "draw charts of a results file (gnuplot)"},
+    {"compare", hn_cmd_compare, C_COMPARE, "CSV", 1,
+     "compare variants or a define (--by ACCUM_DTYPE) in time and accuracy"},
+    {"bench", hn_cmd_bench, C_BENCH, "", 0, "print the harness's own benchmark figures"},
+    {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends"},
+};
+
+typedef struct {
+    const char *name;
+    char kind; /* s string, i int, I int64, d double, p positive double, f flag, m multi string */
     size_t offset;
+    int cmds;
+    const char *arg;
+    const char *help;
 } opt_def;
 
-#define OPT(n, k, field) {n, k, offsetof(hn_cli, field)}
+#define OPT(n, k, field, cmds, arg, help) {n, k, offsetof(hn_cli, field), cmds, arg, help}
 static const opt_def OPTS[] = {
-    OPT("backend", 's', backend),       OPT("out", 's', out),
-    OPT("arch", 's', arch),             OPT("cache-dir", 's', cache_dir),
-    OPT("save-tensors", 's', save_tensors), OPT("kernel", 's', kernel),
-    OPT("set", 's', set),               OPT("block", 's', block),
-    OPT("sort", 's', sort),             OPT("by", 's', by),
-    OPT("baseline", 's', baseline),     OPT("format", 's', format),
-    OPT("variant", 'm', only),          OPT("seed", 'I', seed),
-    OPT("case", 'I', case_id),          OPT("emu-threads", 'i', emu_threads),
-    OPT("kernel-timeout", 'd', kernel_timeout), OPT("max-gflop", 'd', max_gflop),
-    OPT("all", 'f', all),               OPT("quick", 'f', quick),
-    OPT("hot", 'f', hot),               OPT("min-samples", 'i', min_samples),
-    OPT("max-samples", 'i', max_samples), OPT("max-noise", 'd', max_noise),
-    OPT("min-time", 'd', min_time),     OPT("timeout", 'd', timeout),
-    OPT("warmup", 'i', warmup),         OPT("save-samples", 'f', save_samples),
-    OPT("jobs", 'i', jobs),             OPT("quiet", 'f', quiet),
-    OPT("verbose", 'f', verbose),       OPT("log", 'f', log_scale),
-    OPT("no-baseline", 'f', no_baseline),
+    OPT("backend", 's', backend, C_RUN | C_DEBUG | C_COMPILE, "cuda|emu|auto",
+        "where kernels run (default auto: the GPU if present); compile: emu builds for the emulator"),
+    OPT("out", 's', out, C_RUN | C_DEBUG | C_PLOT | C_COMPARE, "PATH",
+        "run: results CSV (default results/<name>.csv); debug: folder for the mismatch map; plot, "
+        "compare: the chart"),
+    OPT("resume", 'f', resume, C_RUN, NULL,
+        "keep the rows --out already holds for this plan (same case, variant, defines, kernel "
+        "source and device) and run only the rest"),
+    OPT("force", 'f', force, C_RUN, NULL, "overwrite --out even when it holds an unfinished run"),
+    OPT("seed", 'I', seed, C_RUN | C_LIST | C_COMPILE | C_DEBUG, "N", "override the config's sampling seed"),
+    OPT("arch", 's', arch, C_COMPILE, "sm_XX", "target (default: the device's, else sm_90)"),
+    OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG, "DIR",
+        "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)"),
+    OPT("variant", 'm', only, C_RUN, "NAME", "run only this variant (repeatable)"),
+    OPT("case", 'I', case_id, C_RUN | C_DEBUG, "ID", "run only this case of the plan"),
+    OPT("save-tensors", 's', save_tensors, C_RUN, "DIR", "write inputs, reference and outputs as .npy"),
+    OPT("emu-threads", 'i', emu_threads, C_RUN | C_DEBUG, "N", "emulator worker threads (default: one per core; debug: 1)"),
+    OPT("kernel-timeout", 'p', kernel_timeout, C_RUN | C_DEBUG, "S",
+        "stop a launch that runs longer than S seconds (default 60)"),
+    OPT("retry-timeouts", 'f', retry_timeouts, C_RUN, NULL,
+        "keep running a variant in later cases after it timed out (default: skip them)"),
+    OPT("max-gflop", 'd', max_gflop, C_RUN, "X", "emulator: skip cases above X GFLOP (default 0.05)"),
+    OPT("all", 'f', all, C_RUN | C_PLOT, NULL, "run: every case whatever its size (emulator); plot: every CSV under results/"),
+    OPT("quick", 'f', quick, C_RUN, NULL, "exploration timing preset (few samples), over the config's timing"),
+    OPT("hot", 'f', hot, C_RUN, NULL, "time back-to-back launches (default: cold L2)"),
+    OPT("warmup", 'i', warmup, C_RUN, "N", "untimed launches before sampling"),
+    OPT("min-samples", 'i', min_samples, C_RUN, "N", "samples before any stopping rule"),
+    OPT("max-samples", 'i', max_samples, C_RUN, "N", "stop after N samples"),
+    OPT("max-noise", 'd', max_noise, C_RUN, "PCT", "stop when the relative standard deviation is under PCT %"),
+    OPT("min-time", 'd', min_time, C_RUN, "S", "kernel time to gather before stopping on noise"),
+    OPT("timeout", 'd', timeout, C_RUN, "S", "sampling time limit per row"),
+    OPT("save-samples", 'f', save_samples, C_RUN, NULL, "also write every sample to <out>.samples.csv"),
+    OPT("no-baseline", 'f', no_baseline, C_RUN, NULL, "skip the cuBLAS baseline rows"),
+    OPT("jobs", 'i', jobs, C_RUN, "N", "parallel compiles (default: cores)"),
+    OPT("printf-lines", 'i', printf_lines, C_RUN, "N", "kernel printf lines shown per launch (default 50)"),
+    OPT("printf-all", 'f', printf_all, C_RUN, NULL,
+        "show kernel printf of every launch (default: only each row's first launch)"),
+    OPT("kernel", 's', kernel, C_DEBUG, "NAME", "the variant to debug"),
+    OPT("set", 's', set, C_DEBUG, "a=1,b=2", "the case: a value for every axis (default: the plan's smallest)"),
+    OPT("block", 's', block, C_DEBUG, "X,Y,Z", "only this block prints (DEBUG_BLOCK_X/Y/Z)"),
+    OPT("sort", 's', sort, C_PLOT, "VARIANT", "sort cases by this variant's time"),
+    OPT("log", 'f', log_scale, C_PLOT, NULL, "logarithmic time axis"),
+    OPT("format", 's', format, C_PLOT | C_COMPARE, "png|svg|pdf", "chart format (default png)"),
+    OPT("by", 's', by, C_COMPARE, "COLUMN", "compare the values of this column (a define, or variant)"),
+    OPT("baseline", 's', baseline, C_PLOT | C_COMPARE, "NAME", "the variant or value to compare against"),
+    OPT("quiet", 'f', quiet, C_ALL, NULL, "print less (run: no progress on stderr)"),
+    OPT("verbose", 'f', verbose, C_ALL, NULL, "print more (compiler logs, backend choice)"),
 };
+
+static void usage(FILE *f) {
+    fprintf(f, "harness %s: benchmark and autotune CUDA kernels\n\nusage: harness COMMAND [ARGS] [OPTIONS]\n\ncommands:\n",
+            HN_VERSION);
+    for (size_t i = 0; i < HN_ARRAY_LEN(CMDS); i++)
+        fprintf(f, "  %-8s %-12s %s\n", CMDS[i].name, CMDS[i].args, CMDS[i].what);
+    fprintf(f, "\n`harness COMMAND --help` lists the options of a command.\n");
+}
+
+static void command_usage(FILE *f, const cmd_def *c) {
+    fprintf(f, "usage: harness %s %s [OPTIONS]\n  %s\n\noptions:\n", c->name, c->args, c->what);
+    for (size_t i = 0; i < HN_ARRAY_LEN(OPTS); i++) {
+        const opt_def *o = &OPTS[i];
+        if (!(o->cmds & c->bit)) continue;
+        char head[64];
+        snprintf(head, sizeof head, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(f, "  %-28s %s\n", head, o->help);
+    }
+    fprintf(f, "  %-28s %s\n", "--help", "this list");
+}
 
 static int parse_number(const char *opt, const char *text, double *out) {
     char *end;
     errno = 0;
     *out = strtod(text, &end);
-    if (errno || end == text || *end) {
+    if (errno || end == text || *end || isnan(*out)) {
         fprintf(stderr, "harness: --%s: '%s' is not a number\n", opt, text);
         return -1;
     }
     return 0;
 }
 
-static int parse_args(int argc, char **argv, hn_cli *cli) {
+/* Parses argv (after the command) into cli; 1 when --help was asked. */
+static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
     memset(cli, 0, sizeof *cli);
     cli->backend = "auto";
     cli->seed = -1;
@@ -107,11 +158,13 @@ static int parse_args(int argc, char **argv, hn_cli *cli) {
     cli->min_samples = cli->max_samples = cli->warmup = -1;
     cli->max_noise = cli->min_time = cli->timeout = -1;
     cli->jobs = -1;
+    cli->printf_lines = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
         if (strncmp(a, "--", 2) != 0 || strcmp(a, "--") == 0) {
             if (cli->config) {
-                fprintf(stderr, "harness: unexpected argument '%s'\n", a);
+                fprintf(stderr, "harness %s: unexpected argument '%s'\n", cmd->name, a);
                 return -1;
             }
             cli->config = a;
@@ -124,13 +177,19 @@ static int parse_args(int argc, char **argv, hn_cli *cli) {
         for (size_t k = 0; k < HN_ARRAY_LEN(OPTS); k++)
             if (strlen(OPTS[k].name) == len && strncmp(OPTS[k].name, name, len) == 0) o = &OPTS[k];
         if (!o) {
-            fprintf(stderr, "harness: unknown option '%.*s' (see harness --help)\n", (int)len + 2, a);
+            fprintf(stderr, "harness %s: unknown option '%.*s' (harness %s --help lists them)\n", cmd->name,
+                    (int)len + 2, a, cmd->name);
+            return -1;
+        }
+        if (!(o->cmds & cmd->bit)) {
+            fprintf(stderr, "harness %s: --%s is not an option of %s (harness %s --help lists them)\n",
+                    cmd->name, o->name, cmd->name, cmd->name);
             return -1;
         }
         char *field = (char *)cli + o->offset;
         if (o->kind == 'f') {
             if (eq) {
-                fprintf(stderr, "harness: --%s takes no value\n", o->name);
+                fprintf(stderr, "harness %s: --%s takes no value\n", cmd->name, o->name);
                 return -1;
             }
             *(int *)field = 1;
@@ -138,7 +197,7 @@ static int parse_args(int argc, char **argv, hn_cli *cli) {
         }
         const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (!val) {
-            fprintf(stderr, "harness: --%s needs a value\n", o->name);
+            fprintf(stderr, "harness %s: --%s needs a value (%s)\n", cmd->name, o->name, o->arg);
             return -1;
         }
         double d;
@@ -146,7 +205,7 @@ static int parse_args(int argc, char **argv, hn_cli *cli) {
         case 's': *(const char **)field = val; break;
         case 'm':
             if (cli->n_only == (int)HN_ARRAY_LEN(cli->only)) {
-                fprintf(stderr, "harness: too many --%s options\n", o->name);
+                fprintf(stderr, "harness %s: too many --%s options\n", cmd->name, o->name);
                 return -1;
             }
             cli->only[cli->n_only++] = val;
@@ -154,17 +213,20 @@ static int parse_args(int argc, char **argv, hn_cli *cli) {
         case 'i':
         case 'I':
             if (parse_number(o->name, val, &d) != 0) return -1;
-            if (d != (double)(int64_t)d || d < 0) {
-                fprintf(stderr, "harness: --%s: '%s' is not a whole number >= 0\n", o->name, val);
+            if (d != floor(d) || d < 0 || d > (o->kind == 'i' ? 2147483647.0 : 9.0e18)) {
+                fprintf(stderr, "harness %s: --%s: '%s' is not a whole number >= 0\n", cmd->name, o->name, val);
                 return -1;
             }
             if (o->kind == 'i') *(int *)field = (int)d;
             else *(int64_t *)field = (int64_t)d;
             break;
         case 'd':
+        case 'p':
             if (parse_number(o->name, val, &d) != 0) return -1;
-            if (d < 0) {
-                fprintf(stderr, "harness: --%s: must be >= 0\n", o->name);
+            if (d < 0 || (o->kind == 'p' && d == 0)) {
+                fprintf(stderr, "harness %s: --%s: must be %s (got %s)%s\n", cmd->name, o->name,
+                        o->kind == 'p' ? "> 0" : ">= 0", val,
+                        o->kind == 'p' ? "; 0 would mean no limit, which is not offered" : "");
                 return -1;
             }
             *(double *)field = d;
@@ -180,38 +242,41 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        if (argc > 2) {
+            for (size_t i = 0; i < HN_ARRAY_LEN(CMDS); i++)
+                if (strcmp(argv[2], CMDS[i].name) == 0) {
+                    command_usage(stdout, &CMDS[i]);
+                    return 0;
+                }
+        }
         usage(stdout);
         return 0;
     }
-    if (strcmp(cmd, "--version") == 0) {
+    if (strcmp(name, "--version") == 0) {
         printf("harness %s\n", HN_VERSION);
         return 0;
     }
-    hn_cli cli;
-    if (parse_args(argc - 2, argv + 2, &cli) != 0) return 2;
-
-    static const struct {
-        const char *name;
-        int (*fn)(const hn_cli *);
-        int needs_file;
-    } CMDS[] = {
-        {"run", hn_cmd_run, 1},         {"list", hn_cmd_list, 1},
-        {"compile", hn_cmd_compile, 1}, {"debug", hn_cmd_debug, 1},
-        {"plot", hn_cmd_plot, 0},       {"compare", hn_cmd_compare, 1},
-        {"bench", hn_cmd_bench, 0},     {"info", hn_cmd_info, 0},
-    };
-    for (size_t i = 0; i < HN_ARRAY_LEN(CMDS); i++) {
-        if (strcmp(cmd, CMDS[i].name) != 0) continue;
-        if (CMDS[i].needs_file && !cli.config) {
-            fprintf(stderr, "harness %s: missing the %s file (harness %s FILE)\n", cmd,
-                    strcmp(cmd, "compare") == 0 ? "results" : "config", cmd);
-            return 2;
-        }
-        return CMDS[i].fn(&cli);
+    const cmd_def *cmd = NULL;
+    for (size_t i = 0; i < HN_ARRAY_LEN(CMDS); i++)
+        if (strcmp(name, CMDS[i].name) == 0) cmd = &CMDS[i];
+    if (!cmd) {
+        fprintf(stderr, "harness: unknown command '%s'\n\n", name);
+        usage(stderr);
+        return 2;
     }
-    fprintf(stderr, "harness: unknown command '%s'\n\n", cmd);
-    usage(stderr);
-    return 2;
+    hn_cli cli;
+    int rc = parse_args(argc - 2, argv + 2, cmd, &cli);
+    if (rc == 1) {
+        command_usage(stdout, cmd);
+        return 0;
+    }
+    if (rc != 0) return 2;
+    if (cmd->needs_file && !cli.config) {
+        fprintf(stderr, "harness %s: missing the %s file (harness %s %s)\n", cmd->name,
+                cmd->bit == C_COMPARE ? "results" : "config", cmd->name, cmd->args);
+        return 2;
+    }
+    return cmd->fn(&cli);
 }

@@ -60,6 +60,11 @@ int hn_sweep_enumerate(hn_plan *p, hn_err *err) {
         if (ok) pass[n_pass++] = i;
     }
     p->n_total = n_pass;
+    if (n_pass == 0) {
+        hn_errf(err, "where: none of the %lld combinations of the axes passes it; nothing would run",
+                (long long)total);
+        goto fail;
+    }
     int64_t n = n_pass;
     if (p->sample_count > 0 && p->sample_count < n_pass) {
         /* Partial Fisher-Yates: the first `count` slots become the sample. */
