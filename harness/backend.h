@@ -75,6 +75,10 @@ typedef struct {
     int emu_threads;       /* emu: worker threads; 0 = one per core */
     double kernel_timeout; /* seconds; 0 = none. emu: a launch running longer fails */
     size_t printf_fifo;    /* cuda: device printf buffer; 0 = driver default */
+    /* If not NULL: set to hn_now() when work is issued to an idle device and to 0
+     * once the device is idle again (after a synchronising call returns), so
+     * another process can tell a launch that never returns. */
+    volatile double *busy_since;
 } hn_backend_opts;
 
 typedef struct {

@@ -28,6 +28,11 @@ int hn_compile(hn_target target, const hn_compile_req *req, hn_module_image *out
                                     : hn_compile_emu(req, out, log_out, err);
 }
 
+void hn_compile_key(hn_target target, const hn_compile_req *req, char key[33]) {
+    if (target == HN_TARGET_CUDA) hn_compile_cuda_key(req, key);
+    else hn_compile_emu_key(req, key);
+}
+
 char *hn_default_cache_dir(void) {
     const char *v = getenv("HARNESS_CACHE_DIR");
     if (v && *v) return xstrdup(v);

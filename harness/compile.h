@@ -84,6 +84,13 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
 int hn_compile(hn_target target, const hn_compile_req *req, hn_module_image *out, char **log_out,
                hn_err *err);
 
+/* The cache key hn_compile would use for req (32 hex digits), without
+ * compiling: it names the content (source tree, defines, options, target,
+ * compiler), so equal keys mean the same compiled kernel. */
+void hn_compile_key(hn_target target, const hn_compile_req *req, char key[33]);
+void hn_compile_cuda_key(const hn_compile_req *req, char key[33]);
+void hn_compile_emu_key(const hn_compile_req *req, char key[33]);
+
 /* The NVRTC version as "13.0", or "unavailable". */
 const char *hn_nvrtc_version(void);
 

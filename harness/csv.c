@@ -28,7 +28,9 @@ void hn_csv_quote(hn_sb *sb, const char *field) {
     hn_sb_addc(sb, '"');
 }
 
-static hn_csv *csv_new(FILE *f, int owns, const char *const *columns, int n) {
+/* A writer on f (NULL: detached); writes the header when header is set and
+ * returns NULL if that write fails. */
+static hn_csv *csv_new(FILE *f, int owns, const char *const *columns, int n, int header) {
     hn_csv *c = xcalloc(1, sizeof *c);
     c->f = f;
     c->owns = owns;
@@ -43,22 +45,45 @@ static hn_csv *csv_new(FILE *f, int owns, const char *const *columns, int n) {
         hn_csv_quote(&sb, columns[i]);
     }
     hn_sb_addc(&sb, '\n');
-    fputs(sb.buf, f);
-    fflush(f);
+    int ok = !f || !header || (fputs(sb.buf, f) >= 0 && fflush(f) == 0);
     hn_sb_free(&sb);
+    if (!ok) {
+        c->owns = 0;
+        hn_csv_close(c);
+        return NULL;
+    }
     return c;
 }
 
 int hn_csv_open(const char *path, const char *const *columns, int n_columns, hn_csv **out,
                 hn_err *err) {
+    *out = NULL;
     FILE *f = fopen(path, "w");
     if (!f) return hn_errf(err, "%s: cannot create: %s", path, strerror(errno));
-    *out = csv_new(f, 1, columns, n_columns);
+    *out = csv_new(f, 1, columns, n_columns, 1);
+    if (!*out) {
+        int e = errno;
+        fclose(f);
+        return hn_errf(err, "%s: cannot write: %s", path, strerror(e));
+    }
     return 0;
 }
 
+int hn_csv_append(const char *path, const char *const *columns, int n_columns, hn_csv **out,
+                  hn_err *err) {
+    *out = NULL;
+    FILE *f = fopen(path, "a");
+    if (!f) return hn_errf(err, "%s: cannot open for appending: %s", path, strerror(errno));
+    *out = csv_new(f, 1, columns, n_columns, 0);
+    return 0;
+}
+
+hn_csv *hn_csv_detached(const char *const *columns, int n_columns) {
+    return csv_new(NULL, 0, columns, n_columns, 0);
+}
+
 hn_csv *hn_csv_wrap(FILE *f, const char *const *columns, int n_columns) {
-    return csv_new(f, 0, columns, n_columns);
+    return csv_new(f, 0, columns, n_columns, 1);
 }
 
 int hn_csv_column(const hn_csv *c, const char *name) {
@@ -100,7 +125,7 @@ void hn_csv_setf_named(hn_csv *c, const char *name, const char *fmt, ...) {
     va_end(ap);
 }
 
-int hn_csv_write_row(hn_csv *c, hn_err *err) {
+char *hn_csv_take_row(hn_csv *c) {
     hn_sb sb;
     hn_sb_init(&sb);
     for (int i = 0; i < c->n; i++) {
@@ -109,15 +134,26 @@ int hn_csv_write_row(hn_csv *c, hn_err *err) {
         free(c->fields[i]);
         c->fields[i] = NULL;
     }
-    hn_sb_addc(&sb, '\n');
-    int ok = fwrite(sb.buf, 1, sb.len, c->f) == sb.len && fflush(c->f) == 0;
-    hn_sb_free(&sb);
+    return hn_sb_detach(&sb);
+}
+
+int hn_csv_write_line(hn_csv *c, const char *line, hn_err *err) {
+    if (!c->f) return hn_errf(err, "cannot write a CSV row: the writer has no file");
+    size_t n = strlen(line);
+    int ok = fwrite(line, 1, n, c->f) == n && fputc('\n', c->f) != EOF && fflush(c->f) == 0;
     return ok ? 0 : hn_errf(err, "cannot write a CSV row: %s", strerror(errno));
+}
+
+int hn_csv_write_row(hn_csv *c, hn_err *err) {
+    char *line = hn_csv_take_row(c);
+    int rc = hn_csv_write_line(c, line, err);
+    free(line);
+    return rc;
 }
 
 void hn_csv_close(hn_csv *c) {
     if (!c) return;
-    if (c->owns) fclose(c->f);
+    if (c->owns && c->f) fclose(c->f);
     for (int i = 0; i < c->n; i++) {
         free(c->columns[i]);
         free(c->fields[i]);

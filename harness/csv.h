@@ -19,8 +19,14 @@
 
 typedef struct hn_csv hn_csv;
 
+/* Creates path and writes the header (an error if it cannot be written). */
 int hn_csv_open(const char *path, const char *const *columns, int n_columns, hn_csv **out,
                 hn_err *err);
+/* Opens path to append rows under a header it already has. */
+int hn_csv_append(const char *path, const char *const *columns, int n_columns, hn_csv **out,
+                  hn_err *err);
+/* A row builder without a file: rows come out of hn_csv_take_row. */
+hn_csv *hn_csv_detached(const char *const *columns, int n_columns);
 /* Wraps an already open stream (not closed by hn_csv_close). */
 hn_csv *hn_csv_wrap(FILE *f, const char *const *columns, int n_columns);
 int hn_csv_column(const hn_csv *c, const char *name); /* index or -1 */
@@ -31,6 +37,10 @@ void hn_csv_set_named(hn_csv *c, const char *name, const char *value);
 void hn_csv_setf_named(hn_csv *c, const char *name, const char *fmt, ...) HN_PRINTF(3, 4);
 /* Writes the row, flushes, and clears every field. */
 int hn_csv_write_row(hn_csv *c, hn_err *err);
+/* The row as one line (no newline), clearing every field; caller frees. */
+char *hn_csv_take_row(hn_csv *c);
+/* Writes a line made by hn_csv_take_row (with the same columns) and flushes. */
+int hn_csv_write_line(hn_csv *c, const char *line, hn_err *err);
 void hn_csv_close(hn_csv *c);
 
 /* Appends field to sb, quoted if needed. */

@@ -1,856 +1,585 @@
 /*
- * run.c: `harness run CONFIG`: compile every variant (in parallel threads, while
- * the device already measures the first ones), then for each case build the
- * workload once (inputs, fp64 reference, device buffers) and for each variant:
- * geometry, arguments, warm-up, check, timed samples until the stopping rule
- * holds, check again; one CSV row per (case, variant), written and flushed as it
- * finishes. Ends with a summary, the ranked verdict, and where the time went.
+ * run.c: `harness run CONFIG`, the parent of a run.
  *
- * A failing variant is a row, not a crash: compile errors, geometry over the
- * device's limits, launch faults and mismatches get their status and reason and
- * the sweep goes on.
+ * The parent owns the results file and never touches the device: a worker
+ * process (exec/worker.c) compiles, runs and checks, and sends each finished row
+ * back. When a worker dies (a kernel crashed it, a sticky CUDA error, an OOM
+ * kill) or a launch never returns (the parent's watchdog, --kernel-timeout), the
+ * row in progress is written as `fault` or `timeout` with the reason and a new
+ * worker carries on from the next row; after a time-out the variant's later
+ * cases are skipped unless --retry-timeouts.
+ *
+ * The results file: rows are written and flushed as they arrive. While a run is
+ * going, <out>.unfinished exists; a later run refuses to overwrite such a file
+ * unless --force, and --resume keeps every row of it that matches the plan (same
+ * case, variant and defines, kernel source as compiled, device) and runs the
+ * rest. A write error stops the run at once (exit 2).
+ *
+ * Interrupts: the first SIGINT lets the current row finish, then stops; a second
+ * stops at once; SIGTERM stops at once. Either way the rows done stay in the file
+ * and the summary says how to resume (exit 130 or 143).
+ *
+ * Progress goes to stderr, a line per case (an updating line on a terminal),
+ * unless --quiet.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
-#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "baseline.h"
 #include "commands.h"
 #include "csv.h"
-#include "npy.h"
-#include "peak.h"
-#include "run.h"
+#include "exec/runner.h"
+#include "exec/worker.h"
+#include "results/verdict.h"
 #include "sweep.h"
 
-/* Default budget of the emulator: cases above this many GFLOP are skipped unless
- * --all (keeps the README's main command near a minute on 2 cores). */
-#define HN_EMU_DEFAULT_MAX_GFLOP 0.05
+/* Extra time the watchdog gives a launch over --kernel-timeout before it kills
+ * the worker (the emulator stops its own launches at the limit, more politely). */
+#define WATCHDOG_GRACE_S 3.0
 
-/* ---------------------------------------------------------------------- */
-/* compiling in the background */
+static volatile sig_atomic_t n_interrupts, got_term;
 
-typedef struct {
-    hn_build build;
-    hn_module_image img;
-    int selected;
-    int done;
-    int ok;
-    char reason[sizeof(hn_err)];
-    hn_kernel *kernel;
-    int loaded;     /* kernel_load attempted */
-    int usable;     /* compiled, loaded and signature checked */
-} slot;
-
-typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    slot *slots;
-    int n;
-    int next;
-    hn_target target;
-    double busy_seconds;  /* compiler work, summed over threads */
-    double wait_seconds;  /* time the run loop waited for a compile */
-} compile_pool;
-
-static void *compile_worker(void *arg) {
-    compile_pool *cp = arg;
-    for (;;) {
-        pthread_mutex_lock(&cp->mu);
-        while (cp->next < cp->n && !cp->slots[cp->next].selected) cp->next++;
-        int i = cp->next++;
-        pthread_mutex_unlock(&cp->mu);
-        if (i >= cp->n) break;
-        slot *s = &cp->slots[i];
-        hn_err err;
-        char *log = NULL;
-        int rc = hn_compile(cp->target, &s->build.req, &s->img, &log, &err);
-        pthread_mutex_lock(&cp->mu);
-        s->ok = rc == 0;
-        if (rc != 0) {
-            /* The reason is the first error line; the full log goes to stderr later. */
-            char line[512];
-            hn_first_error_line(log && *log ? log : err.msg, line, sizeof line);
-            snprintf(s->reason, sizeof s->reason, "%s", line);
-            fprintf(stderr, "harness: compile error in %s:\n%s\n", s->build.req.src_path, err.msg);
-        }
-        free(log);
-        cp->busy_seconds += s->img.seconds;
-        s->done = 1;
-        pthread_cond_broadcast(&cp->cv);
-        pthread_mutex_unlock(&cp->mu);
-    }
-    return NULL;
+static void on_signal(int sig) {
+    if (sig == SIGINT) n_interrupts++;
+    else got_term = 1;
 }
-
-/* Waits for slot i; the time spent waiting is compile time not hidden behind
- * measuring. */
-static void pool_wait(compile_pool *cp, int i) {
-    double t0 = hn_now();
-    pthread_mutex_lock(&cp->mu);
-    while (!cp->slots[i].done) pthread_cond_wait(&cp->cv, &cp->mu);
-    pthread_mutex_unlock(&cp->mu);
-    cp->wait_seconds += hn_now() - t0;
-}
-
-/* ---------------------------------------------------------------------- */
 
 typedef struct {
     const hn_cli *cli;
     hn_plan *plan;
-    hn_backend *be;
-    hn_device_info dev;
-    int is_emu;
-    hn_sampling_opts sampling;
-    int hot;
-    double max_gflop;       /* emu budget; < 0 none */
-    hn_csv *csv;
-    FILE *samples_csv;
-    compile_pool pool;
-    pthread_t *threads;
-    int n_threads;
-    double peak_fp32, peak_fp64, peak_bw;
-    /* summary */
-    int *n_status;          /* [variant][status] */
-    double *times;          /* [case][variant] median ms of ok rows, NAN otherwise */
-    int64_t n_cases;
-    double t_ref, t_transfer, t_check, t_kernel, t_gen;
-    int progress;
+    int nv, n_slots;
+    unsigned char *selected;
+    int64_t first_case, last_case;
+    hn_run_shared *sh;
+    /* what the file holds, per (case, slot) */
+    signed char *status;
+    double *median, *noise;
+    /* the results file */
+    char *out_path, *marker_path;
+    const char **cols;
+    int n_cols;
+    hn_csv *csv;        /* the writer (NULL until the file is open) */
+    hn_csv *builder;    /* rows the parent writes itself */
+    hn_table old;       /* --resume: the rows the file held */
+    int have_old;
+    /* the worker */
+    hn_run_device dev;
+    int have_dev;
+    char **keys;        /* per variant, from the first worker */
+    hn_run_stats stats;
+    int64_t cur_case;   /* the case being set up or run, or -1 */
+    int cur_slot;       /* the row in progress, or -1 */
+    int rows_this_worker;
+    int watchdog_killed;
+    /* progress */
+    double t_start;
+    int64_t cases_seen, cases_total;
+    int n_ok, n_failed, n_rows;
+    int tty;
+    int write_failed;
     int any_failure;
-    int n_skipped_budget;
-    hn_baseline *baseline;
-    int has_double;         /* some variant accumulates in double: measure DGEMM too */
-    int row_ran;            /* the last run_variant downloaded its outputs */
 } run_ctx;
 
-enum { ST_OK = HN_ST_OK, ST_MISMATCH = HN_ST_MISMATCH, ST_COMPILE = HN_ST_COMPILE, ST_LAUNCH = HN_ST_LAUNCH,
-       ST_SKIPPED = HN_ST_SKIPPED, ST_COUNT = HN_ST_COUNT };
-const char *const hn_status_names[HN_ST_COUNT] = {"ok", "mismatch", "compile_error", "launch_error", "skipped"};
-#define STATUS hn_status_names
+/* ---------------------------------------------------------------------- */
+/* progress */
 
-static void build_columns(run_ctx *r, const char ***cols_out, int *n_out) {
-    const hn_plan *p = r->plan;
-    int cap = 96 + p->n_axes + p->n_define_names;
-    const char **cols = xcalloc((size_t)cap, sizeof *cols);
-    int n = 0;
-    cols[n++] = "case";
-    for (int a = 0; a < p->n_axes; a++) cols[n++] = p->axes[a].name;
-    cols[n++] = "label";
-    cols[n++] = "variant";
-    cols[n++] = "kernel";
-    for (int d = 0; d < p->n_define_names; d++) cols[n++] = p->define_names[d];
-    static const char *const REST[] = {
-        "backend", "device", "arch", "status", "reason", "grid", "block", "shared_bytes",
-        "registers", "spill_bytes", "checked", "match_fraction", "max_abs_err", "max_rel_err",
-        "nonfinite", "atol", "rtol", "timing", "samples", "discarded", "stop", "time_mean_ms",
-        "time_median_ms", "time_min_ms", "time_max_ms", "time_q1_ms", "time_q3_ms",
-        "time_noise_pct", "flop", "bytes", "gflops", "gbps", "peak_gflops", "peak_gbps",
-        "flops_peak_pct", "bw_peak_pct", "speedup_vs_cublas", "clock_mhz", "sm_clock_mhz", "sms",
-        "l2_bytes", "compile_s"};
-    for (size_t i = 0; i < HN_ARRAY_LEN(REST); i++) cols[n++] = REST[i];
-    *cols_out = cols;
-    *n_out = n;
+static void progress(run_ctx *r, int64_t c, const char *label) {
+    if (r->cli->quiet) return;
+    double el = hn_now() - r->t_start;
+    char eta[64] = "";
+    if (r->cases_seen > 1 && r->cases_total > r->cases_seen) {
+        double left = el / (double)(r->cases_seen - 1) * (double)(r->cases_total - r->cases_seen + 1);
+        if (left < 120) snprintf(eta, sizeof eta, ", about %.0f s left", left);
+        else snprintf(eta, sizeof eta, ", about %.0f min left", left / 60);
+    }
+    fprintf(stderr, "%s[%lld/%lld] case %lld %s: %d rows ok, %d failed, %.1f s%s%s", r->tty ? "\r\033[K" : "",
+            (long long)r->cases_seen, (long long)r->cases_total, (long long)c, label, r->n_ok, r->n_failed, el, eta,
+            r->tty ? "" : "\n");
+    fflush(stderr);
 }
 
-/* Fills the columns every row of a case shares. */
-static void row_case(run_ctx *r, const hn_case *c, const hn_workload *w) {
-    hn_csv *csv = r->csv;
-    hn_csv_setf_named(csv, "case", "%lld", (long long)c->id);
-    for (int a = 0; a < r->plan->n_axes; a++) {
-        char buf[64];
-        hn_value_format(&c->values[a], buf, sizeof buf);
-        hn_csv_set_named(csv, r->plan->axes[a].name, buf);
-    }
-    if (w) {
-        hn_csv_set_named(csv, "label", w->label);
-        hn_csv_setf_named(csv, "flop", "%.0f", w->flop);
-        hn_csv_setf_named(csv, "bytes", "%.0f", w->bytes);
-    }
-    hn_csv_set_named(csv, "backend", r->be->ops->name);
-    hn_csv_set_named(csv, "device", r->dev.name);
-    hn_csv_set_named(csv, "arch", r->dev.arch);
-    hn_csv_setf_named(csv, "sms", "%d", r->dev.sm_count);
-    if (r->dev.sm_clock_khz) hn_csv_setf_named(csv, "sm_clock_mhz", "%d", r->dev.sm_clock_khz / 1000);
-    if (r->dev.l2_bytes) hn_csv_setf_named(csv, "l2_bytes", "%zu", r->dev.l2_bytes);
-    if (r->peak_bw > 0) hn_csv_setf_named(csv, "peak_gbps", "%.1f", r->peak_bw);
+static void progress_end(run_ctx *r) {
+    if (r->tty && !r->cli->quiet && r->cases_seen) fprintf(stderr, "\r\033[K");
 }
 
-static void row_variant(run_ctx *r, const hn_variant *v) {
-    const hn_plan *p = r->plan;
-    hn_csv_set_named(r->csv, "variant", v->label);
-    hn_csv_set_named(r->csv, "kernel", p->specs[v->spec].kernel);
-    for (int d = 0; d < p->n_define_names; d++) {
-        const char *val = hn_variant_define(p, v, p->define_names[d]);
-        if (val) hn_csv_set_named(r->csv, p->define_names[d], val);
-    }
+/* ---------------------------------------------------------------------- */
+/* rows */
+
+static void record(run_ctx *r, int64_t c, int slot, int status, double median, double noise) {
+    int64_t i = c * r->n_slots + slot;
+    r->status[i] = (signed char)status;
+    r->median[i] = median;
+    r->noise[i] = noise;
+    r->sh->median_ms[i] = median;
+    r->sh->done[i] = 1;
+    if (status == HN_ST_TIMEOUT && slot < r->nv && r->sh->timed_out[slot] < 0) r->sh->timed_out[slot] = c;
 }
 
-static void finish_row(run_ctx *r, int vi, int status, const char *reason) {
-    hn_csv_set_named(r->csv, "status", STATUS[status]);
-    if (reason && *reason) hn_csv_set_named(r->csv, "reason", reason);
+/* Writes one row line; on failure stops everything (exit 2). */
+static int write_line(run_ctx *r, const char *line) {
     hn_err err;
-    if (hn_csv_write_row(r->csv, &err) != 0) {
-        fprintf(stderr, "harness: %s\n", err.msg);
-        r->any_failure = 1;
-    }
-    if (vi >= 0) r->n_status[vi * ST_COUNT + status]++;
-    if (status == ST_MISMATCH || status == ST_COMPILE || status == ST_LAUNCH) r->any_failure = 1;
-}
-
-void hn_row_stats_columns(hn_csv *csv, const hn_sampler *s, const hn_measure_result *mr) {
-    hn_stats st;
-    hn_sampler_stats(s, &st);
-    hn_csv_setf_named(csv, "samples", "%d", st.n);
-    hn_csv_setf_named(csv, "discarded", "%d", hn_sampler_discarded(s));
-    hn_csv_set_named(csv, "stop", mr->stop);
-    if (mr->clock_mhz > 0) hn_csv_setf_named(csv, "clock_mhz", "%.0f", mr->clock_mhz);
-    if (st.n == 0) return;
-    hn_csv_setf_named(csv, "time_mean_ms", "%.6g", st.mean * 1e3);
-    hn_csv_setf_named(csv, "time_median_ms", "%.6g", st.median * 1e3);
-    hn_csv_setf_named(csv, "time_min_ms", "%.6g", st.min * 1e3);
-    hn_csv_setf_named(csv, "time_max_ms", "%.6g", st.max * 1e3);
-    hn_csv_setf_named(csv, "time_q1_ms", "%.6g", st.q1 * 1e3);
-    hn_csv_setf_named(csv, "time_q3_ms", "%.6g", st.q3 * 1e3);
-    hn_csv_setf_named(csv, "time_noise_pct", "%.3g", st.rel_stdev * 100.0);
-}
-
-typedef struct {
-    hn_backend *be;
-    hn_kernel *k;
-    const hn_launch_dims *d;
-    void **args;
-} launch_ctx;
-
-static int issue_launch(void *ctx, hn_err *err) {
-    launch_ctx *l = ctx;
-    return l->be->ops->launch(l->be, l->k, l->d, l->args, err);
-}
-
-/* Uploads the generated contents of every buffer a kernel both reads and writes,
- * so each sample starts from the same inputs. */
-static int restore_inouts(void *ctx, hn_err *err) {
-    hn_workload *w = ctx;
-    const hn_op *op = w->plan->op;
-    for (int i = 0; i < op->n_buffers; i++) {
-        if (op->buffers[i].role != HN_BUF_INOUT) continue;
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
-        if (w->be->ops->upload(w->be, w->dev[i], w->inout_copy[i], bytes, err) != 0) return -1;
+    if (hn_csv_write_line(r->csv, line, &err) != 0) {
+        fprintf(stderr, "harness: %s: %s; stopping (the rows written so far are in the file)\n", r->out_path,
+                err.msg);
+        r->write_failed = 1;
+        return -1;
     }
     return 0;
 }
 
-void hn_row_check_columns(hn_csv *csv, const hn_check_result *cr, const hn_ref *ref, double atol,
-                          double rtol) {
-    hn_csv_set_named(csv, "checked", ref->method);
-    hn_csv_setf_named(csv, "match_fraction", "%.6f", cr->match_fraction);
-    hn_csv_setf_named(csv, "max_abs_err", "%.3g", cr->max_abs_err);
-    hn_csv_setf_named(csv, "max_rel_err", "%.3g", cr->max_rel_err);
-    hn_csv_setf_named(csv, "nonfinite", "%lld", (long long)cr->nonfinite);
-    hn_csv_setf_named(csv, "atol", "%.3g", atol);
-    hn_csv_setf_named(csv, "rtol", "%.3g", rtol);
+static void take_row(run_ctx *r, const hn_run_row *row) {
+    if (r->write_failed || write_line(r, row->line) != 0) return;
+    record(r, row->case_id, row->slot, row->status, row->median_ms, row->noise);
+    r->n_rows++;
+    if (row->status == HN_ST_OK) r->n_ok++;
+    if (hn_status_failed(row->status)) r->n_failed++, r->any_failure = 1;
+    r->rows_this_worker++;
 }
 
-/* The reference of the first output buffer (for the "checked" column). */
-const hn_ref *hn_workload_first_ref(const hn_workload *w) {
-    for (int i = 0; i < w->plan->op->n_buffers; i++)
-        if (w->plan->op->buffers[i].role != HN_BUF_IN) return &w->refs[i];
-    return &w->refs[0];
-}
-
-static void mismatch_reason(const hn_check_result *cr, const char *when, double min_match, char *buf,
-                            size_t size) {
-    snprintf(buf, size, "%s: %.4f%% of %lld elements match (need %.4g%%), %lld NaN/Inf, max abs err %.3g",
-             when, cr->match_fraction * 100.0, (long long)cr->checked, min_match * 100.0,
-             (long long)cr->nonfinite, cr->max_abs_err);
-}
-
-/* One row with the same status and reason for every selected variant of a case
- * (a case that cannot be set up, or one over the emulator's budget). */
-static void rows_for_all(run_ctx *r, const hn_case *c, const hn_workload *w, int status, const char *reason) {
-    for (int v = 0; v < r->plan->n_variants; v++) {
-        if (!r->pool.slots[v].selected) continue;
-        row_case(r, c, w);
-        row_variant(r, &r->plan->variants[v]);
-        finish_row(r, v, status, reason);
-    }
-}
-
-/* Runs variant vi on workload w and writes its row. */
-static void run_variant(run_ctx *r, hn_workload *w, int ci, int vi, hn_sampler *sampler) {
-    hn_plan *p = r->plan;
-    hn_variant *v = &p->variants[vi];
-    slot *sl = &r->pool.slots[vi];
-    hn_csv *csv = r->csv;
-    row_case(r, w->c, w);
-    row_variant(r, v);
+/* A row the parent writes itself: for the row a dead worker was running. */
+static void parent_row(run_ctx *r, int64_t c, int slot, int status, const char *reason) {
+    hn_workload w;
     hn_err err;
-    char reason[1536];
-    r->row_ran = 0;
+    int shaped = hn_workload_shape(&w, r->plan, &r->plan->cases[c], &err) == 0;
+    hn_run_row_case(r->builder, r->plan, &r->plan->cases[c], shaped ? &w : NULL, &r->dev);
+    hn_run_row_slot(r->builder, r->plan, slot);
+    if (slot < r->nv && r->keys) hn_csv_set_named(r->builder, "compile_key", r->keys[slot]);
+    hn_csv_set_named(r->builder, "status", hn_status_names[status]);
+    hn_csv_set_named(r->builder, "reason", reason);
+    char *line = hn_csv_take_row(r->builder);
+    hn_run_row row = {.case_id = c, .slot = slot, .status = status, .median_ms = NAN, .noise = NAN, .line = line};
+    take_row(r, &row);
+    free(line);
+}
 
-    const char *failed = NULL;
-    int applies = hn_sweep_variant_applies(p, v, w->c, w->params, &failed, &err);
-    if (applies < 0) { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
-    if (applies == 0) {
-        snprintf(reason, sizeof reason, "where '%s' is false", failed);
-        { finish_row(r, vi, ST_SKIPPED, reason); return; }
-    }
+/* Why the worker ended, in words. */
+static void death_reason(run_ctx *r, int code, int sig, char *out, size_t size) {
+    if (r->watchdog_killed)
+        snprintf(out, size,
+                 "timed out: a launch ran longer than the kernel time-out (%g s) and never returned; the "
+                 "worker process was killed and the sweep goes on in a new one",
+                 r->cli->kernel_timeout > 0 ? r->cli->kernel_timeout : 60.0);
+    else if (sig == SIGKILL)
+        snprintf(out, size, "the worker process was killed (SIGKILL: out of memory?) while running this");
+    else if (sig)
+        snprintf(out, size, "the worker process died of %s while running this (the sweep goes on in a new one)",
+                 strsignal(sig));
+    else
+        snprintf(out, size, "the worker process exited with code %d while running this", code);
+}
 
-    pool_wait(&r->pool, vi);
-    hn_csv_setf_named(csv, "compile_s", "%.3f", sl->img.seconds);
-    if (!sl->ok) { finish_row(r, vi, ST_COMPILE, sl->reason); return; }
-    if (sl->img.res && sl->img.res[0].registers >= 0) {
-        hn_csv_setf_named(csv, "registers", "%d", sl->img.res[0].registers);
-        hn_csv_setf_named(csv, "spill_bytes", "%d", sl->img.res[0].spill_stores + sl->img.res[0].spill_loads);
+/* ---------------------------------------------------------------------- */
+/* the results file */
+
+/* Refuses to overwrite an unfinished run; opens the file fresh, or (--resume)
+ * loads what it holds for matching once the worker names its device. */
+static int open_results(run_ctx *r) {
+    hn_err err;
+    const hn_cli *cli = r->cli;
+    int exists = hn_file_exists(r->out_path);
+    if (exists && cli->resume) {
+        if (hn_table_load(r->out_path, &r->old, &err) != 0) {
+            fprintf(stderr, "harness: --resume: %s\n", err.msg);
+            return -1;
+        }
+        r->have_old = 1;
+        int same = r->old.n_cols == r->n_cols;
+        for (int i = 0; same && i < r->n_cols; i++) same = strcmp(r->old.header[i], r->cols[i]) == 0;
+        if (!same) {
+            fprintf(stderr,
+                    "harness: --resume: %s has other columns than %s's results (its axes, defines or the "
+                    "harness changed); --force starts it over\n",
+                    r->out_path, r->plan->path);
+            return -1;
+        }
+        return 0;
     }
-    if (!sl->loaded) {
-        sl->loaded = 1;
-        if (r->be->ops->kernel_load(r->be, &sl->img, 0, &sl->kernel, &err) != 0 ||
-            hn_check_signature(p, v, r->be, sl->kernel, 0, &err) != 0) {
-            snprintf(sl->reason, sizeof sl->reason, "%s", err.msg);
-        } else {
-            sl->usable = 1;
+    if (exists && hn_file_exists(r->marker_path) && !cli->force) {
+        fprintf(stderr,
+                "harness: %s holds an unfinished run (%s exists); --resume continues it, --force starts it over\n",
+                r->out_path, r->marker_path);
+        return -1;
+    }
+    char *dir = hn_dirname(r->out_path);
+    int rc = hn_mkdirs(dir, &err);
+    free(dir);
+    if (rc != 0 || hn_csv_open(r->out_path, r->cols, r->n_cols, &r->csv, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* --resume, once the device and compile keys are known: keeps the old rows
+ * that match, rewrites the file with them (atomically), and appends after. */
+static int resume_rows(run_ctx *r) {
+    hn_err err;
+    const hn_plan *p = r->plan;
+    char *tmp = xasprintf("%s.resume.tmp", r->out_path);
+    hn_csv *w = NULL;
+    if (hn_csv_open(tmp, r->cols, r->n_cols, &w, &err) != 0) {
+        fprintf(stderr, "harness: --resume: %s\n", err.msg);
+        free(tmp);
+        return -1;
+    }
+    int kept = 0, dropped = 0, rc = 0;
+    for (int i = 0; i < r->old.n_rows && rc == 0; i++) {
+        char *end;
+        const char *cs = hn_table_get(&r->old, i, "case");
+        long long c = strtoll(cs, &end, 10);
+        int slot = -1, match = *cs && !*end && c >= 0 && c < p->n_cases;
+        for (int a = 0; match && a < p->n_axes; a++) {
+            char buf[64];
+            hn_value_format(&p->cases[c].values[a], buf, sizeof buf);
+            match = strcmp(hn_table_get(&r->old, i, p->axes[a].name), buf) == 0;
+        }
+        const char *vname = hn_table_get(&r->old, i, "variant");
+        for (int s = 0; match && s < r->n_slots && slot < 0; s++)
+            if (strcmp(hn_run_slot_name(p, s), vname) == 0) slot = s;
+        match = match && slot >= 0 && (slot >= r->nv || r->selected[slot]);
+        match = match && strcmp(hn_table_get(&r->old, i, "backend"), r->dev.backend) == 0 &&
+                strcmp(hn_table_get(&r->old, i, "device"), r->dev.dev.name) == 0;
+        if (match && slot < r->nv) match = strcmp(hn_table_get(&r->old, i, "compile_key"), r->keys[slot]) == 0;
+        if (match && r->sh->done[c * r->n_slots + slot]) match = 0; /* a duplicate: keep the first */
+        const char *st = hn_table_get(&r->old, i, "status");
+        int status = -1;
+        for (int k = 0; k < HN_ST_COUNT; k++)
+            if (strcmp(st, hn_status_names[k]) == 0) status = k;
+        if (!match || status < 0) {
+            dropped++;
+            continue;
+        }
+        for (int k = 0; k < r->n_cols; k++) hn_csv_set(w, k, r->old.rows[i][k]);
+        rc = hn_csv_write_row(w, &err);
+        double med = strtod(hn_table_get(&r->old, i, "time_median_ms"), NULL);
+        const char *nz = hn_table_get(&r->old, i, "time_noise_pct");
+        record(r, c, slot, status, status == HN_ST_OK && med > 0 ? med : NAN, *nz ? strtod(nz, NULL) / 100.0 : NAN);
+        if (hn_status_failed(status)) r->any_failure = 1;
+        kept++;
+    }
+    hn_csv_close(w);
+    if (rc == 0 && rename(tmp, r->out_path) != 0) rc = hn_errf(&err, "cannot replace %s: %s", r->out_path, strerror(errno));
+    if (rc != 0) {
+        fprintf(stderr, "harness: --resume: %s\n", err.msg);
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    if (hn_csv_append(r->out_path, r->cols, r->n_cols, &r->csv, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        return -1;
+    }
+    printf("resume: %d rows of %s kept%s", kept, r->out_path, dropped ? "" : "\n");
+    if (dropped)
+        printf(", %d dropped (another case, variant, kernel source, device, or a duplicate)\n", dropped);
+    fflush(stdout);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* messages from the worker */
+
+static void print_device(run_ctx *r) {
+    const hn_device_info *d = &r->dev.dev;
+    int n_sel = 0;
+    for (int v = 0; v < r->nv; v++) n_sel += r->selected[v];
+    const hn_plan *p = r->plan;
+    printf("%s: %lld cases (of %lld combinations, seed %llu) x %d variants = %lld rows on %s [%s]\n", p->name,
+           (long long)(r->last_case - r->first_case), (long long)p->n_total, (unsigned long long)p->seed, n_sel,
+           (long long)(r->last_case - r->first_case) * n_sel, d->name, r->dev.backend);
+    if (strcmp(r->dev.backend, "emu") != 0)
+        printf("device: %s (%s), %d SMs, SM clock %d MHz, L2 %.0f MiB, memory %d MHz x %d bit: peak %.0f GB/s, "
+               "%.1f TFLOP/s fp32, %.1f TFLOP/s fp64; driver %s\n",
+               d->name, d->arch, d->sm_count, d->sm_clock_khz / 1000, (double)d->l2_bytes / (1 << 20),
+               d->mem_clock_khz / 1000, d->mem_bus_width, r->dev.peak_bw, r->dev.peak_fp32 / 1e3,
+               r->dev.peak_fp64 / 1e3, d->driver_version);
+    else
+        printf("emulator: times are CPU wall-clock times of emulated kernels, not GPU speed; cases above the "
+               "GFLOP budget are skipped (--all runs them)\n");
+    fflush(stdout);
+}
+
+/* Handles one message; returns -1 to stop the run. */
+static int on_message(run_ctx *r, hn_worker *wk, hn_msg *m) {
+    switch (m->type) {
+    case HN_MSG_DEVICE:
+        if (!r->have_dev) {
+            r->dev = m->device;
+            r->have_dev = 1;
+            r->keys = m->keys;
+            m->keys = NULL;
+            m->n_keys = 0;
+            print_device(r);
+            if (r->have_old && resume_rows(r) != 0) {
+                hn_worker_go(wk, 0);
+                return -1;
+            }
+        }
+        hn_worker_go(wk, 1); /* a worker that is gone shows up as one */
+        return 0;
+    case HN_MSG_CASE:
+        r->cur_case = m->case_id;
+        r->cur_slot = -1;
+        r->cases_seen++;
+        progress(r, m->case_id, m->label);
+        return 0;
+    case HN_MSG_ROW_BEGIN:
+        r->cur_case = m->case_id;
+        r->cur_slot = m->slot;
+        return 0;
+    case HN_MSG_ROW:
+        take_row(r, &m->row);
+        r->cur_slot = -1;
+        return r->write_failed ? -1 : 0;
+    case HN_MSG_STATS:
+        r->stats.compile_wait += m->stats.compile_wait;
+        r->stats.compile_busy += m->stats.compile_busy;
+        r->stats.ref += m->stats.ref;
+        r->stats.gen += m->stats.gen;
+        r->stats.transfer += m->stats.transfer;
+        r->stats.check += m->stats.check;
+        r->stats.kernel += m->stats.kernel;
+        if (m->stats.compile_threads > r->stats.compile_threads) r->stats.compile_threads = m->stats.compile_threads;
+        return 0;
+    }
+    return 0;
+}
+
+/* After a worker died: writes the row it was running (or, when it died setting
+ * up a case, every row of that case) so the next worker goes past it. */
+static void after_death(run_ctx *r, int code, int sig) {
+    char why[512];
+    death_reason(r, code, sig, why, sizeof why);
+    int status = r->watchdog_killed ? HN_ST_TIMEOUT : HN_ST_FAULT;
+    if (r->cur_slot >= 0) {
+        parent_row(r, r->cur_case, r->cur_slot, status, why);
+    } else if (r->cur_case >= 0) {
+        char reason[640];
+        snprintf(reason, sizeof reason, "%s (while the case was being set up)", why);
+        for (int s = 0; s < r->n_slots; s++) {
+            int wanted = s < r->nv ? r->selected[s] : 0;
+            if (wanted && !r->sh->done[r->cur_case * r->n_slots + s]) parent_row(r, r->cur_case, s, status, reason);
         }
     }
-    if (!sl->usable) { finish_row(r, vi, ST_LAUNCH, sl->reason); return; }
-
-    hn_launch_dims d;
-    if (hn_eval_geometry(p, v, w, &d, &err) != 0) { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
-    hn_csv_setf_named(csv, "grid", "%ux%ux%u", d.grid[0], d.grid[1], d.grid[2]);
-    hn_csv_setf_named(csv, "block", "%ux%ux%u", d.block[0], d.block[1], d.block[2]);
-    hn_csv_setf_named(csv, "shared_bytes", "%zu", d.shared_bytes);
-    hn_argval vals[72];
-    void *args[72];
-    int n_args = 0;
-    if (p->specs[v->spec].n_args > 64) { finish_row(r, vi, ST_LAUNCH, "more than 64 arguments"); return; }
-    if (hn_pack_args(p, v, w, 0, 0, vals, args, &n_args, &err) != 0)
-        { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
-
-    /* Warm-up launches, then the first check. */
-    if (hn_poison_outputs(w, &err) != 0) { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
-    int warmup = r->sampling.warmup > 0 ? r->sampling.warmup : 1;
-    for (int i = 0; i < warmup; i++)
-        if (r->be->ops->launch(r->be, sl->kernel, &d, args, &err) != 0 || r->be->ops->sync(r->be, &err) != 0)
-            { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
-    hn_check_result cr;
-    double atol, rtol;
-    double tc = hn_now();
-    if (hn_check_outputs(w, v, &cr, &atol, &rtol, &err) != 0) { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
-    r->row_ran = 1;
-    r->t_check += hn_now() - tc;
-    hn_row_check_columns(csv, &cr, hn_workload_first_ref(w), atol, rtol);
-    int status = cr.match_fraction >= p->min_match ? ST_OK : ST_MISMATCH;
-    reason[0] = '\0';
-    if (status == ST_MISMATCH) mismatch_reason(&cr, "first check", p->min_match, reason, sizeof reason);
-
-    /* Timed samples (warm-up already done: the sampler keeps every add). */
-    hn_csv_set_named(csv, "timing", r->is_emu ? "emu-wall" : r->hot ? "hot" : "cold");
-    launch_ctx lc = {r->be, sl->kernel, &d, args};
-    hn_measure_opts mo = {.hot = r->hot, .default_mhz = r->dev.sm_clock_khz / 1000.0,
-                          .samples_csv = r->samples_csv};
-    char row_name[256];
-    snprintf(row_name, sizeof row_name, "case %d %s", ci, v->label);
-    mo.row_name = row_name;
-    for (int i = 0; i < p->op->n_buffers; i++)
-        if (p->op->buffers[i].role == HN_BUF_INOUT) mo.restore = restore_inouts, mo.restore_ctx = w;
-    hn_measure_result mr;
-    if (hn_measure(r->be, &mo, sampler, issue_launch, &lc, &mr, &err) != 0)
-        { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
-    hn_stats st;
-    hn_sampler_stats(sampler, &st);
-    r->t_kernel += hn_sampler_total(sampler);
-    hn_row_stats_columns(csv, sampler, &mr);
-
-    /* Check again: some kernels pass once and corrupt later. */
-    hn_check_result cr2;
-    tc = hn_now();
-    if (hn_check_outputs(w, v, &cr2, &atol, &rtol, &err) != 0) { finish_row(r, vi, ST_LAUNCH, err.msg); return; }
-    r->t_check += hn_now() - tc;
-    if (status == ST_OK && cr2.match_fraction < p->min_match) {
-        status = ST_MISMATCH;
-        hn_row_check_columns(csv, &cr2, hn_workload_first_ref(w), atol, rtol);
-        mismatch_reason(&cr2, "passed before timing, failed after", p->min_match, reason, sizeof reason);
-    }
-
-    if (st.n > 0) {
-        double sec = st.median;
-        double gflops = w->flop / sec * 1e-9, gbps = w->bytes / sec * 1e-9;
-        hn_csv_setf_named(csv, "gflops", "%.4g", gflops);
-        hn_csv_setf_named(csv, "gbps", "%.4g", gbps);
-        const char *acc = hn_variant_define(p, v, "ACCUM_DTYPE");
-        int dbl = acc && strcmp(acc, "double") == 0;
-        double peak = dbl ? r->peak_fp64 : r->peak_fp32;
-        if (peak > 0 && !r->is_emu) {
-            hn_csv_setf_named(csv, "peak_gflops", "%.1f", peak);
-            hn_csv_setf_named(csv, "flops_peak_pct", "%.3g", gflops / peak * 100.0);
-        }
-        if (r->peak_bw > 0 && !r->is_emu) hn_csv_setf_named(csv, "bw_peak_pct", "%.3g", gbps / r->peak_bw * 100.0);
-        /* Against the baseline of the same precision. */
-        double base = hn_baseline_last_ms(r->baseline, dbl ? HN_BASELINE_DGEMM : HN_BASELINE_SGEMM);
-        if (base > 0) hn_csv_setf_named(csv, "speedup_vs_cublas", "%.4g", base / (sec * 1e3));
-        if (status == ST_OK) r->times[(int64_t)ci * p->n_variants + vi] = sec * 1e3;
-    }
-    finish_row(r, vi, status, reason);
+    fprintf(stderr, "harness: %s\n", why);
+    r->cur_slot = -1;
+    r->cur_case = -1;
 }
 
 /* ---------------------------------------------------------------------- */
 
-static void print_progress(run_ctx *r, int64_t ci, const char *label) {
-    if (!r->progress) return;
-    fprintf(stderr, "\r\033[K[%lld/%lld] %s", (long long)ci + 1, (long long)r->n_cases, label);
-    fflush(stderr);
+static void print_time_split(run_ctx *r, double wall) {
+    const hn_run_stats *s = &r->stats;
+    printf("\ntime: %.1f s wall = waiting for compiles %.1f s (%.1f s of compiler work in %d threads) + reference "
+           "%.1f s + inputs %.1f s + transfers %.1f s + checking %.1f s + measured kernels %.1f s + other %.1f s\n",
+           wall, s->compile_wait, s->compile_busy, s->compile_threads, s->ref, s->gen, s->transfer, s->check, s->kernel,
+           wall - s->compile_wait - s->ref - s->gen - s->transfer - s->check - s->kernel);
 }
 
-static void save_tensors(run_ctx *r, const hn_workload *w, int vi_or_minus1) {
-    const hn_op *op = r->plan->op;
-    char *dir = xasprintf("%s/case-%lld", r->cli->save_tensors, (long long)w->c->id);
-    hn_err err;
-    if (hn_mkdirs(dir, &err) != 0) {
-        fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
-        free(dir);
-        return;
-    }
-    for (int i = 0; i < op->n_buffers; i++) {
-        int64_t shape[1] = {w->counts[i]};
-        const char *descr = op->buffers[i].dtype == HN_DT_F64 ? "<f8" : op->buffers[i].dtype == HN_DT_I32 ? "<i4" : "<f4";
-        char *path = NULL;
-        if (vi_or_minus1 < 0 && op->buffers[i].role != HN_BUF_OUT) {
-            path = xasprintf("%s/%s.npy", dir, op->buffers[i].name);
-        } else if (vi_or_minus1 >= 0 && op->buffers[i].role != HN_BUF_IN) {
-            char safe[256];
-            hn_sanitize_name(r->plan->variants[vi_or_minus1].label, safe, sizeof safe);
-            path = xasprintf("%s/%s.%s.npy", dir, op->buffers[i].name, safe);
-            if (!r->row_ran) {
-                /* A row that never ran has no output: not this run's, and not a
-                 * stale file from an earlier run either. */
-                unlink(path);
-                free(path);
-                continue;
-            }
-        } else if (vi_or_minus1 < 0) {
-            /* The reference of an output buffer. */
-            const hn_ref *ref = &w->refs[i];
-            char *p1 = xasprintf("%s/%s.reference.npy", dir, op->buffers[i].name);
-            int64_t n[1] = {ref->n};
-            hn_npy_write(p1, "<f8", ref->index ? n : shape, 1, ref->values, 8, &err);
-            free(p1);
-            if (ref->index) {
-                p1 = xasprintf("%s/%s.reference_index.npy", dir, op->buffers[i].name);
-                hn_npy_write(p1, "<i8", n, 1, ref->index, 8, &err);
-                free(p1);
-            }
-            continue;
-        }
-        if (path && hn_npy_write(path, descr, shape, 1, w->host[i], hn_dtype_size(op->buffers[i].dtype), &err) != 0)
-            fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
-        free(path);
-    }
-    free(dir);
-}
-
-static double geomean(const double *x, int64_t n, int64_t stride) {
-    double s = 0;
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double v = x[i * stride];
-        if (v > 0 && isfinite(v)) s += log(v), k++;
-    }
-    return k ? exp(s / (double)k) : NAN;
-}
-
-/* Opens <out>.best.csv: per case, the fastest correct variant (the autotuning
- * answer as data); NULL if it cannot be created. */
-static hn_csv *open_best(run_ctx *r, const char *out_path) {
-    const hn_plan *p = r->plan;
-    const char **cols = xcalloc((size_t)(p->n_axes + p->n_define_names + 8), sizeof *cols);
-    int n = 0;
-    cols[n++] = "case";
-    for (int a = 0; a < p->n_axes; a++) cols[n++] = p->axes[a].name;
-    cols[n++] = "label";
-    cols[n++] = "best_variant";
-    cols[n++] = "kernel";
-    for (int d = 0; d < p->n_define_names; d++) cols[n++] = p->define_names[d];
-    cols[n++] = "time_median_ms";
-    cols[n++] = "runner_up";
-    cols[n++] = "margin";
-    size_t len = strlen(out_path);
-    char *path = len > 4 && strcmp(out_path + len - 4, ".csv") == 0
-                     ? xasprintf("%.*s.best.csv", (int)(len - 4), out_path)
-                     : xasprintf("%s.best.csv", out_path);
-    hn_csv *csv = NULL;
-    hn_err err;
-    if (hn_csv_open(path, cols, n, &csv, &err) != 0) fprintf(stderr, "harness: %s\n", err.msg);
-    else printf("best variant per case: %s\n", path);
-    free(path);
-    free(cols);
-    return csv;
-}
-
-static void print_summary(run_ctx *r, double wall, const char *out_path) {
-    double compile_wall = r->pool.wait_seconds;
-    hn_plan *p = r->plan;
-    int nv = p->n_variants;
-    hn_csv *best_csv = open_best(r, out_path);
-    int *wins = xcalloc((size_t)nv, sizeof *wins);
-    printf("\n%-48s %5s %8s %8s %8s %8s %12s %5s\n", "variant", "ok", "mismatch", "compile", "launch",
-           "skipped", "geomean ms", "wins");
-    for (int64_t c = 0; c < r->n_cases; c++) {
-        int best = -1;
-        for (int v = 0; v < nv; v++) {
-            double t = r->times[c * nv + v];
-            if (isfinite(t) && (best < 0 || t < r->times[c * nv + best])) best = v;
-        }
-        if (best >= 0) wins[best]++;
-    }
-    for (int v = 0; v < nv; v++) {
-        if (!r->pool.slots[v].selected) continue;
-        int *st = &r->n_status[v * ST_COUNT];
-        printf("%-48s %5d %8d %8d %8d %8d %12.4g %5d\n", p->variants[v].label, st[ST_OK], st[ST_MISMATCH],
-               st[ST_COMPILE], st[ST_LAUNCH], st[ST_SKIPPED], geomean(&r->times[v], r->n_cases, nv), wins[v]);
-    }
-    /* The verdict: per case, the fastest correct variant and its margin. */
-    printf("\nfastest correct variant per case%s:\n", r->is_emu ? " (CPU-emulated times: not GPU speed)" : "");
-    int shown = 0;
-    for (int64_t c = 0; c < r->n_cases; c++) {
-        int best = -1, second = -1;
-        for (int v = 0; v < nv; v++) {
-            double t = r->times[c * nv + v];
-            if (!isfinite(t)) continue;
-            if (best < 0 || t < r->times[c * nv + best]) second = best, best = v;
-            else if (second < 0 || t < r->times[c * nv + second]) second = v;
-        }
-        if (best < 0) continue;
-        hn_workload w;
-        hn_err err;
-        char label[128] = "";
-        if (hn_workload_shape(&w, p, &p->cases[c], &err) == 0) snprintf(label, sizeof label, "%s", w.label);
-        double tb = r->times[c * nv + best];
-        if (best_csv) {
-            const hn_variant *v = &p->variants[best];
-            hn_csv_setf_named(best_csv, "case", "%lld", (long long)c);
-            for (int a = 0; a < p->n_axes; a++) {
-                char buf[64];
-                hn_value_format(&p->cases[c].values[a], buf, sizeof buf);
-                hn_csv_set_named(best_csv, p->axes[a].name, buf);
-            }
-            hn_csv_set_named(best_csv, "label", label);
-            hn_csv_set_named(best_csv, "best_variant", v->label);
-            hn_csv_set_named(best_csv, "kernel", p->specs[v->spec].kernel);
-            for (int d = 0; d < p->n_define_names; d++)
-                hn_csv_set_named(best_csv, p->define_names[d], hn_variant_define(p, v, p->define_names[d]));
-            hn_csv_setf_named(best_csv, "time_median_ms", "%.6g", tb);
-            if (second >= 0) {
-                hn_csv_set_named(best_csv, "runner_up", p->variants[second].label);
-                hn_csv_setf_named(best_csv, "margin", "%.4g", r->times[c * nv + second] / tb);
-            }
-            hn_csv_write_row(best_csv, &err);
-        }
-        if (second >= 0)
-            printf("  case %-4lld %-28s %-44s %10.4g ms  %.2fx faster than %s\n", (long long)c, label,
-                   p->variants[best].label, tb, r->times[c * nv + second] / tb, p->variants[second].label);
-        else
-            printf("  case %-4lld %-28s %-44s %10.4g ms\n", (long long)c, label, p->variants[best].label, tb);
-        shown++;
-    }
-    if (!shown) printf("  none (no variant ran correctly)\n");
-    int top = -1;
-    for (int v = 0; v < nv; v++)
-        if (wins[v] && (top < 0 || wins[v] > wins[top])) top = v;
-    if (top >= 0) printf("overall: %s is fastest in %d of %d cases\n", p->variants[top].label, wins[top], shown);
-    printf("\ntime: %.1f s wall = waiting for compiles %.1f s (%.1f s of compiler work in %d threads) + reference %.1f s + "
-           "inputs %.1f s + transfers %.1f s + checking %.1f s + measured kernels %.1f s + other %.1f s\n",
-           wall, compile_wall, r->pool.busy_seconds, r->n_threads, r->t_ref, r->t_gen, r->t_transfer, r->t_check,
-           r->t_kernel,
-           wall - compile_wall - r->t_ref - r->t_gen - r->t_transfer - r->t_check - r->t_kernel);
-    hn_csv_close(best_csv);
-    free(wins);
-}
-
-/* Merges config and command line into sampling options. */
-static int sampling_options(run_ctx *r, hn_err *err) {
+/* Which variants run (--variant), and the case range (--case); -1 on bad usage. */
+static int select_rows(run_ctx *r) {
     const hn_cli *cli = r->cli;
-    const hn_timing_cfg *t = &r->plan->timing;
-    hn_sampling_opts *o = &r->sampling;
-    /* The base: --quick, else the emulator's quick preset (its times are CPU
-     * times, worth few samples), else nvbench's rules. The config's timing
-     * applies over the base on every backend, unless --quick asked for the
-     * preset; single options on the command line win over both. */
-    if (cli->quick || r->is_emu) hn_sampling_quick(o);
-    else hn_sampling_defaults(o);
-    if (!cli->quick) {
-        if (t->warmup >= 0) o->warmup = t->warmup;
-        if (t->repeat > 0) {
-            o->min_samples = o->max_samples = t->repeat;
-            o->min_time = 0;
-        }
-        if (t->min_samples > 0) o->min_samples = t->min_samples;
-        if (t->max_samples > 0) o->max_samples = t->max_samples;
-        if (t->min_time >= 0) o->min_time = t->min_time;
-        if (t->max_noise >= 0) o->max_noise = t->max_noise;
-        if (t->timeout >= 0) o->timeout = t->timeout;
-    }
-    if (cli->warmup >= 0) o->warmup = cli->warmup;
-    if (cli->min_samples > 0) o->min_samples = cli->min_samples;
-    if (cli->max_samples > 0) o->max_samples = cli->max_samples;
-    if (cli->min_time >= 0) o->min_time = cli->min_time;
-    if (cli->max_noise >= 0) o->max_noise = cli->max_noise;
-    if (cli->timeout >= 0) o->timeout = cli->timeout;
-    if (o->max_samples < o->min_samples) o->max_samples = o->min_samples;
-    r->hot = cli->hot || (t->hot == 1);
-    /* The loop runs warm-up launches itself, untimed. */
-    int warmup = o->warmup;
-    hn_sampling_opts check = *o;
-    check.warmup = 0;
-    if (hn_sampling_check(&check, err) != 0) return -1;
-    r->sampling = check;
-    r->sampling.warmup = warmup;
-    return 0;
-}
-
-int hn_cmd_run(const hn_cli *cli) {
-    hn_err err;
-    run_ctx r;
-    memset(&r, 0, sizeof r);
-    r.cli = cli;
-    double t_start = hn_now();
-    if (hn_plan_load(cli->config, cli->seed, &r.plan, &err) != 0) {
-        fprintf(stderr, "harness: %s\n", err.msg);
-        return 2;
-    }
-    hn_plan *p = r.plan;
-    int exit_code = 1;
-    char *out_path = NULL, *cache_dir = NULL;
-    hn_sampler *sampler = NULL;
-    const char **cols = NULL;
-
-    hn_backend_opts bo = {.device = 0,
-                          .emu_threads = cli->emu_threads,
-                          .kernel_timeout = cli->kernel_timeout >= 0 ? cli->kernel_timeout : 60,
-                          .printf_fifo = 0};
-    if (hn_backend_create(cli->backend, &bo, !cli->quiet, &r.be, &err) != 0) {
-        if (strcmp(cli->backend, "cuda") == 0)
-            fprintf(stderr, "harness: no CUDA device found: %s\n(use --backend emu to run on the CPU emulator)\n", err.msg);
-        else
-            fprintf(stderr, "harness: %s\n", err.msg);
-        hn_plan_free(p);
-        return 2;
-    }
-    r.be->ops->device_info(r.be, &r.dev);
-    r.is_emu = strcmp(r.be->ops->name, "emu") == 0;
-    if (sampling_options(&r, &err) != 0) {
-        fprintf(stderr, "harness: timing options: %s\n", err.msg);
-        exit_code = 2;
-        goto done;
-    }
-    r.max_gflop = -1;
-    if (r.is_emu && !cli->all) {
-        r.max_gflop = HN_EMU_DEFAULT_MAX_GFLOP;
-        if (p->emu_max_gflop >= 0) r.max_gflop = p->emu_max_gflop;
-        if (cli->max_gflop >= 0) r.max_gflop = cli->max_gflop;
-    }
-    if (!r.is_emu) {
-        r.peak_fp32 = hn_peak_gflops(r.dev.cc_major, r.dev.cc_minor, r.dev.sm_count, r.dev.sm_clock_khz, 0);
-        r.peak_fp64 = hn_peak_gflops(r.dev.cc_major, r.dev.cc_minor, r.dev.sm_count, r.dev.sm_clock_khz, 1);
-        r.peak_bw = hn_peak_gbps(r.dev.mem_clock_khz, r.dev.mem_bus_width);
-    }
-
-    /* Which variants run. */
-    int nv = p->n_variants;
-    r.pool.slots = xcalloc((size_t)nv, sizeof *r.pool.slots);
-    r.pool.n = nv;
-    int n_selected = 0;
-    for (int v = 0; v < nv; v++) {
+    const hn_plan *p = r->plan;
+    for (int v = 0; v < r->nv; v++) {
         int sel = cli->n_only == 0;
         for (int k = 0; k < cli->n_only; k++) {
             int f = hn_plan_find_variant(p, cli->only[k]);
             if (f < 0) {
                 fprintf(stderr, "harness: --variant %s: no such variant in %s\n", cli->only[k], p->path);
-                exit_code = 2;
-                goto done;
+                return -1;
             }
             const hn_variant *fv = &p->variants[f];
-            sel |= f == v || (strcmp(p->specs[fv->spec].name, cli->only[k]) == 0 &&
-                                  p->variants[v].spec == fv->spec);
+            sel |= f == v || (strcmp(p->specs[fv->spec].name, cli->only[k]) == 0 && p->variants[v].spec == fv->spec);
         }
-        r.pool.slots[v].selected = sel;
-        n_selected += sel;
+        r->selected[v] = (unsigned char)sel;
     }
-    int64_t first_case = 0, last_case = p->n_cases;
+    r->first_case = 0;
+    r->last_case = p->n_cases;
     if (cli->case_id >= 0) {
         if (cli->case_id >= p->n_cases) {
-            fprintf(stderr, "harness: --case %lld: the plan has %lld cases (0 to %lld)\n",
-                    (long long)cli->case_id, (long long)p->n_cases, (long long)p->n_cases - 1);
-            exit_code = 2;
-            goto done;
+            fprintf(stderr, "harness: --case %lld: the plan has %lld cases (0 to %lld)\n", (long long)cli->case_id,
+                    (long long)p->n_cases, (long long)p->n_cases - 1);
+            return -1;
         }
-        first_case = cli->case_id;
-        last_case = cli->case_id + 1;
+        r->first_case = cli->case_id;
+        r->last_case = cli->case_id + 1;
     }
-    r.n_cases = p->n_cases;
+    r->cases_total = r->last_case - r->first_case;
+    return 0;
+}
 
-    printf("%s: %lld cases (of %lld combinations, seed %llu) x %d variants = %lld rows on %s [%s]\n", p->name,
-           (long long)(last_case - first_case), (long long)p->n_total, (unsigned long long)p->seed, n_selected,
-           (long long)(last_case - first_case) * n_selected, r.dev.name, r.be->ops->name);
-    if (!r.is_emu)
-        printf("device: %s (%s), %d SMs, SM clock %d MHz, L2 %.0f MiB, memory %d MHz x %d bit: peak %.0f GB/s, "
-               "%.1f TFLOP/s fp32, %.1f TFLOP/s fp64; driver %s\n",
-               r.dev.name, r.dev.arch, r.dev.sm_count, r.dev.sm_clock_khz / 1000, (double)r.dev.l2_bytes / (1 << 20),
-               r.dev.mem_clock_khz / 1000, r.dev.mem_bus_width, r.peak_bw, r.peak_fp32 / 1e3, r.peak_fp64 / 1e3,
-               r.dev.driver_version);
-    if (r.is_emu)
-        printf("emulator: times are CPU wall-clock times of emulated kernels, not GPU speed%s\n",
-               r.max_gflop >= 0 ? "; cases above the GFLOP budget are skipped (--all runs them)" : "");
-    fflush(stdout);
-
-    /* Output. */
-    out_path = cli->out ? xstrdup(cli->out) : xasprintf("results/%s.csv", p->name);
-    {
-        char *dir = hn_dirname(out_path);
-        if (hn_mkdirs(dir, &err) != 0) {
-            fprintf(stderr, "harness: %s\n", err.msg);
-            free(dir);
-            exit_code = 2;
-            goto done;
-        }
-        free(dir);
-    }
-    int n_cols;
-    build_columns(&r, &cols, &n_cols);
-    if (hn_csv_open(out_path, cols, n_cols, &r.csv, &err) != 0) {
+int hn_cmd_run(const hn_cli *cli) {
+    run_ctx r;
+    memset(&r, 0, sizeof r);
+    r.cli = cli;
+    r.t_start = hn_now();
+    r.cur_case = -1;
+    r.cur_slot = -1;
+    r.tty = isatty(2);
+    hn_err err;
+    if (hn_plan_load(cli->config, cli->seed, &r.plan, &err) != 0) {
         fprintf(stderr, "harness: %s\n", err.msg);
+        return 2;
+    }
+    hn_plan *p = r.plan;
+    r.nv = p->n_variants;
+    r.n_slots = r.nv + HN_RUN_BASELINES;
+    int64_t cells = p->n_cases * r.n_slots;
+    r.selected = xcalloc((size_t)r.nv, 1);
+    r.status = xmalloc((size_t)cells);
+    r.median = xmalloc((size_t)cells * sizeof *r.median);
+    r.noise = xmalloc((size_t)cells * sizeof *r.noise);
+    for (int64_t i = 0; i < cells; i++) r.status[i] = -1, r.median[i] = r.noise[i] = NAN;
+    int exit_code = 2;
+    hn_worker *wk = NULL;
+    struct sigaction old_int, old_term;
+    int handlers = 0;
+    if (select_rows(&r) != 0) goto done;
+    r.sh = hn_run_shared_create(p->n_cases, r.nv);
+    if (!r.sh) {
+        fprintf(stderr, "harness: cannot map memory shared with the worker process\n");
+        goto done;
+    }
+    r.out_path = cli->out ? xstrdup(cli->out) : xasprintf("results/%s.csv", p->name);
+    r.marker_path = xasprintf("%s.unfinished", r.out_path);
+    r.cols = hn_run_columns(p, &r.n_cols);
+    r.builder = hn_csv_detached(r.cols, r.n_cols);
+    if (open_results(&r) != 0) goto done;
+    if (hn_write_file(r.marker_path, "", 0, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        goto done;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    handlers = 1;
+
+    int finished = 0, stopped = 0, fatal = 0, stop_sent = 0;
+    while (!finished && !stopped && !fatal) {
+        if (hn_worker_start(cli, p, r.selected, r.first_case, r.last_case, r.sh, &wk, &err) != 0) {
+            fprintf(stderr, "harness: %s\n", err.msg);
+            fatal = 1;
+            break;
+        }
+        r.rows_this_worker = 0;
+        r.watchdog_killed = 0;
+        int killed_now = 0;
+        for (;;) {
+            if ((got_term || n_interrupts >= 2) && !killed_now) {
+                hn_worker_kill(wk);
+                killed_now = 1;
+            } else if (n_interrupts == 1 && !stop_sent) {
+                r.sh->stop = 1;
+                stop_sent = 1;
+                progress_end(&r);
+                fprintf(stderr, "harness: interrupted: stopping after the current row (Ctrl-C again to stop now)\n");
+            }
+            hn_msg m;
+            int got = hn_worker_next(wk, 0.2, &m);
+            if (got == 1) {
+                int rc = on_message(&r, wk, &m);
+                hn_msg_free(&m);
+                if (rc != 0) {
+                    hn_worker_kill(wk);
+                    killed_now = 1;
+                }
+                continue;
+            }
+            if (got < 0) break;
+            double since = r.sh->busy_since;
+            double limit = (cli->kernel_timeout > 0 ? cli->kernel_timeout : 60.0) + WATCHDOG_GRACE_S;
+            if (since > 0 && hn_now() - since > limit && !killed_now) {
+                r.watchdog_killed = 1;
+                hn_worker_kill(wk);
+                killed_now = 1;
+            }
+        }
+        int code, sig;
+        hn_worker_wait(wk, &code, &sig);
+        hn_worker_destroy(wk);
+        wk = NULL;
+        r.sh->busy_since = 0;
+        if (r.write_failed) {
+            fatal = 1;
+        } else if (got_term || n_interrupts >= 2) {
+            stopped = 1;
+        } else if (code == HN_RUN_DONE && !sig) {
+            finished = 1;
+        } else if (code == HN_RUN_STOPPED && !sig) {
+            stopped = 1;
+        } else if (code == HN_RUN_FAILED && !sig && !r.have_dev) {
+            fatal = 1; /* could not start (it said why) */
+        } else if (code == HN_RUN_RESTART && !sig) {
+            /* a kernel faulted; the row is written: go on in a fresh process */
+        } else if (!r.have_dev || (r.cur_case < 0 && r.rows_this_worker == 0)) {
+            char why[512];
+            death_reason(&r, code, sig, why, sizeof why);
+            fprintf(stderr, "harness: %s, before running any row; giving up\n", why);
+            fatal = 1;
+        } else {
+            after_death(&r, code, sig);
+            if (n_interrupts) stopped = 1;
+        }
+    }
+    progress_end(&r);
+    if (r.write_failed || (fatal && !r.have_dev)) {
         exit_code = 2;
         goto done;
     }
-    if (cli->save_samples) {
-        char *sp = xasprintf("%s.samples.csv", out_path);
-        r.samples_csv = fopen(sp, "w");
-        if (r.samples_csv) fprintf(r.samples_csv, "row,time_ms,clock_mhz\n");
-        free(sp);
+    hn_verdict_in vin = {.plan = p,
+                         .selected = r.selected,
+                         .n_cases = p->n_cases,
+                         .n_slots = r.n_slots,
+                         .status = r.status,
+                         .median_ms = r.median,
+                         .noise = r.noise,
+                         .is_emu = r.have_dev && strcmp(r.dev.backend, "emu") == 0};
+    if (finished) {
+        char *best = hn_verdict_best_path(r.out_path);
+        if (hn_verdict_write_best(&vin, best, &err) == 0) printf("best variant per case: %s\n", best);
+        else fprintf(stderr, "harness: %s\n", err.msg);
+        free(best);
     }
-
-    /* Compile in the background. */
-    cache_dir = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
-    for (int v = 0; v < nv; v++)
-        hn_build_init(&r.pool.slots[v].build, p, &p->variants[v], NULL, 0, r.is_emu ? NULL : r.dev.arch, cache_dir);
-    r.pool.target = r.be->ops->target;
-    pthread_mutex_init(&r.pool.mu, NULL);
-    pthread_cond_init(&r.pool.cv, NULL);
-    r.n_threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();
-    if (r.n_threads > n_selected) r.n_threads = n_selected > 0 ? n_selected : 1;
-    r.threads = xcalloc((size_t)r.n_threads, sizeof *r.threads);
-    for (int i = 0; i < r.n_threads; i++) pthread_create(&r.threads[i], NULL, compile_worker, &r.pool);
-
-    r.n_status = xcalloc((size_t)nv * ST_COUNT, sizeof *r.n_status);
-    r.times = xmalloc((size_t)(p->n_cases ? p->n_cases : 1) * nv * sizeof *r.times);
-    for (int64_t i = 0; i < p->n_cases * nv; i++) r.times[i] = NAN;
-    r.progress = isatty(2) && !cli->quiet;
-    {
-        /* Warm-up launches are run (untimed) by run_variant; the sampler keeps all. */
-        hn_sampling_opts so = r.sampling;
-        so.warmup = 0;
-        sampler = hn_sampler_create(&so, &err);
+    hn_verdict_print(&vin, stdout);
+    print_time_split(&r, hn_now() - r.t_start);
+    printf("results: %s (%d rows written by this run)\n", r.out_path, r.n_rows);
+    if (finished) {
+        unlink(r.marker_path);
+        exit_code = fatal ? 1 : r.any_failure ? 1 : 0;
+    } else {
+        printf("interrupted: the rows done are in %s; run the same command with --resume to finish it\n",
+               r.out_path);
+        exit_code = got_term ? 143 : n_interrupts ? 130 : 1;
     }
-    if (!sampler) {
-        fprintf(stderr, "harness: %s\n", err.msg);
-        exit_code = 2;
-        goto join;
-    }
-    if (!r.is_emu && !cli->no_baseline) r.baseline = hn_baseline_create(p, r.be, &r.dev);
-    for (int v = 0; v < nv; v++) {
-        const char *acc = hn_variant_define(p, &p->variants[v], "ACCUM_DTYPE");
-        r.has_double |= r.pool.slots[v].selected && acc && strcmp(acc, "double") == 0;
-    }
-
-    for (int64_t ci = first_case; ci < last_case; ci++) {
-        hn_case *c = &p->cases[ci];
-        hn_workload w;
-        if (hn_workload_shape(&w, p, c, &err) != 0) {
-            rows_for_all(&r, c, NULL, ST_LAUNCH, err.msg);
-            continue;
-        }
-        print_progress(&r, ci - first_case, w.label);
-        if (r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop) {
-            char reason[256];
-            snprintf(reason, sizeof reason, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
-                     w.flop * 1e-9, r.max_gflop);
-            rows_for_all(&r, c, &w, ST_SKIPPED, reason);
-            r.n_skipped_budget++;
-            continue;
-        }
-        if (hn_workload_create(&w, p, c, r.be, p->reference_gflop, &err) != 0) {
-            rows_for_all(&r, c, NULL, ST_LAUNCH, err.msg);
-            continue;
-        }
-        r.t_ref += w.ref_seconds;
-        r.t_gen += w.gen_seconds;
-        r.t_transfer += w.upload_seconds;
-        if (cli->save_tensors) save_tensors(&r, &w, -1);
-        for (int k = 0; r.baseline && k < 2; k++) {
-            if (k == HN_BASELINE_DGEMM && !r.has_double) continue;
-            char reason[sizeof(hn_err)];
-            row_case(&r, c, &w);
-            int st = hn_baseline_run(r.baseline, (hn_baseline_kind)k, &w, r.csv, &r.sampling, r.hot, reason,
-                                     sizeof reason);
-            double ms = hn_baseline_last_ms(r.baseline, (hn_baseline_kind)k);
-            double peak = k == HN_BASELINE_DGEMM ? r.peak_fp64 : r.peak_fp32;
-            if (ms > 0) {
-                hn_csv_setf_named(r.csv, "gflops", "%.4g", w.flop / ms * 1e-6);
-                hn_csv_setf_named(r.csv, "gbps", "%.4g", w.bytes / ms * 1e-6);
-                if (peak > 0) {
-                    hn_csv_setf_named(r.csv, "peak_gflops", "%.1f", peak);
-                    hn_csv_setf_named(r.csv, "flops_peak_pct", "%.3g", w.flop / ms * 1e-6 / peak * 100);
-                }
-                if (r.peak_bw > 0) hn_csv_setf_named(r.csv, "bw_peak_pct", "%.3g", w.bytes / ms * 1e-6 / r.peak_bw * 100);
-                hn_csv_set_named(r.csv, "speedup_vs_cublas", "1");
-            }
-            finish_row(&r, -1, st, reason);
-        }
-        for (int v = 0; v < nv; v++) {
-            if (!r.pool.slots[v].selected) continue;
-            run_variant(&r, &w, (int)ci, v, sampler);
-            if (cli->save_tensors) save_tensors(&r, &w, v);
-        }
-        hn_workload_free(&w);
-    }
-    if (r.progress) fprintf(stderr, "\r\033[K");
-    exit_code = r.any_failure ? 1 : 0;
-join:
-    {
-        double t_join = hn_now();
-        for (int i = 0; i < r.n_threads; i++) pthread_join(r.threads[i], NULL);
-        r.pool.wait_seconds += hn_now() - t_join;
-    }
-    if (exit_code != 2) {
-        print_summary(&r, hn_now() - t_start, out_path);
-        printf("results: %s\n", out_path);
-        if (r.n_skipped_budget)
-            printf("%d case%s skipped as over the emulator's budget of %g GFLOP; run them all with --all "
-                   "(or raise --max-gflop)\n",
-                   r.n_skipped_budget, r.n_skipped_budget == 1 ? " was" : "s were", r.max_gflop);
-    }
-    for (int v = 0; v < nv; v++) {
-        slot *s = &r.pool.slots[v];
-        if (s->kernel) r.be->ops->kernel_free(r.be, s->kernel);
-        hn_module_image_free(&s->img);
-        hn_build_free(&s->build);
-    }
-    pthread_mutex_destroy(&r.pool.mu);
-    pthread_cond_destroy(&r.pool.cv);
 done:
-    hn_baseline_destroy(r.baseline);
-    hn_sampler_destroy(sampler);
-    if (r.samples_csv) fclose(r.samples_csv);
+    if (handlers) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+    }
+    hn_worker_destroy(wk);
     hn_csv_close(r.csv);
-    free(cols);
-    free(r.threads);
-    free(r.pool.slots);
-    free(r.n_status);
-    free(r.times);
-    free(out_path);
-    free(cache_dir);
-    hn_backend_destroy(r.be);
+    hn_csv_close(r.builder);
+    if (r.have_old) hn_table_free(&r.old);
+    if (r.keys)
+        for (int v = 0; v < r.nv; v++) free(r.keys[v]);
+    free(r.keys);
+    free(r.cols);
+    free(r.out_path);
+    free(r.marker_path);
+    free(r.selected);
+    free(r.status);
+    free(r.median);
+    free(r.noise);
+    hn_run_shared_destroy(r.sh);
     hn_plan_free(p);
     return exit_code;
 }

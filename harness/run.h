@@ -21,9 +21,29 @@
 #include "csv.h"
 #include "stats.h"
 
-/* The status of a row. */
-typedef enum { HN_ST_OK, HN_ST_MISMATCH, HN_ST_COMPILE, HN_ST_LAUNCH, HN_ST_SKIPPED, HN_ST_COUNT } hn_status;
+/* The status of a row:
+ *   ok, mismatch       it ran; its output matched the reference, or not
+ *   compile_error      the variant did not compile
+ *   launch_error       it could not be launched (geometry over the device's limits,
+ *                      arguments that do not fit the kernel, ...)
+ *   fault              the kernel crashed (bad address, trap, divergent barrier;
+ *                      or the worker process died running it)
+ *   timeout            a launch ran longer than --kernel-timeout
+ *   skipped            not run, with the reason (a where, the emulator's budget, an
+ *                      earlier timeout of the variant) */
+typedef enum {
+    HN_ST_OK,
+    HN_ST_MISMATCH,
+    HN_ST_COMPILE,
+    HN_ST_LAUNCH,
+    HN_ST_FAULT,
+    HN_ST_TIMEOUT,
+    HN_ST_SKIPPED,
+    HN_ST_COUNT
+} hn_status;
 extern const char *const hn_status_names[HN_ST_COUNT]; /* "ok", "mismatch", ... */
+/* Whether a row with this status counts as a failure (exit code 1). */
+int hn_status_failed(int status);
 
 typedef struct {
     hn_compile_req req;

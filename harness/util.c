@@ -15,11 +15,17 @@
 
 int hn_errf(hn_err *err, const char *fmt, ...) {
     if (err) {
+        err->kind = HN_ERR_OTHER;
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
     }
+    return -1;
+}
+
+int hn_err_kind(hn_err *err, int kind) {
+    if (err) err->kind = kind;
     return -1;
 }
 

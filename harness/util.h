@@ -28,12 +28,21 @@
 #define HN_PRINTF(f, a)
 #endif
 
+/* What kind of failure an error is, where the caller's reaction differs: a
+ * kernel that faulted (bad address, trap, divergent barrier, deadlock: the
+ * device or the emulated block is not to be trusted afterwards) or that ran past
+ * its time limit. */
+enum { HN_ERR_OTHER = 0, HN_ERR_FAULT, HN_ERR_TIMEOUT };
+
 typedef struct {
     char msg[2048];
+    int kind;          /* HN_ERR_*; hn_errf sets HN_ERR_OTHER, hn_err_prefix keeps it */
 } hn_err;
 
 /* Writes a formatted message into err (if err is not NULL) and returns -1. */
 int hn_errf(hn_err *err, const char *fmt, ...) HN_PRINTF(2, 3);
+/* Sets the kind of the error in err (if not NULL); returns -1. */
+int hn_err_kind(hn_err *err, int kind);
 /* Prepends "prefix: " to the message already in err; returns -1. */
 int hn_err_prefix(hn_err *err, const char *fmt, ...) HN_PRINTF(2, 3);
 

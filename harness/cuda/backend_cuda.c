@@ -177,7 +177,18 @@ typedef struct {
     hn_kernel *probe;       /* the clock probe, compiled on first use */
     CUdeviceptr probe_out;  /* (cycles, nanoseconds) */
     int probe_failed;
+    volatile double *busy;  /* hn_backend_opts.busy_since, or NULL */
 } cuda_backend;
+
+/* Work went to the stream: the device is busy from now, unless it already was. */
+static void mark_busy(cuda_backend *b) {
+    if (b->busy && *b->busy == 0) *b->busy = hn_now();
+}
+
+/* A synchronising call returned: nothing is left in flight. */
+static void mark_idle(cuda_backend *b) {
+    if (b->busy) *b->busy = 0;
+}
 
 struct hn_kernel {
     CUmodule mod;
@@ -206,6 +217,7 @@ static int cu_fail(cuda_backend *b, CUresult r, const char *call, const char *fi
               r == CUDA_ERROR_ASSERT || r == CUDA_ERROR_LAUNCH_TIMEOUT)) {
         if (!b->broken) snprintf(b->broken_msg, sizeof b->broken_msg, "%s", err ? err->msg : desc);
         b->broken = 1;
+        return hn_err_kind(err, r == CUDA_ERROR_LAUNCH_TIMEOUT ? HN_ERR_TIMEOUT : HN_ERR_FAULT);
     }
     return -1;
 }
@@ -218,7 +230,8 @@ static int cu_fail(cuda_backend *b, CUresult r, const char *call, const char *fi
 
 static int check_usable(cuda_backend *b, hn_err *err) {
     if (!b->broken) return 0;
-    return hn_errf(err, "the CUDA context is unusable after an earlier fault: %s", b->broken_msg);
+    hn_errf(err, "the CUDA context is unusable after an earlier fault: %s", b->broken_msg);
+    return hn_err_kind(err, HN_ERR_FAULT);
 }
 
 static int attr(cuda_backend *b, CUdevice_attribute a) {
@@ -317,22 +330,27 @@ static void cuda_free(hn_backend *base, hn_dptr p) {
 static int cuda_upload(hn_backend *base, hn_dptr dst, const void *src, size_t bytes, hn_err *err) {
     cuda_backend *b = (cuda_backend *)base;
     if (check_usable(b, err) != 0) return -1;
+    mark_busy(b);
     CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
     CU_CHECK(b, cu.cuMemcpyHtoD((CUdeviceptr)dst, src, bytes), err);
+    mark_idle(b);
     return 0;
 }
 
 static int cuda_download(hn_backend *base, void *dst, hn_dptr src, size_t bytes, hn_err *err) {
     cuda_backend *b = (cuda_backend *)base;
     if (check_usable(b, err) != 0) return -1;
+    mark_busy(b);
     CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
     CU_CHECK(b, cu.cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes), err);
+    mark_idle(b);
     return 0;
 }
 
 static int cuda_fill(hn_backend *base, hn_dptr dst, unsigned char byte, size_t bytes, hn_err *err) {
     cuda_backend *b = (cuda_backend *)base;
     if (check_usable(b, err) != 0) return -1;
+    mark_busy(b);
     CU_CHECK(b, cu.cuMemsetD8Async((CUdeviceptr)dst, byte, bytes, b->stream), err);
     return 0;
 }
@@ -372,6 +390,7 @@ static int cuda_launch(hn_backend *base, hn_kernel *k, const hn_launch_dims *d, 
                  err);
         k->dyn_optin_set = d->shared_bytes;
     }
+    mark_busy(b);
     CU_CHECK(b, cu.cuLaunchKernel(k->fn, d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1],
                                   d->block[2], (unsigned)d->shared_bytes, b->stream, args, NULL),
              err);
@@ -382,6 +401,7 @@ static int cuda_sync(hn_backend *base, hn_err *err) {
     cuda_backend *b = (cuda_backend *)base;
     if (check_usable(b, err) != 0) return -1;
     CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
+    mark_idle(b);
     return 0;
 }
 
@@ -414,6 +434,7 @@ static int cuda_event_elapsed(hn_backend *base, hn_event *start, hn_event *stop,
                               hn_err *err) {
     cuda_backend *b = (cuda_backend *)base;
     CU_CHECK(b, cu.cuEventSynchronize(stop->ev), err);
+    mark_idle(b);
     CU_CHECK(b, cu.cuEventElapsedTime(ms, start->ev, stop->ev), err);
     return 0;
 }
@@ -423,6 +444,7 @@ static int cuda_flush_l2(hn_backend *base, hn_err *err) {
     if (!b->l2size) return 0;
     if (!b->l2buf) CU_CHECK(b, cu.cuMemAlloc(&b->l2buf, b->l2size), err);
     static unsigned char flip;
+    mark_busy(b);
     CU_CHECK(b, cu.cuMemsetD8Async(b->l2buf, ++flip, b->l2size, b->stream), err);
     return 0;
 }
@@ -462,9 +484,11 @@ static int cuda_sm_clock(hn_backend *base, double *mhz, hn_err *err) {
     /* About 100 us at 2 GHz: long against %globaltimer's resolution (~1 us). */
     long long cycles = 200000;
     void *args[] = {&b->probe_out, &cycles};
+    mark_busy(b);
     CU_CHECK(b, cu.cuLaunchKernel(b->probe->fn, 1, 1, 1, 1, 1, 1, 0, b->stream, args, NULL), err);
     unsigned long long out[2];
     CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
+    mark_idle(b);
     CU_CHECK(b, cu.cuMemcpyDtoH(out, b->probe_out, sizeof out), err);
     if (out[1] == 0) return hn_errf(err, "the clock probe measured no time");
     *mhz = (double)out[0] / (double)out[1] * 1e3;
@@ -510,6 +534,7 @@ int hn_backend_cuda_create(const hn_backend_opts *opts, hn_backend **out, hn_err
         return hn_errf(err, "CUDA device %d does not exist (%d found)", ordinal, n);
     cuda_backend *b = xcalloc(1, sizeof *b);
     b->base.ops = &CUDA_OPS;
+    b->busy = opts ? opts->busy_since : NULL;
     hn_backend *base = &b->base;
     CUresult r = cu.cuDeviceGet(&b->dev, ordinal);
     if (r == CUDA_SUCCESS) r = cu.cuDevicePrimaryCtxRetain(&b->ctx, b->dev);

@@ -111,7 +111,7 @@ static int rtc_headers(const char **names, const char **texts, int max) {
     return n;
 }
 
-static void compute_key(const hn_compile_req *req, char key[33]) {
+void hn_compile_cuda_key(const hn_compile_req *req, char key[33]) {
     hn_hash h;
     hn_hash_init(&h);
     hn_hash_adds(&h, "harness-nvrtc-3");
@@ -228,7 +228,7 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
     if (!req->arch || strncmp(req->arch, "sm_", 3) != 0)
         return hn_errf(err, "%s: bad target architecture '%s' (expected sm_XX, e.g. sm_90)",
                        req->src_path, req->arch ? req->arch : "(none)");
-    compute_key(req, out->key);
+    hn_compile_cuda_key(req, out->key);
     char key[33];
     memcpy(key, out->key, sizeof key);
     if (cache_load(req, key, out) == 0) {

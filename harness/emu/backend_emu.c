@@ -327,7 +327,11 @@ static int emu_launch(hn_backend *b, hn_kernel *k, const hn_launch_dims *d, void
         .module = k->dl,
         .shared_limit = e->info.shared_per_block_optin,
     };
-    return emu_pool_launch(e->pool, &r, err);
+    /* launches are synchronous: busy for exactly their duration */
+    if (e->opts.busy_since) *e->opts.busy_since = hn_now();
+    int rc = emu_pool_launch(e->pool, &r, err);
+    if (e->opts.busy_since) *e->opts.busy_since = 0;
+    return rc;
 }
 
 static int emu_sync(hn_backend *b, hn_err *err) {

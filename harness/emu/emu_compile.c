@@ -399,6 +399,32 @@ static int check_unsupported(const src_scan *sc, const char *abs_src, const char
     return hn_errf(err, "%s", what);
 }
 
+void hn_compile_emu_key(const hn_compile_req *req, char key[33]) {
+    char resolved[PATH_MAX];
+    const char *src = realpath(req->src_path, resolved) ? resolved : req->src_path;
+    const char *cmd = compiler_command();
+    char *version = compiler_version(cmd);
+    hn_hash h;
+    hn_hash_init(&h);
+    hn_hash_adds(&h, EMU_GEN_VERSION);
+    hn_hash_source_tree(&h, src, req->include_dirs, req->n_include_dirs);
+    hash_shim(&h);
+    hn_hash_adds(&h, "defines");
+    for (int i = 0; i < req->n_defines; i++) hn_hash_adds(&h, req->defines[i]);
+    hn_hash_adds(&h, "includes");
+    for (int i = 0; i < req->n_include_dirs; i++) hn_hash_adds(&h, req->include_dirs[i]);
+    hn_hash_adds(&h, "options");
+    for (int i = 0; i < req->n_options; i++) hn_hash_adds(&h, req->options[i]);
+    hn_hash_adds(&h, "kernels");
+    for (int i = 0; i < req->n_kernels; i++) hn_hash_adds(&h, req->kernels[i]);
+    hn_hash_adds(&h, cmd);
+    hn_hash_adds(&h, version);
+    hn_hash_adds(&h, getenv("HARNESS_EMU_CXXFLAGS"));
+    for (size_t i = 0; i < HN_ARRAY_LEN(emu_flags); i++) hn_hash_adds(&h, emu_flags[i]);
+    hn_hash_hex(&h, key);
+    free(version);
+}
+
 int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
     double t0 = hn_now();
     hn_err local_err;
@@ -410,7 +436,7 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
     if (req->n_kernels < 1) return hn_errf(err, "%s: no kernels requested", req->src_path);
 
     int rc = -1;
-    char *abs_src = NULL, *src_dir = NULL, *cache = NULL, *shim_dir = NULL, *version = NULL;
+    char *abs_src = NULL, *src_dir = NULL, *cache = NULL, *shim_dir = NULL;
     char *source = NULL, *tu = NULL, *tu_path = NULL, *so_path = NULL, *tmp_path = NULL;
     char *log = NULL;
     emu_src_rewrite rw = {0};
@@ -436,27 +462,8 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
     }
     if (write_shim(cache, &shim_dir, err) != 0) goto done;
 
-    /* the key */
+    hn_compile_emu_key(req, out->key);
     const char *cmd = compiler_command();
-    version = compiler_version(cmd);
-    hn_hash h;
-    hn_hash_init(&h);
-    hn_hash_adds(&h, EMU_GEN_VERSION);
-    hn_hash_source_tree(&h, abs_src, req->include_dirs, req->n_include_dirs);
-    hash_shim(&h);
-    hn_hash_adds(&h, "defines");
-    for (int i = 0; i < req->n_defines; i++) hn_hash_adds(&h, req->defines[i]);
-    hn_hash_adds(&h, "includes");
-    for (int i = 0; i < req->n_include_dirs; i++) hn_hash_adds(&h, req->include_dirs[i]);
-    hn_hash_adds(&h, "options");
-    for (int i = 0; i < req->n_options; i++) hn_hash_adds(&h, req->options[i]);
-    hn_hash_adds(&h, "kernels");
-    for (int i = 0; i < req->n_kernels; i++) hn_hash_adds(&h, req->kernels[i]);
-    hn_hash_adds(&h, cmd);
-    hn_hash_adds(&h, version);
-    hn_hash_adds(&h, getenv("HARNESS_EMU_CXXFLAGS"));
-    for (size_t i = 0; i < HN_ARRAY_LEN(emu_flags); i++) hn_hash_adds(&h, emu_flags[i]);
-    hn_hash_hex(&h, out->key);
     so_path = xasprintf("%s/emu-%s.so", cache, out->key);
 
     if (req->cache_dir && hn_file_exists(so_path)) {
@@ -538,7 +545,6 @@ done:
     free(src_dir);
     free(cache);
     free(shim_dir);
-    free(version);
     free(source);
     free(tu);
     free(tu_path);

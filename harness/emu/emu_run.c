@@ -631,6 +631,7 @@ int emu_pool_launch(emu_pool *p, const emu_launch_req *req, hn_err *err) {
     if (bad) {
         if (bad->fault == FAULT_SIGNAL) fault_message(req, bad, err);
         else hn_errf(err, "%s", bad->msg);
+        hn_err_kind(err, HN_ERR_FAULT);
         rc = -1;
     } else if (timed_out) {
         emu_worker *at = NULL;
@@ -649,6 +650,7 @@ int emu_pool_launch(emu_pool *p, const emu_launch_req *req, hn_err *err) {
             hn_errf(err, "kernel '%s': timed out after %.3g s (kernel_timeout)", req->name,
                     req->timeout);
         }
+        hn_err_kind(err, HN_ERR_TIMEOUT);
         rc = -1;
     }
     p->req = NULL;

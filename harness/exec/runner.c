@@ -1,0 +1,819 @@
+/*
+ * runner.c: the rows of a plan on one backend (see runner.h): background
+ * compiles, per case the workload, per row the warm-up, checks, samples and the
+ * inputs' integrity, each row handed to the sink as a CSV line.
+ *
+ * A failing variant is a row, not a crash: compile errors, geometry over the
+ * device's limits, faults, time-outs and mismatches get their status and
+ * reason. After a fault the runner returns HN_RUN_RESTART, so the rest runs in
+ * a fresh process (the device, or the emulated address space, may be damaged).
+ */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "npy.h"
+#include "peak.h"
+#include "sweep.h"
+
+/* Default budget of the emulator: cases above this many GFLOP are skipped unless
+ * --all (keeps the README's main command near a minute on 2 cores). */
+#define HN_EMU_DEFAULT_MAX_GFLOP 0.05
+
+const char *const hn_status_names[HN_ST_COUNT] = {"ok",    "mismatch", "compile_error", "launch_error",
+                                                  "fault", "timeout",  "skipped"};
+
+int hn_status_failed(int status) {
+    return status != HN_ST_OK && status != HN_ST_SKIPPED;
+}
+
+/* ---------------------------------------------------------------------- */
+/* shared memory */
+
+hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants) {
+    int n_slots = n_variants + HN_RUN_BASELINES;
+    size_t cells = (size_t)(n_cases ? n_cases : 1) * (size_t)n_slots;
+    size_t head = (sizeof(hn_run_shared) + 63) & ~(size_t)63;
+    size_t bytes = head + cells * sizeof(double) + (size_t)n_variants * sizeof(int64_t) + cells;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    hn_run_shared *s = m;
+    s->n_cases = n_cases;
+    s->n_variants = n_variants;
+    s->n_slots = n_slots;
+    char *p = (char *)m + head;
+    s->median_ms = (volatile double *)p;
+    p += cells * sizeof(double);
+    s->timed_out = (volatile int64_t *)p;
+    p += (size_t)n_variants * sizeof(int64_t);
+    s->done = (volatile unsigned char *)p;
+    for (size_t i = 0; i < cells; i++) s->median_ms[i] = NAN;
+    for (int v = 0; v < n_variants; v++) s->timed_out[v] = -1;
+    /* the mapping's size, for munmap, in the padding after the struct */
+    memcpy((char *)m + head - sizeof bytes, &bytes, sizeof bytes);
+    return s;
+}
+
+void hn_run_shared_destroy(hn_run_shared *s) {
+    if (!s) return;
+    size_t head = (sizeof(hn_run_shared) + 63) & ~(size_t)63, bytes;
+    memcpy(&bytes, (char *)s + head - sizeof bytes, sizeof bytes);
+    munmap(s, bytes);
+}
+
+/* ---------------------------------------------------------------------- */
+/* columns */
+
+const char **hn_run_columns(const hn_plan *p, int *n_out) {
+    static const char *const REST[] = {
+        "backend", "device", "arch", "status", "reason", "grid", "block", "shared_bytes",
+        "registers", "spill_bytes", "checked", "match_fraction", "max_abs_err", "max_rel_err",
+        "nonfinite", "atol", "rtol", "timing", "samples", "discarded", "stop", "time_mean_ms",
+        "time_median_ms", "time_min_ms", "time_max_ms", "time_q1_ms", "time_q3_ms",
+        "time_noise_pct", "flop", "bytes", "gflops", "gbps", "peak_gflops", "peak_gbps",
+        "flops_peak_pct", "bw_peak_pct", "speedup_vs_cublas", "clock_mhz", "sm_clock_mhz", "sms",
+        "l2_bytes", "compile_s", "compile_key"};
+    int cap = (int)HN_ARRAY_LEN(REST) + 4 + p->n_axes + p->n_define_names;
+    const char **cols = xcalloc((size_t)cap, sizeof *cols);
+    int n = 0;
+    cols[n++] = "case";
+    for (int a = 0; a < p->n_axes; a++) cols[n++] = p->axes[a].name;
+    cols[n++] = "label";
+    cols[n++] = "variant";
+    cols[n++] = "kernel";
+    for (int d = 0; d < p->n_define_names; d++) cols[n++] = p->define_names[d];
+    for (size_t i = 0; i < HN_ARRAY_LEN(REST); i++) cols[n++] = REST[i];
+    *n_out = n;
+    return cols;
+}
+
+void hn_run_row_case(hn_csv *csv, const hn_plan *p, const hn_case *c, const hn_workload *w,
+                     const hn_run_device *d) {
+    hn_csv_setf_named(csv, "case", "%lld", (long long)c->id);
+    for (int a = 0; a < p->n_axes; a++) {
+        char buf[64];
+        hn_value_format(&c->values[a], buf, sizeof buf);
+        hn_csv_set_named(csv, p->axes[a].name, buf);
+    }
+    if (w) {
+        hn_csv_set_named(csv, "label", w->label);
+        hn_csv_setf_named(csv, "flop", "%.0f", w->flop);
+        hn_csv_setf_named(csv, "bytes", "%.0f", w->bytes);
+    }
+    hn_csv_set_named(csv, "backend", d->backend);
+    hn_csv_set_named(csv, "device", d->dev.name);
+    hn_csv_set_named(csv, "arch", d->dev.arch);
+    hn_csv_setf_named(csv, "sms", "%d", d->dev.sm_count);
+    if (d->dev.sm_clock_khz) hn_csv_setf_named(csv, "sm_clock_mhz", "%d", d->dev.sm_clock_khz / 1000);
+    if (d->dev.l2_bytes) hn_csv_setf_named(csv, "l2_bytes", "%zu", d->dev.l2_bytes);
+    if (d->peak_bw > 0) hn_csv_setf_named(csv, "peak_gbps", "%.1f", d->peak_bw);
+}
+
+const char *hn_run_slot_name(const hn_plan *p, int slot) {
+    return slot < p->n_variants ? p->variants[slot].label
+                                : hn_baseline_name((hn_baseline_kind)(slot - p->n_variants));
+}
+
+void hn_run_row_slot(hn_csv *csv, const hn_plan *p, int slot) {
+    hn_csv_set_named(csv, "variant", hn_run_slot_name(p, slot));
+    if (slot >= p->n_variants) return;
+    const hn_variant *v = &p->variants[slot];
+    hn_csv_set_named(csv, "kernel", p->specs[v->spec].kernel);
+    for (int d = 0; d < p->n_define_names; d++) {
+        const char *val = hn_variant_define(p, v, p->define_names[d]);
+        if (val) hn_csv_set_named(csv, p->define_names[d], val);
+    }
+}
+
+void hn_row_stats_columns(hn_csv *csv, const hn_sampler *s, const hn_measure_result *mr) {
+    hn_stats st;
+    hn_sampler_stats(s, &st);
+    hn_csv_setf_named(csv, "samples", "%d", st.n);
+    hn_csv_setf_named(csv, "discarded", "%d", hn_sampler_discarded(s));
+    hn_csv_set_named(csv, "stop", mr->stop);
+    if (mr->clock_mhz > 0) hn_csv_setf_named(csv, "clock_mhz", "%.0f", mr->clock_mhz);
+    if (st.n == 0) return;
+    hn_csv_setf_named(csv, "time_mean_ms", "%.6g", st.mean * 1e3);
+    hn_csv_setf_named(csv, "time_median_ms", "%.6g", st.median * 1e3);
+    hn_csv_setf_named(csv, "time_min_ms", "%.6g", st.min * 1e3);
+    hn_csv_setf_named(csv, "time_max_ms", "%.6g", st.max * 1e3);
+    hn_csv_setf_named(csv, "time_q1_ms", "%.6g", st.q1 * 1e3);
+    hn_csv_setf_named(csv, "time_q3_ms", "%.6g", st.q3 * 1e3);
+    hn_csv_setf_named(csv, "time_noise_pct", "%.3g", st.rel_stdev * 100.0);
+}
+
+void hn_row_check_columns(hn_csv *csv, const hn_check_result *cr, const hn_ref *ref, double atol,
+                          double rtol) {
+    hn_csv_set_named(csv, "checked", ref->method);
+    hn_csv_setf_named(csv, "match_fraction", "%.6f", cr->match_fraction);
+    hn_csv_setf_named(csv, "max_abs_err", "%.3g", cr->max_abs_err);
+    hn_csv_setf_named(csv, "max_rel_err", "%.3g", cr->max_rel_err);
+    hn_csv_setf_named(csv, "nonfinite", "%lld", (long long)cr->nonfinite);
+    hn_csv_setf_named(csv, "atol", "%.3g", atol);
+    hn_csv_setf_named(csv, "rtol", "%.3g", rtol);
+}
+
+/* The reference of the first output buffer (for the "checked" column). */
+const hn_ref *hn_workload_first_ref(const hn_workload *w) {
+    for (int i = 0; i < w->plan->op->n_buffers; i++)
+        if (w->plan->op->buffers[i].role != HN_BUF_IN) return &w->refs[i];
+    return &w->refs[0];
+}
+
+/* ---------------------------------------------------------------------- */
+/* compiling in the background */
+
+typedef struct {
+    hn_build build;
+    hn_module_image img;
+    int selected;
+    int done;
+    int ok;
+    char reason[sizeof(hn_err)];
+    hn_kernel *kernel;
+    int loaded;     /* kernel_load attempted */
+    int usable;     /* compiled, loaded and signature checked */
+    char key[33];   /* the compile key, known before compiling */
+} slot;
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    slot *slots;
+    int n;
+    int next;
+    hn_target target;
+    double busy_seconds;  /* compiler work, summed over threads */
+    double wait_seconds;  /* time the run loop waited for a compile */
+} compile_pool;
+
+static void *compile_worker(void *arg) {
+    compile_pool *cp = arg;
+    for (;;) {
+        pthread_mutex_lock(&cp->mu);
+        while (cp->next < cp->n && !cp->slots[cp->next].selected) cp->next++;
+        int i = cp->next++;
+        pthread_mutex_unlock(&cp->mu);
+        if (i >= cp->n) break;
+        slot *s = &cp->slots[i];
+        hn_err err;
+        char *log = NULL;
+        int rc = hn_compile(cp->target, &s->build.req, &s->img, &log, &err);
+        pthread_mutex_lock(&cp->mu);
+        s->ok = rc == 0;
+        if (rc != 0) {
+            /* The reason is the first error line; the full log goes to stderr. */
+            char line[512];
+            hn_first_error_line(log && *log ? log : err.msg, line, sizeof line);
+            snprintf(s->reason, sizeof s->reason, "%s", line);
+            fprintf(stderr, "harness: compile error in %s:\n%s\n", s->build.req.src_path, err.msg);
+        }
+        free(log);
+        cp->busy_seconds += s->img.seconds;
+        s->done = 1;
+        pthread_cond_broadcast(&cp->cv);
+        pthread_mutex_unlock(&cp->mu);
+    }
+    return NULL;
+}
+
+/* Waits for slot i; the time spent waiting is compile time not hidden behind
+ * measuring. */
+static void pool_wait(compile_pool *cp, int i) {
+    double t0 = hn_now();
+    pthread_mutex_lock(&cp->mu);
+    while (!cp->slots[i].done) pthread_cond_wait(&cp->cv, &cp->mu);
+    pthread_mutex_unlock(&cp->mu);
+    cp->wait_seconds += hn_now() - t0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the run */
+
+typedef struct {
+    const hn_cli *cli;
+    const hn_plan *plan;
+    hn_run_shared *sh;
+    const hn_run_sink *sink;
+    hn_backend *be;
+    hn_run_device d;
+    int is_emu;
+    hn_sampling_opts sampling;
+    int hot;
+    double max_gflop;       /* emu budget; < 0 none */
+    hn_csv *csv;            /* detached: builds row lines */
+    FILE *samples_csv;
+    compile_pool pool;
+    hn_baseline *baseline;
+    int has_double;         /* some variant accumulates in double: measure DGEMM too */
+    hn_sampler *sampler;
+    hn_run_stats stats;
+    int restart;            /* a kernel faulted: finish the row, then leave */
+    int row_ran;            /* the last variant downloaded its outputs */
+    int64_t last_case_id;   /* the case the baselines below belong to */
+    double base_ms[HN_RUN_BASELINES];
+} runner;
+
+static int is_done(const runner *r, int64_t c, int slot) {
+    return r->sh->done[c * r->sh->n_slots + slot];
+}
+
+/* Hands a finished row to the sink. */
+static void emit_row(runner *r, int64_t c, int slot, int status, const char *reason, double median_ms,
+                     double noise) {
+    hn_csv_set_named(r->csv, "status", hn_status_names[status]);
+    if (reason && *reason) hn_csv_set_named(r->csv, "reason", reason);
+    char *line = hn_csv_take_row(r->csv);
+    hn_run_row row = {.case_id = c, .slot = slot, .status = status, .median_ms = median_ms, .noise = noise,
+                      .line = line};
+    r->sink->row(r->sink->ctx, &row);
+    free(line);
+}
+
+/* The status of a failed launch, from the kind of error. */
+static int launch_status(runner *r, const hn_err *err) {
+    if (err->kind == HN_ERR_FAULT || err->kind == HN_ERR_TIMEOUT) r->restart = 1;
+    return err->kind == HN_ERR_FAULT ? HN_ST_FAULT : err->kind == HN_ERR_TIMEOUT ? HN_ST_TIMEOUT : HN_ST_LAUNCH;
+}
+
+typedef struct {
+    hn_backend *be;
+    hn_kernel *k;
+    const hn_launch_dims *d;
+    void **args;
+} launch_ctx;
+
+static int issue_launch(void *ctx, hn_err *err) {
+    launch_ctx *l = ctx;
+    return l->be->ops->launch(l->be, l->k, l->d, l->args, err);
+}
+
+/* Uploads the generated contents of every buffer a kernel both reads and writes,
+ * so each sample starts from the same inputs. */
+static int restore_inouts(void *ctx, hn_err *err) {
+    hn_workload *w = ctx;
+    const hn_op *op = w->plan->op;
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (op->buffers[i].role != HN_BUF_INOUT) continue;
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        if (w->be->ops->upload(w->be, w->dev[i], w->inout_copy[i], bytes, err) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Compares every input buffer on the device with the generated one and
+ * re-uploads any that differ, so no variant sees another's writes. Returns the
+ * first buffer a kernel wrote into (and how many bytes differ), or -1. */
+static int verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
+    const hn_op *op = w->plan->op;
+    int first = -1;
+    *n_diff = 0;
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (op->buffers[i].role != HN_BUF_IN) continue;
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        unsigned char *now = xmalloc(bytes ? bytes : 1);
+        if (w->be->ops->download(w->be, now, w->dev[i], bytes, err) != 0) {
+            free(now);
+            return -2;
+        }
+        if (memcmp(now, w->host[i], bytes) != 0) {
+            const unsigned char *was = w->host[i];
+            size_t d = 0;
+            for (size_t b = 0; b < bytes; b++) d += now[b] != was[b];
+            if (first < 0) first = i, *n_diff = d;
+            if (w->be->ops->upload(w->be, w->dev[i], w->host[i], bytes, err) != 0) {
+                free(now);
+                return -2;
+            }
+        }
+        free(now);
+    }
+    return first;
+}
+
+static void mismatch_reason(const hn_check_result *cr, const char *when, double min_match, char *buf,
+                            size_t size) {
+    snprintf(buf, size, "%s: %.4f%% of %lld elements match (need %.4g%%), %lld NaN/Inf, max abs err %.3g",
+             when, cr->match_fraction * 100.0, (long long)cr->checked, min_match * 100.0,
+             (long long)cr->nonfinite, cr->max_abs_err);
+}
+
+/* Writes the case's inputs and references (vi < 0) or variant vi's outputs. */
+static void save_tensors(runner *r, const hn_workload *w, int vi) {
+    const hn_op *op = r->plan->op;
+    char *dir = xasprintf("%s/case-%lld", r->cli->save_tensors, (long long)w->c->id);
+    hn_err err;
+    if (hn_mkdirs(dir, &err) != 0) {
+        fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+        free(dir);
+        return;
+    }
+    for (int i = 0; i < op->n_buffers; i++) {
+        int64_t shape[1] = {w->counts[i]};
+        const char *descr = op->buffers[i].dtype == HN_DT_F64 ? "<f8" : op->buffers[i].dtype == HN_DT_I32 ? "<i4" : "<f4";
+        char *path = NULL;
+        if (vi < 0 && op->buffers[i].role != HN_BUF_OUT) {
+            path = xasprintf("%s/%s.npy", dir, op->buffers[i].name);
+        } else if (vi >= 0 && op->buffers[i].role != HN_BUF_IN) {
+            char safe[256];
+            hn_sanitize_name(r->plan->variants[vi].label, safe, sizeof safe);
+            path = xasprintf("%s/%s.%s.npy", dir, op->buffers[i].name, safe);
+            if (!r->row_ran) {
+                /* A row that never ran has no output: not this run's, and not a
+                 * stale file from an earlier run either. */
+                unlink(path);
+                free(path);
+                continue;
+            }
+        } else if (vi < 0) {
+            /* The reference of an output buffer. */
+            const hn_ref *ref = &w->refs[i];
+            char *p1 = xasprintf("%s/%s.reference.npy", dir, op->buffers[i].name);
+            int64_t n[1] = {ref->n};
+            if (hn_npy_write(p1, "<f8", ref->index ? n : shape, 1, ref->values, 8, &err) != 0)
+                fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+            free(p1);
+            if (ref->index) {
+                p1 = xasprintf("%s/%s.reference_index.npy", dir, op->buffers[i].name);
+                if (hn_npy_write(p1, "<i8", n, 1, ref->index, 8, &err) != 0)
+                    fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+                free(p1);
+            }
+            continue;
+        }
+        if (path && hn_npy_write(path, descr, shape, 1, w->host[i], hn_dtype_size(op->buffers[i].dtype), &err) != 0)
+            fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+        free(path);
+    }
+    free(dir);
+}
+
+/* Runs variant vi on workload w and reports its row. */
+static void run_variant(runner *r, hn_workload *w, int vi) {
+    const hn_plan *p = r->plan;
+    const hn_variant *v = &p->variants[vi];
+    slot *sl = &r->pool.slots[vi];
+    hn_csv *csv = r->csv;
+    int64_t ci = w->c->id;
+    hn_run_row_case(csv, p, w->c, w, &r->d);
+    hn_run_row_slot(csv, p, vi);
+    hn_err err;
+    char reason[1536];
+    r->row_ran = 0;
+    double median = NAN, noise = NAN;
+
+#define FAIL(st, why)                                                                             \
+    do {                                                                                          \
+        emit_row(r, ci, vi, (st), (why), NAN, NAN);                                               \
+        return;                                                                                   \
+    } while (0)
+
+    const char *failed = NULL;
+    int applies = hn_sweep_variant_applies(p, v, w->c, w->params, &failed, &err);
+    if (applies < 0) FAIL(HN_ST_LAUNCH, err.msg);
+    if (applies == 0) {
+        snprintf(reason, sizeof reason, "where '%s' is false", failed);
+        FAIL(HN_ST_SKIPPED, reason);
+    }
+    pool_wait(&r->pool, vi);
+    hn_csv_setf_named(csv, "compile_s", "%.3f", sl->img.seconds);
+    hn_csv_set_named(csv, "compile_key", sl->key);
+    if (!sl->ok) FAIL(HN_ST_COMPILE, sl->reason);
+    if (sl->img.res && sl->img.res[0].registers >= 0) {
+        hn_csv_setf_named(csv, "registers", "%d", sl->img.res[0].registers);
+        hn_csv_setf_named(csv, "spill_bytes", "%d", sl->img.res[0].spill_stores + sl->img.res[0].spill_loads);
+    }
+    if (!sl->loaded) {
+        sl->loaded = 1;
+        if (r->be->ops->kernel_load(r->be, &sl->img, 0, &sl->kernel, &err) != 0 ||
+            hn_check_signature(p, v, r->be, sl->kernel, 0, &err) != 0)
+            snprintf(sl->reason, sizeof sl->reason, "%s", err.msg);
+        else
+            sl->usable = 1;
+    }
+    if (!sl->usable) FAIL(HN_ST_LAUNCH, sl->reason);
+
+    hn_launch_dims d;
+    if (hn_eval_geometry(p, v, w, &d, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+    hn_csv_setf_named(csv, "grid", "%ux%ux%u", d.grid[0], d.grid[1], d.grid[2]);
+    hn_csv_setf_named(csv, "block", "%ux%ux%u", d.block[0], d.block[1], d.block[2]);
+    hn_csv_setf_named(csv, "shared_bytes", "%zu", d.shared_bytes);
+    hn_argval vals[72];
+    void *args[72];
+    int n_args = 0;
+    if (p->specs[v->spec].n_args > 64) FAIL(HN_ST_LAUNCH, "more than 64 arguments");
+    if (hn_pack_args(p, v, w, 0, 0, vals, args, &n_args, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+
+    /* Warm-up launches, then the first check. */
+    if (hn_poison_outputs(w, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+    int warmup = r->sampling.warmup > 0 ? r->sampling.warmup : 1;
+    for (int i = 0; i < warmup; i++)
+        if (r->be->ops->launch(r->be, sl->kernel, &d, args, &err) != 0 || r->be->ops->sync(r->be, &err) != 0)
+            FAIL(launch_status(r, &err), err.msg);
+    hn_check_result cr;
+    double atol, rtol;
+    double tc = hn_now();
+    if (hn_check_outputs(w, v, &cr, &atol, &rtol, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+    r->row_ran = 1;
+    r->stats.check += hn_now() - tc;
+    hn_row_check_columns(csv, &cr, hn_workload_first_ref(w), atol, rtol);
+    int status = cr.match_fraction >= p->min_match ? HN_ST_OK : HN_ST_MISMATCH;
+    reason[0] = '\0';
+    if (status == HN_ST_MISMATCH) mismatch_reason(&cr, "first check", p->min_match, reason, sizeof reason);
+
+    /* Timed samples (warm-up already done: the sampler keeps every add). */
+    hn_csv_set_named(csv, "timing", r->is_emu ? "emu-wall" : r->hot ? "hot" : "cold");
+    launch_ctx lc = {r->be, sl->kernel, &d, args};
+    hn_measure_opts mo = {.hot = r->hot, .default_mhz = r->d.dev.sm_clock_khz / 1000.0,
+                          .samples_csv = r->samples_csv};
+    char row_name[256];
+    snprintf(row_name, sizeof row_name, "case %lld %s", (long long)ci, v->label);
+    mo.row_name = row_name;
+    for (int i = 0; i < p->op->n_buffers; i++)
+        if (p->op->buffers[i].role == HN_BUF_INOUT) mo.restore = restore_inouts, mo.restore_ctx = w;
+    hn_measure_result mr;
+    if (hn_measure(r->be, &mo, r->sampler, issue_launch, &lc, &mr, &err) != 0)
+        FAIL(launch_status(r, &err), err.msg);
+    hn_stats st;
+    hn_sampler_stats(r->sampler, &st);
+    r->stats.kernel += hn_sampler_total(r->sampler);
+    hn_row_stats_columns(csv, r->sampler, &mr);
+
+    /* Check again: some kernels pass once and corrupt later. */
+    hn_check_result cr2;
+    tc = hn_now();
+    if (hn_check_outputs(w, v, &cr2, &atol, &rtol, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+    r->stats.check += hn_now() - tc;
+    if (status == HN_ST_OK && cr2.match_fraction < p->min_match) {
+        status = HN_ST_MISMATCH;
+        hn_row_check_columns(csv, &cr2, hn_workload_first_ref(w), atol, rtol);
+        mismatch_reason(&cr2, "passed before timing, failed after", p->min_match, reason, sizeof reason);
+    }
+    /* A kernel that writes into its inputs is wrong, and would corrupt the
+     * inputs of every later variant: restore them and say so. */
+    size_t n_diff = 0;
+    int clobbered = verify_inputs(w, &n_diff, &err);
+    if (clobbered == -2) FAIL(launch_status(r, &err), err.msg);
+    if (clobbered >= 0) {
+        status = HN_ST_MISMATCH;
+        snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
+                 p->op->buffers[clobbered].name, n_diff);
+    }
+
+    if (st.n > 0) {
+        double sec = st.median;
+        double gflops = w->flop / sec * 1e-9, gbps = w->bytes / sec * 1e-9;
+        hn_csv_setf_named(csv, "gflops", "%.4g", gflops);
+        hn_csv_setf_named(csv, "gbps", "%.4g", gbps);
+        const char *acc = hn_variant_define(p, v, "ACCUM_DTYPE");
+        int dbl = acc && strcmp(acc, "double") == 0;
+        double peak = dbl ? r->d.peak_fp64 : r->d.peak_fp32;
+        if (peak > 0 && !r->is_emu) {
+            hn_csv_setf_named(csv, "peak_gflops", "%.1f", peak);
+            hn_csv_setf_named(csv, "flops_peak_pct", "%.3g", gflops / peak * 100.0);
+        }
+        if (r->d.peak_bw > 0 && !r->is_emu) hn_csv_setf_named(csv, "bw_peak_pct", "%.3g", gbps / r->d.peak_bw * 100.0);
+        /* Against the baseline of the same precision. */
+        double base = r->base_ms[dbl ? HN_BASELINE_DGEMM : HN_BASELINE_SGEMM];
+        if (base > 0) hn_csv_setf_named(csv, "speedup_vs_cublas", "%.4g", base / (sec * 1e3));
+        median = sec * 1e3;
+        noise = st.rel_stdev;
+    }
+    emit_row(r, ci, vi, status, reason, status == HN_ST_OK ? median : NAN, noise);
+#undef FAIL
+}
+
+/* One row with the same status and reason for every selected variant of a case
+ * not done yet (a case that cannot be set up, or one over the emulator's budget). */
+static void rows_for_all(runner *r, const unsigned char *selected, const hn_case *c, const hn_workload *w,
+                         int status, const char *reason) {
+    for (int v = 0; v < r->plan->n_variants; v++) {
+        if (!selected[v] || is_done(r, c->id, v)) continue;
+        r->sink->row_begin(r->sink->ctx, c->id, v);
+        hn_run_row_case(r->csv, r->plan, c, w, &r->d);
+        hn_run_row_slot(r->csv, r->plan, v);
+        emit_row(r, c->id, v, status, reason, NAN, NAN);
+    }
+}
+
+/* The baselines of a case: rows not done yet are measured; the medians of all
+ * (measured now or earlier) are kept for the speed-ups of the variant rows. */
+static void run_baselines(runner *r, hn_workload *w) {
+    int nv = r->plan->n_variants;
+    for (int k = 0; k < HN_RUN_BASELINES; k++) {
+        r->base_ms[k] = r->sh->median_ms[w->c->id * r->sh->n_slots + nv + k];
+        if (!r->baseline || (k == HN_BASELINE_DGEMM && !r->has_double)) continue;
+        if (is_done(r, w->c->id, nv + k)) continue;
+        r->sink->row_begin(r->sink->ctx, w->c->id, nv + k);
+        char reason[sizeof(hn_err)];
+        hn_run_row_case(r->csv, r->plan, w->c, w, &r->d);
+        int st = hn_baseline_run(r->baseline, (hn_baseline_kind)k, w, r->csv, &r->sampling, r->hot, reason,
+                                 sizeof reason);
+        double ms = hn_baseline_last_ms(r->baseline, (hn_baseline_kind)k);
+        double peak = k == HN_BASELINE_DGEMM ? r->d.peak_fp64 : r->d.peak_fp32;
+        if (ms > 0) {
+            hn_csv_setf_named(r->csv, "gflops", "%.4g", w->flop / ms * 1e-6);
+            hn_csv_setf_named(r->csv, "gbps", "%.4g", w->bytes / ms * 1e-6);
+            if (peak > 0) {
+                hn_csv_setf_named(r->csv, "peak_gflops", "%.1f", peak);
+                hn_csv_setf_named(r->csv, "flops_peak_pct", "%.3g", w->flop / ms * 1e-6 / peak * 100);
+            }
+            if (r->d.peak_bw > 0) hn_csv_setf_named(r->csv, "bw_peak_pct", "%.3g", w->bytes / ms * 1e-6 / r->d.peak_bw * 100);
+            hn_csv_set_named(r->csv, "speedup_vs_cublas", "1");
+        }
+        r->base_ms[k] = st == HN_ST_OK && ms > 0 ? ms : NAN;
+        emit_row(r, w->c->id, nv + k, st, reason, r->base_ms[k], NAN);
+    }
+}
+
+/* Merges config and command line into sampling options. */
+static int sampling_options(runner *r, hn_err *err) {
+    const hn_cli *cli = r->cli;
+    const hn_timing_cfg *t = &r->plan->timing;
+    hn_sampling_opts *o = &r->sampling;
+    /* The base: --quick, else the emulator's quick preset (its times are CPU
+     * times, worth few samples), else nvbench's rules. The config's timing
+     * applies over the base on every backend, unless --quick asked for the
+     * preset; single options on the command line win over both. */
+    if (cli->quick || r->is_emu) hn_sampling_quick(o);
+    else hn_sampling_defaults(o);
+    if (!cli->quick) {
+        if (t->warmup >= 0) o->warmup = t->warmup;
+        if (t->repeat > 0) {
+            o->min_samples = o->max_samples = t->repeat;
+            o->min_time = 0;
+        }
+        if (t->min_samples > 0) o->min_samples = t->min_samples;
+        if (t->max_samples > 0) o->max_samples = t->max_samples;
+        if (t->min_time >= 0) o->min_time = t->min_time;
+        if (t->max_noise >= 0) o->max_noise = t->max_noise;
+        if (t->timeout >= 0) o->timeout = t->timeout;
+    }
+    if (cli->warmup >= 0) o->warmup = cli->warmup;
+    if (cli->min_samples > 0) o->min_samples = cli->min_samples;
+    if (cli->max_samples > 0) o->max_samples = cli->max_samples;
+    if (cli->min_time >= 0) o->min_time = cli->min_time;
+    if (cli->max_noise >= 0) o->max_noise = cli->max_noise;
+    if (cli->timeout >= 0) o->timeout = cli->timeout;
+    if (o->max_samples < o->min_samples) o->max_samples = o->min_samples;
+    r->hot = cli->hot || (t->hot == 1);
+    /* The loop runs warm-up launches itself, untimed. */
+    int warmup = o->warmup;
+    hn_sampling_opts check = *o;
+    check.warmup = 0;
+    if (hn_sampling_check(&check, err) != 0) return -1;
+    r->sampling = check;
+    r->sampling.warmup = warmup;
+    return 0;
+}
+
+/* The compile key of every variant (without compiling); keys[v] is "" for a
+ * variant not selected. */
+static void compile_keys(runner *r, char **keys) {
+    for (int v = 0; v < r->plan->n_variants; v++) {
+        slot *s = &r->pool.slots[v];
+        s->key[0] = '\0';
+        if (s->selected) hn_compile_key(r->be->ops->target, &s->build.req, s->key);
+        keys[v] = s->key;
+    }
+}
+
+int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
+                  int64_t last_case, hn_run_shared *sh, const hn_run_sink *sink) {
+    runner r;
+    memset(&r, 0, sizeof r);
+    r.cli = cli;
+    r.plan = p;
+    r.sh = sh;
+    r.sink = sink;
+    hn_err err;
+    int rc = HN_RUN_FAILED;
+    int nv = p->n_variants;
+    char *cache_dir = NULL;
+    pthread_t *threads = NULL;
+    char **keys = xcalloc((size_t)nv + 1, sizeof *keys);
+
+    hn_backend_opts bo = {.device = 0,
+                          .emu_threads = cli->emu_threads,
+                          .kernel_timeout = cli->kernel_timeout > 0 ? cli->kernel_timeout : 60,
+                          .printf_fifo = 0,
+                          .busy_since = &sh->busy_since};
+    if (hn_backend_create(cli->backend, &bo, !cli->quiet, &r.be, &err) != 0) {
+        if (strcmp(cli->backend, "cuda") == 0)
+            fprintf(stderr, "harness: no CUDA device found: %s\n(use --backend emu to run on the CPU emulator)\n", err.msg);
+        else
+            fprintf(stderr, "harness: %s\n", err.msg);
+        free(keys);
+        return HN_RUN_FAILED;
+    }
+    r.be->ops->device_info(r.be, &r.d.dev);
+    snprintf(r.d.backend, sizeof r.d.backend, "%s", r.be->ops->name);
+    r.is_emu = strcmp(r.be->ops->name, "emu") == 0;
+    if (!r.is_emu) {
+        const hn_device_info *dv = &r.d.dev;
+        r.d.peak_fp32 = hn_peak_gflops(dv->cc_major, dv->cc_minor, dv->sm_count, dv->sm_clock_khz, 0);
+        r.d.peak_fp64 = hn_peak_gflops(dv->cc_major, dv->cc_minor, dv->sm_count, dv->sm_clock_khz, 1);
+        r.d.peak_bw = hn_peak_gbps(dv->mem_clock_khz, dv->mem_bus_width);
+    }
+    if (sampling_options(&r, &err) != 0) {
+        fprintf(stderr, "harness: timing options: %s\n", err.msg);
+        goto out;
+    }
+    r.max_gflop = -1;
+    if (r.is_emu && !cli->all) {
+        r.max_gflop = HN_EMU_DEFAULT_MAX_GFLOP;
+        if (p->emu_max_gflop >= 0) r.max_gflop = p->emu_max_gflop;
+        if (cli->max_gflop >= 0) r.max_gflop = cli->max_gflop;
+    }
+
+    /* The compile requests and their keys; the parent decides what is done. */
+    cache_dir = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
+    r.pool.slots = xcalloc((size_t)nv, sizeof *r.pool.slots);
+    r.pool.n = nv;
+    for (int v = 0; v < nv; v++) {
+        r.pool.slots[v].selected = selected[v];
+        hn_build_init(&r.pool.slots[v].build, p, &p->variants[v], NULL, 0, r.is_emu ? NULL : r.d.dev.arch,
+                      cache_dir);
+    }
+    compile_keys(&r, keys);
+    if (sink->device(sink->ctx, &r.d, keys) != 0) {
+        rc = HN_RUN_STOPPED;
+        goto join;
+    }
+    /* Compile only what still has rows to run. */
+    int n_compile = 0;
+    for (int v = 0; v < nv; v++) {
+        int needed = 0;
+        for (int64_t c = first_case; selected[v] && c < last_case && !needed; c++) needed = !is_done(&r, c, v);
+        r.pool.slots[v].selected = needed;
+        n_compile += needed;
+    }
+    r.pool.target = r.be->ops->target;
+    pthread_mutex_init(&r.pool.mu, NULL);
+    pthread_cond_init(&r.pool.cv, NULL);
+    r.stats.compile_threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();
+    if (r.stats.compile_threads > n_compile) r.stats.compile_threads = n_compile > 0 ? n_compile : 1;
+    threads = xcalloc((size_t)r.stats.compile_threads, sizeof *threads);
+    for (int i = 0; i < r.stats.compile_threads; i++) pthread_create(&threads[i], NULL, compile_worker, &r.pool);
+
+    int n_cols;
+    const char **cols = hn_run_columns(p, &n_cols);
+    r.csv = hn_csv_detached(cols, n_cols);
+    free(cols);
+    if (cli->save_samples && cli->out) {
+        char *sp = xasprintf("%s.samples.csv", cli->out);
+        int fresh = !hn_file_exists(sp);
+        r.samples_csv = fopen(sp, "a");
+        if (r.samples_csv && fresh) fprintf(r.samples_csv, "row,time_ms,clock_mhz\n");
+        free(sp);
+    }
+    {
+        /* Warm-up launches are run (untimed) by run_variant; the sampler keeps all. */
+        hn_sampling_opts so = r.sampling;
+        so.warmup = 0;
+        r.sampler = hn_sampler_create(&so, &err);
+    }
+    if (!r.sampler) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        goto join;
+    }
+    if (!r.is_emu && !cli->no_baseline) r.baseline = hn_baseline_create(p, r.be, &r.d.dev);
+    for (int v = 0; v < nv; v++) {
+        const char *acc = hn_variant_define(p, &p->variants[v], "ACCUM_DTYPE");
+        r.has_double |= selected[v] && acc && strcmp(acc, "double") == 0;
+    }
+
+    rc = HN_RUN_DONE;
+    for (int64_t ci = first_case; ci < last_case && rc == HN_RUN_DONE; ci++) {
+        const hn_case *c = &p->cases[ci];
+        int todo = 0;
+        for (int s = 0; s < sh->n_slots && !todo; s++) {
+            int wanted = s < nv ? selected[s] : r.baseline && (s - nv != HN_BASELINE_DGEMM || r.has_double);
+            todo = wanted && !is_done(&r, ci, s);
+        }
+        if (!todo) continue;
+        hn_workload w;
+        if (hn_workload_shape(&w, p, c, &err) != 0) {
+            sink->case_begin(sink->ctx, ci, "");
+            rows_for_all(&r, selected, c, NULL, HN_ST_LAUNCH, err.msg);
+            continue;
+        }
+        sink->case_begin(sink->ctx, ci, w.label);
+        if (r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop) {
+            char reason[256];
+            snprintf(reason, sizeof reason, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
+                     w.flop * 1e-9, r.max_gflop);
+            rows_for_all(&r, selected, c, &w, HN_ST_SKIPPED, reason);
+            continue;
+        }
+        if (hn_workload_create(&w, p, c, r.be, p->reference_gflop, &err) != 0) {
+            rows_for_all(&r, selected, c, NULL, HN_ST_LAUNCH, err.msg);
+            continue;
+        }
+        r.stats.ref += w.ref_seconds;
+        r.stats.gen += w.gen_seconds;
+        r.stats.transfer += w.upload_seconds;
+        if (cli->save_tensors) save_tensors(&r, &w, -1);
+        run_baselines(&r, &w);
+        for (int v = 0; v < nv && rc == HN_RUN_DONE; v++) {
+            if (!selected[v] || is_done(&r, ci, v)) continue;
+            if (sh->stop) {
+                rc = HN_RUN_STOPPED;
+                break;
+            }
+            sink->row_begin(sink->ctx, ci, v);
+            if (sh->timed_out[v] >= 0 && !cli->retry_timeouts) {
+                char reason[256];
+                snprintf(reason, sizeof reason,
+                         "timed out in case %lld, so not run again (--retry-timeouts runs it anyway)",
+                         (long long)sh->timed_out[v]);
+                hn_run_row_case(r.csv, p, c, &w, &r.d);
+                hn_run_row_slot(r.csv, p, v);
+                emit_row(&r, ci, v, HN_ST_SKIPPED, reason, NAN, NAN);
+                continue;
+            }
+            run_variant(&r, &w, v);
+            if (cli->save_tensors) save_tensors(&r, &w, v);
+            if (r.restart) rc = HN_RUN_RESTART;
+            else if (sh->stop) rc = HN_RUN_STOPPED;
+        }
+        hn_workload_free(&w);
+    }
+join:
+    {
+        double t_join = hn_now();
+        for (int i = 0; i < r.stats.compile_threads && threads; i++) pthread_join(threads[i], NULL);
+        r.pool.wait_seconds += hn_now() - t_join;
+    }
+    r.stats.compile_wait = r.pool.wait_seconds;
+    r.stats.compile_busy = r.pool.busy_seconds;
+    if (rc != HN_RUN_FAILED) sink->stats(sink->ctx, &r.stats);
+    for (int v = 0; r.pool.slots && v < nv; v++) {
+        slot *s = &r.pool.slots[v];
+        if (s->kernel) r.be->ops->kernel_free(r.be, s->kernel);
+        hn_module_image_free(&s->img);
+        hn_build_free(&s->build);
+    }
+    if (threads) {
+        pthread_mutex_destroy(&r.pool.mu);
+        pthread_cond_destroy(&r.pool.cv);
+    }
+out:
+    hn_baseline_destroy(r.baseline);
+    hn_sampler_destroy(r.sampler);
+    if (r.samples_csv) fclose(r.samples_csv);
+    hn_csv_close(r.csv);
+    free(threads);
+    free(r.pool.slots);
+    free(cache_dir);
+    free(keys);
+    hn_backend_destroy(r.be);
+    return rc;
+}
