@@ -60,7 +60,8 @@ static void test_each_standin_alone(void) {
         char *src = xasprintf("#include <%s>\n__global__ void probe(int *x) { x[0] = 1; }\n", name);
         hn_module_image img;
         hn_err err;
-        CHECK_MSG(compile_source("alone.cu", src, &img, &err) == 0, "<%s> alone: %s", name, err.msg);
+        CHECK_MSG(compile_source("alone.cu", src, &img, &err) == 0, "<%s> alone: %s", name,
+                  err.msg);
         hn_module_image_free(&img);
         free(src);
     }
@@ -131,7 +132,8 @@ static void test_assert_and_ndebug(void) {
     CHECK(image_contains(&img, probe));
     CHECK(image_contains(&img, "assert.cu"));
     hn_module_image_free(&img);
-    CHECK_MSG(compile_kernel("assert.cu", "probe", on_command_line, 1, &img, &err) == 0, "%s", err.msg);
+    CHECK_MSG(compile_kernel("assert.cu", "probe", on_command_line, 1, &img, &err) == 0, "%s",
+              err.msg);
     CHECK(img.image_size > 0 && !image_contains(&img, probe));
     hn_module_image_free(&img);
     CHECK_MSG(compile_kernel("assert.cu", "probe", in_source, 1, &img, &err) == 0, "%s", err.msg);

@@ -13,7 +13,8 @@
 
 #ifdef DEBUG
 __device__ void print_tile(const char *name, const float *tile, int rows, int cols) {
-    printf("%s (%d x %d), block (%d,%d,%d):\n", name, rows, cols, blockIdx.x, blockIdx.y, blockIdx.z);
+    printf("%s (%d x %d), block (%d,%d,%d):\n", name, rows, cols, blockIdx.x, blockIdx.y,
+           blockIdx.z);
     for (int r = 0; r < rows; r++) {
         for (int c = 0; c < cols; c++) printf(" %7.3f", tile[r * cols + c]);
         printf("\n");
