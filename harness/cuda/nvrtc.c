@@ -6,6 +6,12 @@
  * kernel "name-expression<TAB>lowered-name<TAB>regs spill_st spill_ld stack smem
  * cmem", then "log" and the compiler log). Entries are written atomically, so
  * concurrent harness runs at worst compile the same thing twice.
+ *
+ * NVRTC has no C or C++ library headers; every compile gets, as in-memory headers
+ * (which win over the include path), the stand-ins in harness/cuda/rtc/ (<stdint.h>,
+ * <math.h>, <cmath>, <assert.h>, <type_traits>, <cuda.h> ...) and the kernel headers
+ * of kernels/include/. Their text is part of the cache key. What each stand-in
+ * provides, what NVRTC has built in and what is left out: docs/nvrtc_headers.md.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
