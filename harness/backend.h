@@ -122,6 +122,12 @@ typedef struct {
      * timed interval; a no-op where meaningless. */
     int (*flush_l2)(hn_backend *b, hn_err *err);
 
+    /* Kernel printf output from now on: at most max_lines lines per launch reach
+     * stdout (< 0: all of it); the rest is counted, and *dropped (if not NULL)
+     * gets the lines held back since the previous call. On cuda a "launch" is
+     * the output between two synchronising calls. */
+    int (*printf_limit)(hn_backend *b, long max_lines, long *dropped, hn_err *err);
+
     /* Optional (NULL where the backend cannot tell): measures the SM clock now,
      * in MHz, with a short probe kernel (clock64 against %globaltimer). */
     int (*sm_clock)(hn_backend *b, double *mhz, hn_err *err);

@@ -101,7 +101,7 @@ static const opt_def OPTS[] = {
     OPT("save-samples", 'f', save_samples, C_RUN, NULL, "also write every sample to <out>.samples.csv"),
     OPT("no-baseline", 'f', no_baseline, C_RUN, NULL, "skip the cuBLAS baseline rows"),
     OPT("jobs", 'i', jobs, C_RUN, "N", "parallel compiles (default: cores)"),
-    OPT("printf-lines", 'i', printf_lines, C_RUN, "N", "kernel printf lines shown per launch (default 50)"),
+    OPT("printf-lines", 'i', printf_lines, C_RUN, "N", "kernel printf lines shown per launch (default 100)"),
     OPT("printf-all", 'f', printf_all, C_RUN, NULL,
         "show kernel printf of every launch (default: only each row's first launch)"),
     OPT("kernel", 's', kernel, C_DEBUG, "NAME", "the variant to debug"),

@@ -16,6 +16,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +180,10 @@ typedef struct {
     CUdeviceptr probe_out;  /* (cycles, nanoseconds) */
     int probe_failed;
     volatile double *busy;  /* hn_backend_opts.busy_since, or NULL */
+    /* printf_limit: while cap_fd >= 0, stdout (fd 1) is that memory file and
+     * saved_stdout the real one; cap_lines of cap_max went through so far */
+    int cap_fd, saved_stdout;
+    long cap_max, cap_lines, cap_dropped;
 } cuda_backend;
 
 /* Work went to the stream: the device is busy from now, unless it already was. */
@@ -185,9 +191,35 @@ static void mark_busy(cuda_backend *b) {
     if (b->busy && *b->busy == 0) *b->busy = hn_now();
 }
 
+/* Device printf reaches stdout when the stream synchronises. While a limit is
+ * set, that output lands in a memory file; after each synchronisation it is
+ * passed on to the real stdout up to the limit, the rest counted, and a new
+ * window (a "launch") begins. */
+static void drain_printf(cuda_backend *b) {
+    if (b->cap_fd < 0) return;
+    fflush(stdout);
+    off_t n = lseek(b->cap_fd, 0, SEEK_END);
+    if (n > 0) {
+        lseek(b->cap_fd, 0, SEEK_SET);
+        char buf[65536];
+        ssize_t k;
+        while ((k = read(b->cap_fd, buf, sizeof buf)) > 0) {
+            ssize_t keep = 0;
+            for (; keep < k && b->cap_lines < b->cap_max; keep++) b->cap_lines += buf[keep] == '\n';
+            for (ssize_t i = keep; i < k; i++) b->cap_dropped += buf[i] == '\n';
+            if (keep > 0 && write(b->saved_stdout, buf, (size_t)keep) < 0) break;
+        }
+        if (ftruncate(b->cap_fd, 0) != 0) {
+        }
+        lseek(b->cap_fd, 0, SEEK_SET);
+    }
+    b->cap_lines = 0;
+}
+
 /* A synchronising call returned: nothing is left in flight. */
 static void mark_idle(cuda_backend *b) {
     if (b->busy) *b->busy = 0;
+    drain_printf(b);
 }
 
 struct hn_kernel {
@@ -242,8 +274,11 @@ static int attr(cuda_backend *b, CUdevice_attribute a) {
 
 static void cuda_kernel_free(hn_backend *base, hn_kernel *k);
 
+static int cuda_printf_limit(hn_backend *base, long max_lines, long *dropped, hn_err *err);
+
 static void cuda_destroy(hn_backend *base) {
     cuda_backend *b = (cuda_backend *)base;
+    if (b->cap_fd >= 0) cuda_printf_limit(base, -1, NULL, NULL); /* stdout back as it was */
     if (b->ctx) {
         cu.cuCtxSetCurrent(b->ctx);
         if (b->probe) cuda_kernel_free(base, b->probe);
@@ -405,6 +440,33 @@ static int cuda_sync(hn_backend *base, hn_err *err) {
     return 0;
 }
 
+static int cuda_printf_limit(hn_backend *base, long max_lines, long *dropped, hn_err *err) {
+    cuda_backend *b = (cuda_backend *)base;
+    if (!b->broken) cu.cuStreamSynchronize(b->stream);
+    drain_printf(b);
+    if (dropped) *dropped = b->cap_dropped;
+    b->cap_dropped = 0;
+    b->cap_max = max_lines;
+    fflush(stdout);
+    if (max_lines < 0 && b->cap_fd >= 0) {
+        dup2(b->saved_stdout, 1);
+        close(b->saved_stdout);
+        close(b->cap_fd);
+        b->cap_fd = b->saved_stdout = -1;
+    } else if (max_lines >= 0 && b->cap_fd < 0) {
+        int fd = memfd_create("harness-printf", MFD_CLOEXEC);
+        int saved = fd >= 0 ? dup(1) : -1;
+        if (fd < 0 || saved < 0 || dup2(fd, 1) < 0) {
+            if (fd >= 0) close(fd);
+            if (saved >= 0) close(saved);
+            return hn_errf(err, "cannot capture kernel printf output");
+        }
+        b->cap_fd = fd;
+        b->saved_stdout = saved;
+    }
+    return 0;
+}
+
 static int cuda_event_create(hn_backend *base, hn_event **out, hn_err *err) {
     cuda_backend *b = (cuda_backend *)base;
     hn_event *e = xcalloc(1, sizeof *e);
@@ -515,6 +577,7 @@ static const hn_backend_ops CUDA_OPS = {
     .fill = cuda_fill,
     .launch = cuda_launch,
     .sync = cuda_sync,
+    .printf_limit = cuda_printf_limit,
     .event_create = cuda_event_create,
     .event_destroy = cuda_event_destroy,
     .event_record = cuda_event_record,
@@ -535,6 +598,7 @@ int hn_backend_cuda_create(const hn_backend_opts *opts, hn_backend **out, hn_err
     cuda_backend *b = xcalloc(1, sizeof *b);
     b->base.ops = &CUDA_OPS;
     b->busy = opts ? opts->busy_since : NULL;
+    b->cap_fd = b->saved_stdout = -1;
     hn_backend *base = &b->base;
     CUresult r = cu.cuDeviceGet(&b->dev, ordinal);
     if (r == CUDA_SUCCESS) r = cu.cuDevicePrimaryCtxRetain(&b->ctx, b->dev);

@@ -334,6 +334,14 @@ static int emu_launch(hn_backend *b, hn_kernel *k, const hn_launch_dims *d, void
     return rc;
 }
 
+static int emu_printf_limit(hn_backend *b, long max_lines, long *dropped, hn_err *err) {
+    (void)b, (void)err;
+    long d = emu_sched_print_dropped();
+    if (dropped) *dropped = d;
+    emu_sched_print_limit(max_lines);
+    return 0;
+}
+
 static int emu_sync(hn_backend *b, hn_err *err) {
     (void)b, (void)err;
     return 0; /* launches are synchronous */
@@ -410,6 +418,7 @@ static const hn_backend_ops emu_ops = {
     .fill = emu_fill,
     .launch = emu_launch,
     .sync = emu_sync,
+    .printf_limit = emu_printf_limit,
     .event_create = emu_event_create,
     .event_destroy = emu_event_destroy,
     .event_record = emu_event_record,

@@ -568,6 +568,7 @@ static int ts_before(const struct timespec *a, const struct timespec *b) {
 int emu_pool_launch(emu_pool *p, const emu_launch_req *req, hn_err *err) {
     pthread_mutex_lock(&p->launch_mu);
     int rc = 0;
+    emu_sched_print_launch();
     for (int i = 0; i < p->n; i++)
         if (prepare_dyn(&p->w[i], req->dyn_shared, err) != 0) {
             pthread_mutex_unlock(&p->launch_mu);

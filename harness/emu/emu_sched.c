@@ -692,11 +692,45 @@ static void rt_trap(hn_emu_tctx *self, const char *what, int line, const char *f
     fail(s, (emu_fiber *)self, "%s at %s:%d", what, base_name(file), line);
 }
 
+/* Kernel printf budget: lines per launch (< 0 unlimited), lines of the current
+ * launch so far, lines held back since the last emu_sched_print_dropped. */
+static _Atomic long print_limit = -1, print_lines, print_dropped;
+
+void emu_sched_print_limit(long max_lines) {
+    atomic_store(&print_limit, max_lines);
+}
+
+void emu_sched_print_launch(void) {
+    atomic_store(&print_lines, 0);
+}
+
+long emu_sched_print_dropped(void) {
+    return atomic_exchange(&print_dropped, 0);
+}
+
 static void rt_print(hn_emu_tctx *self, const char *text, unsigned long len) {
     emu_sched *s = tl_sched;
     if (atomic_load_explicit(s->abort, memory_order_relaxed))
         stop(s, (emu_fiber *)self, __builtin_return_address(0));
-    fwrite(text, 1, len, stdout);
+    long limit = atomic_load_explicit(&print_limit, memory_order_relaxed);
+    if (limit < 0) {
+        fwrite(text, 1, len, stdout);
+        return;
+    }
+    long nl = 0;
+    for (unsigned long i = 0; i < len; i++) nl += text[i] == '\n';
+    long before = atomic_fetch_add(&print_lines, nl);
+    if (before >= limit) { /* over budget: counted, not written */
+        atomic_fetch_add(&print_dropped, nl);
+        return;
+    }
+    unsigned long keep = len;
+    if (before + nl > limit) { /* the budget ends inside this text */
+        long room = limit - before;
+        for (keep = 0; keep < len && room; keep++) room -= text[keep] == '\n';
+        atomic_fetch_add(&print_dropped, before + nl - limit);
+    }
+    fwrite(text, 1, keep, stdout);
 }
 
 static emu_static_shared_fn static_shared_hook;

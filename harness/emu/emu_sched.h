@@ -65,6 +65,13 @@ typedef void *(*emu_static_shared_fn)(unsigned long size, unsigned long align, i
                                       const char *file, const char *name, char *why,
                                       size_t why_size);
 void emu_sched_set_static_shared(emu_static_shared_fn fn);
+
+/* Kernel printf: at most max_lines lines per launch reach stdout (< 0: all);
+ * emu_sched_print_launch starts a launch's count; emu_sched_print_dropped
+ * returns the lines held back since its last call. Process-wide. */
+void emu_sched_print_limit(long max_lines);
+void emu_sched_print_launch(void);
+long emu_sched_print_dropped(void);
 /* The offset from the %fs base of emu_tl_cur (the same in every thread). */
 long emu_sched_tls_offset(void);
 /* The running emulated thread of the calling worker, or NULL. */

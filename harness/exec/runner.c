@@ -27,6 +27,9 @@
  * --all (keeps the README's main command near a minute on 2 cores). */
 #define HN_EMU_DEFAULT_MAX_GFLOP 0.05
 
+/* Lines of kernel printf a launch may print in a run (--printf-lines). */
+#define HN_RUN_PRINTF_LINES 100
+
 const char *const hn_status_names[HN_ST_COUNT] = {"ok",    "mismatch", "compile_error", "launch_error",
                                                   "fault", "timeout",  "skipped"};
 
@@ -257,6 +260,7 @@ typedef struct {
     hn_run_stats stats;
     int restart;            /* a kernel faulted: finish the row, then leave */
     int row_ran;            /* the last variant downloaded its outputs */
+    int first_launch_done;  /* the row's first launch has run (printf windows) */
     int64_t last_case_id;   /* the case the baselines below belong to */
     double base_ms[HN_RUN_BASELINES];
 } runner;
@@ -395,8 +399,46 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
     free(dir);
 }
 
+/* Kernel printf: the lines a launch may print, and the one line that says how
+ * many were held back (on stdout, where the kernel's output goes). */
+static long printf_budget(const runner *r) {
+    return r->cli->printf_lines >= 0 ? r->cli->printf_lines : HN_RUN_PRINTF_LINES;
+}
+
+/* Starts a new printf window allowing `next` lines per launch; reports the
+ * lines the window that ends held back. `later`: it covered the row's launches
+ * after the first. */
+static void printf_window(runner *r, long next, int later) {
+    long dropped = 0;
+    hn_err err;
+    if (!r->be->ops->printf_limit || r->be->ops->printf_limit(r->be, next, &dropped, &err) != 0) return;
+    if (dropped <= 0) return;
+    if (!later)
+        printf("[harness: %ld more line%s of kernel printf from this launch not shown (--printf-lines N shows "
+               "more)]\n",
+               dropped, dropped == 1 ? "" : "s");
+    else if (r->cli->printf_all)
+        printf("[harness: %ld more line%s of kernel printf from the row's other launches not shown (at most %ld "
+               "per launch; --printf-lines N)]\n",
+               dropped, dropped == 1 ? "" : "s", printf_budget(r));
+    else
+        printf("[harness: %ld line%s of kernel printf from the row's other launches not shown (--printf-all "
+               "shows them)]\n",
+               dropped, dropped == 1 ? "" : "s");
+    fflush(stdout);
+}
+
 /* Runs variant vi on workload w and reports its row. */
+static void run_variant_row(runner *r, hn_workload *w, int vi);
+
 static void run_variant(runner *r, hn_workload *w, int vi) {
+    printf_window(r, printf_budget(r), 0);
+    r->first_launch_done = 0;
+    run_variant_row(r, w, vi);
+    printf_window(r, printf_budget(r), r->first_launch_done);
+}
+
+static void run_variant_row(runner *r, hn_workload *w, int vi) {
     const hn_plan *p = r->plan;
     const hn_variant *v = &p->variants[vi];
     slot *sl = &r->pool.slots[vi];
@@ -454,9 +496,14 @@ static void run_variant(runner *r, hn_workload *w, int vi) {
     /* Warm-up launches, then the first check. */
     if (hn_poison_outputs(w, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
     int warmup = r->sampling.warmup > 0 ? r->sampling.warmup : 1;
-    for (int i = 0; i < warmup; i++)
+    for (int i = 0; i < warmup; i++) {
         if (r->be->ops->launch(r->be, sl->kernel, &d, args, &err) != 0 || r->be->ops->sync(r->be, &err) != 0)
             FAIL(launch_status(r, &err), err.msg);
+        if (i == 0) { /* the row's first launch printed; the others print only if asked */
+            printf_window(r, r->cli->printf_all ? printf_budget(r) : 0, 0);
+            r->first_launch_done = 1;
+        }
+    }
     hn_check_result cr;
     double atol, rtol;
     double tc = hn_now();
