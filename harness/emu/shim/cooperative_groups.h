@@ -57,16 +57,12 @@ namespace cooperative_groups {
 /* ------------------------------------------------------------------------- */
 /* helpers */
 
-static __inline__ unsigned hn_emu_cg_linear() {
-    return hn_emu_self()->linear;
-}
+static __inline__ unsigned hn_emu_cg_linear() { return hn_emu_self()->linear; }
 static __inline__ unsigned hn_emu_cg_lane() {
     return hn_emu_self()->linear & (HN_EMU_WARP_SIZE - 1);
 }
 /* the lanes below the caller's */
-static __inline__ unsigned hn_emu_cg_lanemask_lt() {
-    return (1u << hn_emu_cg_lane()) - 1u;
-}
+static __inline__ unsigned hn_emu_cg_lanemask_lt() { return (1u << hn_emu_cg_lane()) - 1u; }
 /* The lane of the n-th (from 0) set bit of mask; 32 if there is none. */
 static __inline__ unsigned hn_emu_cg_nth_lane(unsigned mask, unsigned n) {
     for (unsigned l = 0; l < 32; l++)
@@ -118,11 +114,11 @@ enum : unsigned { hn_emu_cg_coalesced_id = 1, hn_emu_cg_grid_id = 2, hn_emu_cg_b
 
 class thread_group {
   protected:
-    unsigned hn_emu_type_;      /* hn_emu_cg_*_id */
-    int hn_emu_api_;            /* HN_EMU_API_TILE or _COALESCED, for messages */
-    unsigned hn_emu_mask_;      /* the group's lanes of the caller's warp (coalesced kind) */
+    unsigned hn_emu_type_; /* hn_emu_cg_*_id */
+    int hn_emu_api_; /* HN_EMU_API_TILE or _COALESCED, for messages */
+    unsigned hn_emu_mask_; /* the group's lanes of the caller's warp (coalesced kind) */
     unsigned hn_emu_meta_rank_, hn_emu_meta_size_;
-    bool hn_emu_tiled_;         /* lanes [k*n, k*n+n) of the parent, not any subset */
+    bool hn_emu_tiled_; /* lanes [k*n, k*n+n) of the parent, not any subset */
 
     thread_group(unsigned type, int api, unsigned mask, unsigned meta_rank, unsigned meta_size,
                  bool tiled)
@@ -132,26 +128,29 @@ class thread_group {
   public:
     unsigned long long size() const {
         switch (hn_emu_type_) {
-        case hn_emu_cg_coalesced_id: return (unsigned long long)__builtin_popcount(hn_emu_mask_);
-        case hn_emu_cg_block_id: return hn_emu_self()->blk->nthreads;
+        case hn_emu_cg_coalesced_id:
+            return (unsigned long long)__builtin_popcount(hn_emu_mask_);
+        case hn_emu_cg_block_id:
+            return hn_emu_self()->blk->nthreads;
         default: {
             const hn_emu_block *b = hn_emu_self()->blk;
             return (unsigned long long)b->nthreads * b->grid_dim.x * b->grid_dim.y * b->grid_dim.z;
         }
         }
     }
-    unsigned long long num_threads() const {
-        return size();
-    }
+    unsigned long long num_threads() const { return size(); }
     unsigned long long thread_rank() const {
         switch (hn_emu_type_) {
         case hn_emu_cg_coalesced_id:
             return (unsigned long long)__builtin_popcount(hn_emu_mask_ & hn_emu_cg_lanemask_lt());
-        case hn_emu_cg_block_id: return hn_emu_cg_linear();
+        case hn_emu_cg_block_id:
+            return hn_emu_cg_linear();
         default: {
             const hn_emu_block *b = hn_emu_self()->blk;
-            unsigned long long block = b->block_idx.x + (unsigned long long)b->grid_dim.x *
-                                                            (b->block_idx.y + (unsigned long long)b->grid_dim.y * b->block_idx.z);
+            unsigned long long block =
+                b->block_idx.x +
+                (unsigned long long)b->grid_dim.x *
+                    (b->block_idx.y + (unsigned long long)b->grid_dim.y * b->block_idx.z);
             return block * b->nthreads + hn_emu_cg_linear();
         }
         }
@@ -171,26 +170,14 @@ class thread_group {
                              at.line, at.file);
         }
     }
-    unsigned get_type() const {
-        return hn_emu_type_;
-    }
+    unsigned get_type() const { return hn_emu_type_; }
     /* the emulator's own: the group's lanes in the caller's warp; whether they
      * are a tile of the parent; the API named in messages */
-    unsigned hn_emu_mask() const {
-        return hn_emu_mask_;
-    }
-    bool hn_emu_is_tiled() const {
-        return hn_emu_tiled_;
-    }
-    unsigned hn_emu_meta_rank() const {
-        return hn_emu_meta_rank_;
-    }
-    unsigned hn_emu_meta_size() const {
-        return hn_emu_meta_size_;
-    }
-    void hn_emu_set_api(int api) {
-        hn_emu_api_ = api;
-    }
+    unsigned hn_emu_mask() const { return hn_emu_mask_; }
+    bool hn_emu_is_tiled() const { return hn_emu_tiled_; }
+    unsigned hn_emu_meta_rank() const { return hn_emu_meta_rank_; }
+    unsigned hn_emu_meta_size() const { return hn_emu_meta_size_; }
+    void hn_emu_set_api(int api) { hn_emu_api_ = api; }
 };
 
 /* ------------------------------------------------------------------------- */
@@ -210,38 +197,18 @@ class thread_block : public thread_group {
         (void)hn_emu_coll_at(HN_EMU_OP_SYNCTHREADS, HN_EMU_API_BLOCK, 0, 0, 0, 0, at);
     }
     struct arrival_token {};
-    arrival_token barrier_arrive() const {
-        return arrival_token();
-    }
-    void barrier_wait(arrival_token &&, hn_emu_site at = HN_EMU_HERE) const {
-        sync(at);
-    }
-    static unsigned size() {
-        return hn_emu_self()->blk->nthreads;
-    }
-    static unsigned num_threads() {
-        return size();
-    }
-    static unsigned thread_rank() {
-        return hn_emu_cg_linear();
-    }
-    static dim3 group_index() {
-        return dim3(blockIdx);
-    }
-    static dim3 thread_index() {
-        return dim3(threadIdx);
-    }
-    static dim3 group_dim() {
-        return dim3(blockDim);
-    }
-    static dim3 dim_threads() {
-        return dim3(blockDim);
-    }
+    arrival_token barrier_arrive() const { return arrival_token(); }
+    void barrier_wait(arrival_token &&, hn_emu_site at = HN_EMU_HERE) const { sync(at); }
+    static unsigned size() { return hn_emu_self()->blk->nthreads; }
+    static unsigned num_threads() { return size(); }
+    static unsigned thread_rank() { return hn_emu_cg_linear(); }
+    static dim3 group_index() { return dim3(blockIdx); }
+    static dim3 thread_index() { return dim3(threadIdx); }
+    static dim3 group_dim() { return dim3(blockDim); }
+    static dim3 dim_threads() { return dim3(blockDim); }
 };
 
-static __inline__ thread_block this_thread_block() {
-    return thread_block();
-}
+static __inline__ thread_block this_thread_block() { return thread_block(); }
 
 /* Scratch for tiles of several warps on GPUs before sm_80; such tiles are not
  * supported here (see thread_block_tile), so this only lets the code compile. */
@@ -271,9 +238,7 @@ class hn_emu_tile : public thread_group {
         return Size == 32 ? 0xffffffffu
                           : ((1u << (Size & 31)) - 1u) << (hn_emu_cg_lane() & ~(Size - 1));
     }
-    static unsigned hn_emu_shift() {
-        return hn_emu_cg_lane() & ~(Size - 1);
-    }
+    static unsigned hn_emu_shift() { return hn_emu_cg_lane() & ~(Size - 1); }
     hn_emu_tile(unsigned meta_rank, unsigned meta_size)
         : thread_group(hn_emu_cg_coalesced_id, HN_EMU_API_TILE, hn_emu_tile_mask(), meta_rank,
                        meta_size, true) {}
@@ -282,21 +247,11 @@ class hn_emu_tile : public thread_group {
     static void sync(hn_emu_site at = HN_EMU_HERE) {
         (void)hn_emu_coll_at(HN_EMU_OP_SYNCWARP, HN_EMU_API_TILE, hn_emu_tile_mask(), 0, 0, 32, at);
     }
-    static constexpr unsigned num_threads() {
-        return Size;
-    }
-    static constexpr unsigned size() {
-        return Size;
-    }
-    static unsigned thread_rank() {
-        return hn_emu_cg_linear() & (Size - 1);
-    }
-    unsigned meta_group_rank() const {
-        return hn_emu_meta_rank_;
-    }
-    unsigned meta_group_size() const {
-        return hn_emu_meta_size_;
-    }
+    static constexpr unsigned num_threads() { return Size; }
+    static constexpr unsigned size() { return Size; }
+    static unsigned thread_rank() { return hn_emu_cg_linear() & (Size - 1); }
+    unsigned meta_group_rank() const { return hn_emu_meta_rank_; }
+    unsigned meta_group_size() const { return hn_emu_meta_size_; }
 
     template <class T>
     T shfl(T var, int src_rank, hn_emu_site at = HN_EMU_HERE) const {
@@ -327,8 +282,8 @@ class hn_emu_tile : public thread_group {
                                    predicate != 0, 0, 32, at);
     }
     unsigned ballot(int predicate, hn_emu_site at = HN_EMU_HERE) const {
-        unsigned b = (unsigned)hn_emu_coll_at(HN_EMU_OP_BALLOT, HN_EMU_API_TILE,
-                                              hn_emu_tile_mask(), predicate != 0, 0, 32, at);
+        unsigned b = (unsigned)hn_emu_coll_at(HN_EMU_OP_BALLOT, HN_EMU_API_TILE, hn_emu_tile_mask(),
+                                              predicate != 0, 0, 32, at);
         return b >> hn_emu_shift();
     }
     template <class T>
@@ -403,21 +358,13 @@ class coalesced_group : public thread_group {
         : thread_group(hn_emu_cg_coalesced_id, HN_EMU_API_COALESCED, mask, meta_rank, meta_size,
                        tiled) {}
 
-    unsigned num_threads() const {
-        return (unsigned)__builtin_popcount(hn_emu_mask_);
-    }
-    unsigned size() const {
-        return num_threads();
-    }
+    unsigned num_threads() const { return (unsigned)__builtin_popcount(hn_emu_mask_); }
+    unsigned size() const { return num_threads(); }
     unsigned thread_rank() const {
         return (unsigned)__builtin_popcount(hn_emu_mask_ & hn_emu_cg_lanemask_lt());
     }
-    unsigned meta_group_rank() const {
-        return hn_emu_meta_rank_;
-    }
-    unsigned meta_group_size() const {
-        return hn_emu_meta_size_;
-    }
+    unsigned meta_group_rank() const { return hn_emu_meta_rank_; }
+    unsigned meta_group_size() const { return hn_emu_meta_size_; }
     void sync(hn_emu_site at = HN_EMU_HERE) const {
         (void)hn_emu_coll_at(HN_EMU_OP_SYNCWARP, HN_EMU_API_COALESCED, hn_emu_mask_, 0, 0, 32, at);
     }
@@ -450,8 +397,8 @@ class coalesced_group : public thread_group {
                                    predicate != 0, 0, 32, at);
     }
     unsigned ballot(int predicate, hn_emu_site at = HN_EMU_HERE) const {
-        unsigned b = (unsigned)hn_emu_coll_at(HN_EMU_OP_BALLOT, HN_EMU_API_COALESCED,
-                                              hn_emu_mask_, predicate != 0, 0, 32, at);
+        unsigned b = (unsigned)hn_emu_coll_at(HN_EMU_OP_BALLOT, HN_EMU_API_COALESCED, hn_emu_mask_,
+                                              predicate != 0, 0, 32, at);
         return hn_emu_cg_pack(hn_emu_mask_, b);
     }
     template <class T>
@@ -542,8 +489,8 @@ static __inline__ thread_group tiled_partition(const thread_group &parent, unsig
     if (parent.get_type() == hn_emu_cg_block_id)
         return tiled_partition(static_cast<const thread_block &>(parent), tilesz, at);
     if (parent.get_type() != hn_emu_cg_coalesced_id)
-        hn_emu_rt_->trap(hn_emu_self(), "tiled_partition of a grid_group is not supported",
-                         at.line, at.file);
+        hn_emu_rt_->trap(hn_emu_self(), "tiled_partition of a grid_group is not supported", at.line,
+                         at.file);
     coalesced_group t = hn_emu_cg_tile_of(parent, tilesz, at);
     t.hn_emu_set_api(HN_EMU_API_TILE);
     return t;
@@ -557,8 +504,8 @@ static __inline__ coalesced_group binary_partition(const G &g, bool pred,
     static_assert(std::is_base_of<thread_group, G>::value && !std::is_same<G, thread_block>::value,
                   "binary_partition takes a thread_block_tile or a coalesced_group");
     unsigned mask = g.hn_emu_mask();
-    unsigned set = (unsigned)hn_emu_coll_at(HN_EMU_OP_BALLOT, HN_EMU_API_COALESCED, mask, pred, 0,
-                                            32, at);
+    unsigned set =
+        (unsigned)hn_emu_coll_at(HN_EMU_OP_BALLOT, HN_EMU_API_COALESCED, mask, pred, 0, 32, at);
     if (set == mask || set == 0) return coalesced_group(mask, 0, 1);
     return coalesced_group(mask & (pred ? set : ~set), pred ? 1u : 0u, 2);
 }
@@ -575,8 +522,8 @@ static __inline__ coalesced_group labeled_partition(const G &g, L label,
     unsigned mask = g.hn_emu_mask();
     unsigned long long b = 0;
     memcpy(&b, &label, sizeof label);
-    unsigned sub = (unsigned)hn_emu_coll_at(HN_EMU_OP_MATCH_ANY, HN_EMU_API_COALESCED, mask, b, 0,
-                                            32, at);
+    unsigned sub =
+        (unsigned)hn_emu_coll_at(HN_EMU_OP_MATCH_ANY, HN_EMU_API_COALESCED, mask, b, 0, 32, at);
     unsigned leader = (unsigned)__builtin_ctz(sub);
     unsigned leaders = (unsigned)hn_emu_coll_at(HN_EMU_OP_BALLOT, HN_EMU_API_COALESCED, mask,
                                                 hn_emu_cg_lane() == leader, 0, 32, at);
@@ -597,9 +544,7 @@ class grid_group : public thread_group {
   public:
     /* A GPU says whether the grid was launched cooperatively; the emulator's
      * launches never are. */
-    bool is_valid() const {
-        return false;
-    }
+    bool is_valid() const { return false; }
     template <class... A>
     void sync(A...) const {
         static_assert(hn_emu_false<A...>::value,
@@ -625,26 +570,17 @@ class grid_group : public thread_group {
         return (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
     }
     static unsigned long long block_rank() {
-        return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+        return blockIdx.x + (unsigned long long)gridDim.x *
+                                (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
     }
-    static unsigned long long num_threads() {
-        return num_blocks() * hn_emu_self()->blk->nthreads;
-    }
-    static unsigned long long size() {
-        return num_threads();
-    }
+    static unsigned long long num_threads() { return num_blocks() * hn_emu_self()->blk->nthreads; }
+    static unsigned long long size() { return num_threads(); }
     static unsigned long long thread_rank() {
         return block_rank() * hn_emu_self()->blk->nthreads + hn_emu_cg_linear();
     }
-    static dim3 block_index() {
-        return dim3(blockIdx);
-    }
-    static dim3 dim_blocks() {
-        return dim3(gridDim);
-    }
-    static dim3 group_dim() {
-        return dim3(gridDim);
-    }
+    static dim3 block_index() { return dim3(blockIdx); }
+    static dim3 dim_blocks() { return dim3(gridDim); }
+    static dim3 group_dim() { return dim3(gridDim); }
     static dim3 dim_threads() {
         return dim3(gridDim.x * blockDim.x, gridDim.y * blockDim.y, gridDim.z * blockDim.z);
     }
@@ -654,9 +590,7 @@ class grid_group : public thread_group {
     }
 };
 
-static __inline__ grid_group this_grid() {
-    return grid_group();
-}
+static __inline__ grid_group this_grid() { return grid_group(); }
 
 /* ------------------------------------------------------------------------- */
 /* free functions */

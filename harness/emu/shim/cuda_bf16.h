@@ -53,19 +53,13 @@ struct alignas(2) __nv_bfloat16 {
         __x = hr.x;
         return *this;
     }
-    operator __nv_bfloat16_raw() const {
-        return __nv_bfloat16_raw{__x};
-    }
-    operator __nv_bfloat16_raw() const volatile {
-        return __nv_bfloat16_raw{__x};
-    }
+    operator __nv_bfloat16_raw() const { return __nv_bfloat16_raw{__x}; }
+    operator __nv_bfloat16_raw() const volatile { return __nv_bfloat16_raw{__x}; }
     explicit __nv_bfloat16(const __half f)
         : __x(hn_emu_fp_from_float<hn_emu_fmt_bf16>(__half2float(f), HN_EMU_RN)) {}
     __nv_bfloat16(const float f) : __x(hn_emu_fp_from_float<hn_emu_fmt_bf16>(f, HN_EMU_RN)) {}
     __nv_bfloat16(const double f) : __x(hn_emu_fp_from_double<hn_emu_fmt_bf16>(f, HN_EMU_RN)) {}
-    operator float() const {
-        return hn_emu_bf2f(__x);
-    }
+    operator float() const { return hn_emu_bf2f(__x); }
     __nv_bfloat16 &operator=(const float f) {
         __x = hn_emu_fp_from_float<hn_emu_fmt_bf16>(f, HN_EMU_RN);
         return *this;
@@ -74,11 +68,11 @@ struct alignas(2) __nv_bfloat16 {
         __x = hn_emu_fp_from_double<hn_emu_fmt_bf16>(f, HN_EMU_RN);
         return *this;
     }
-#define HN_EMU_BF_FROM_INT(T)                                                               \
+#define HN_EMU_BF_FROM_INT(T)                                                                \
     __nv_bfloat16(const T val) : __x(hn_emu_fp_from_int<hn_emu_fmt_bf16>(val, HN_EMU_RN)) {} \
-    __nv_bfloat16 &operator=(const T val) {                                                 \
-        __x = hn_emu_fp_from_int<hn_emu_fmt_bf16>(val, HN_EMU_RN);                          \
-        return *this;                                                                       \
+    __nv_bfloat16 &operator=(const T val) {                                                  \
+        __x = hn_emu_fp_from_int<hn_emu_fmt_bf16>(val, HN_EMU_RN);                           \
+        return *this;                                                                        \
     }
     HN_EMU_BF_FROM_INT(short)
     HN_EMU_BF_FROM_INT(unsigned short)
@@ -89,10 +83,8 @@ struct alignas(2) __nv_bfloat16 {
     __nv_bfloat16(const long val) : __x(hn_emu_fp_from_int<hn_emu_fmt_bf16>(val, HN_EMU_RN)) {}
     __nv_bfloat16(const unsigned long val)
         : __x(hn_emu_fp_from_int<hn_emu_fmt_bf16>(val, HN_EMU_RN)) {}
-#define HN_EMU_BF_TO_INT(T)                                                                 \
-    operator T() const {                                                                    \
-        return hn_emu_fp_to_int<T>(hn_emu_bf2f(__x), HN_EMU_RZ);                            \
-    }
+#define HN_EMU_BF_TO_INT(T) \
+    operator T() const { return hn_emu_fp_to_int<T>(hn_emu_bf2f(__x), HN_EMU_RZ); }
     HN_EMU_BF_TO_INT(signed char)
     HN_EMU_BF_TO_INT(unsigned char)
     HN_EMU_BF_TO_INT(char)
@@ -104,9 +96,7 @@ struct alignas(2) __nv_bfloat16 {
     HN_EMU_BF_TO_INT(unsigned long)
     HN_EMU_BF_TO_INT(long long)
     HN_EMU_BF_TO_INT(unsigned long long)
-    constexpr operator bool() const {
-        return (__x & 0x7fffu) != 0u;
-    }
+    constexpr operator bool() const { return (__x & 0x7fffu) != 0u; }
 };
 
 struct alignas(4) __nv_bfloat162 {
@@ -152,9 +142,7 @@ static __inline__ __nv_bfloat16 hn_emu_bfmake(unsigned short b) {
 static __inline__ __nv_bfloat16 __float2bfloat16(const float a) {
     return hn_emu_bfmake(hn_emu_fp_from_float<hn_emu_fmt_bf16>(a, HN_EMU_RN));
 }
-static __inline__ __nv_bfloat16 __float2bfloat16_rn(const float a) {
-    return __float2bfloat16(a);
-}
+static __inline__ __nv_bfloat16 __float2bfloat16_rn(const float a) { return __float2bfloat16(a); }
 static __inline__ __nv_bfloat16 __float2bfloat16_rz(const float a) {
     return hn_emu_bfmake(hn_emu_fp_from_float<hn_emu_fmt_bf16>(a, HN_EMU_RZ));
 }
@@ -171,30 +159,30 @@ static __inline__ __nv_bfloat16 __double2bfloat16(const double a) {
     return hn_emu_bfmake(hn_emu_fp_from_double<hn_emu_fmt_bf16>(a, HN_EMU_RN));
 }
 
-#define HN_EMU_BF_INT_CVT(T, NAME)                                                          \
-    static __inline__ __nv_bfloat16 __##NAME##2bfloat16_rn(const T i) {                     \
-        return hn_emu_bfmake(hn_emu_fp_from_int<hn_emu_fmt_bf16>(i, HN_EMU_RN));            \
-    }                                                                                       \
-    static __inline__ __nv_bfloat16 __##NAME##2bfloat16_rz(const T i) {                     \
-        return hn_emu_bfmake(hn_emu_fp_from_int<hn_emu_fmt_bf16>(i, HN_EMU_RZ));            \
-    }                                                                                       \
-    static __inline__ __nv_bfloat16 __##NAME##2bfloat16_rd(const T i) {                     \
-        return hn_emu_bfmake(hn_emu_fp_from_int<hn_emu_fmt_bf16>(i, HN_EMU_RD));            \
-    }                                                                                       \
-    static __inline__ __nv_bfloat16 __##NAME##2bfloat16_ru(const T i) {                     \
-        return hn_emu_bfmake(hn_emu_fp_from_int<hn_emu_fmt_bf16>(i, HN_EMU_RU));            \
-    }                                                                                       \
-    static __inline__ T __bfloat162##NAME##_rn(const __nv_bfloat16 h) {                     \
-        return hn_emu_fp_to_int<T>(__bfloat162float(h), HN_EMU_RN);                         \
-    }                                                                                       \
-    static __inline__ T __bfloat162##NAME##_rz(const __nv_bfloat16 h) {                     \
-        return hn_emu_fp_to_int<T>(__bfloat162float(h), HN_EMU_RZ);                         \
-    }                                                                                       \
-    static __inline__ T __bfloat162##NAME##_rd(const __nv_bfloat16 h) {                     \
-        return hn_emu_fp_to_int<T>(__bfloat162float(h), HN_EMU_RD);                         \
-    }                                                                                       \
-    static __inline__ T __bfloat162##NAME##_ru(const __nv_bfloat16 h) {                     \
-        return hn_emu_fp_to_int<T>(__bfloat162float(h), HN_EMU_RU);                         \
+#define HN_EMU_BF_INT_CVT(T, NAME)                                               \
+    static __inline__ __nv_bfloat16 __##NAME##2bfloat16_rn(const T i) {          \
+        return hn_emu_bfmake(hn_emu_fp_from_int<hn_emu_fmt_bf16>(i, HN_EMU_RN)); \
+    }                                                                            \
+    static __inline__ __nv_bfloat16 __##NAME##2bfloat16_rz(const T i) {          \
+        return hn_emu_bfmake(hn_emu_fp_from_int<hn_emu_fmt_bf16>(i, HN_EMU_RZ)); \
+    }                                                                            \
+    static __inline__ __nv_bfloat16 __##NAME##2bfloat16_rd(const T i) {          \
+        return hn_emu_bfmake(hn_emu_fp_from_int<hn_emu_fmt_bf16>(i, HN_EMU_RD)); \
+    }                                                                            \
+    static __inline__ __nv_bfloat16 __##NAME##2bfloat16_ru(const T i) {          \
+        return hn_emu_bfmake(hn_emu_fp_from_int<hn_emu_fmt_bf16>(i, HN_EMU_RU)); \
+    }                                                                            \
+    static __inline__ T __bfloat162##NAME##_rn(const __nv_bfloat16 h) {          \
+        return hn_emu_fp_to_int<T>(__bfloat162float(h), HN_EMU_RN);              \
+    }                                                                            \
+    static __inline__ T __bfloat162##NAME##_rz(const __nv_bfloat16 h) {          \
+        return hn_emu_fp_to_int<T>(__bfloat162float(h), HN_EMU_RZ);              \
+    }                                                                            \
+    static __inline__ T __bfloat162##NAME##_rd(const __nv_bfloat16 h) {          \
+        return hn_emu_fp_to_int<T>(__bfloat162float(h), HN_EMU_RD);              \
+    }                                                                            \
+    static __inline__ T __bfloat162##NAME##_ru(const __nv_bfloat16 h) {          \
+        return hn_emu_fp_to_int<T>(__bfloat162float(h), HN_EMU_RU);              \
     }
 HN_EMU_BF_INT_CVT(int, int)
 HN_EMU_BF_INT_CVT(unsigned int, uint)
@@ -209,9 +197,7 @@ static __inline__ unsigned char __bfloat162uchar_rz(const __nv_bfloat16 h) {
     return hn_emu_fp_to_int<unsigned char>(__bfloat162float(h), HN_EMU_RZ);
 }
 
-static __inline__ short __bfloat16_as_short(const __nv_bfloat16 h) {
-    return (short)hn_emu_bits(h);
-}
+static __inline__ short __bfloat16_as_short(const __nv_bfloat16 h) { return (short)hn_emu_bits(h); }
 static __inline__ unsigned short __bfloat16_as_ushort(const __nv_bfloat16 h) {
     return hn_emu_bits(h);
 }
@@ -234,12 +220,8 @@ static __inline__ __nv_bfloat162 __float22bfloat162_rn(const float2 a) {
 static __inline__ float2 __bfloat1622float2(const __nv_bfloat162 a) {
     return make_float2(__bfloat162float(a.x), __bfloat162float(a.y));
 }
-static __inline__ float __low2float(const __nv_bfloat162 a) {
-    return __bfloat162float(a.x);
-}
-static __inline__ float __high2float(const __nv_bfloat162 a) {
-    return __bfloat162float(a.y);
-}
+static __inline__ float __low2float(const __nv_bfloat162 a) { return __bfloat162float(a.x); }
+static __inline__ float __high2float(const __nv_bfloat162 a) { return __bfloat162float(a.y); }
 static __inline__ __nv_bfloat162 __halves2bfloat162(const __nv_bfloat16 a, const __nv_bfloat16 b) {
     return __nv_bfloat162(a, b);
 }
@@ -249,12 +231,8 @@ static __inline__ __nv_bfloat162 __bfloat162bfloat162(const __nv_bfloat16 a) {
 static __inline__ __nv_bfloat162 make_bfloat162(const __nv_bfloat16 x, const __nv_bfloat16 y) {
     return __nv_bfloat162(x, y);
 }
-static __inline__ __nv_bfloat16 __low2bfloat16(const __nv_bfloat162 a) {
-    return a.x;
-}
-static __inline__ __nv_bfloat16 __high2bfloat16(const __nv_bfloat162 a) {
-    return a.y;
-}
+static __inline__ __nv_bfloat16 __low2bfloat16(const __nv_bfloat162 a) { return a.x; }
+static __inline__ __nv_bfloat16 __high2bfloat16(const __nv_bfloat162 a) { return a.y; }
 static __inline__ __nv_bfloat162 __low2bfloat162(const __nv_bfloat162 a) {
     return __nv_bfloat162(a.x, a.x);
 }
@@ -264,8 +242,7 @@ static __inline__ __nv_bfloat162 __high2bfloat162(const __nv_bfloat162 a) {
 static __inline__ __nv_bfloat162 __lows2bfloat162(const __nv_bfloat162 a, const __nv_bfloat162 b) {
     return __nv_bfloat162(a.x, b.x);
 }
-static __inline__ __nv_bfloat162 __highs2bfloat162(const __nv_bfloat162 a,
-                                                   const __nv_bfloat162 b) {
+static __inline__ __nv_bfloat162 __highs2bfloat162(const __nv_bfloat162 a, const __nv_bfloat162 b) {
     return __nv_bfloat162(a.y, b.y);
 }
 static __inline__ __nv_bfloat162 __lowhigh2highlow(const __nv_bfloat162 a) {

@@ -228,7 +228,7 @@ struct hn_emu_warp_at {
     template <class T>
     static unsigned long long bits(T v) {
         static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
-                      "warp shuffles take 4- or 8-byte values");
+                      "warp shuffles take trivially copyable values of at most 8 bytes");
         unsigned long long b = 0;
         memcpy(&b, &v, sizeof v);
         return b;
@@ -236,7 +236,7 @@ struct hn_emu_warp_at {
     template <class T>
     static T unbits(unsigned long long b) {
         T v;
-        memcpy(&v, &b, sizeof v);
+        memcpy((void *)&v, &b, sizeof v);
         return v;
     }
     unsigned long long op(int o, unsigned mask, unsigned long long v, int param,
@@ -453,7 +453,7 @@ static __inline__ T hn_emu_cas_loop(T *p, F f) {
     U old = __atomic_load_n(q, __ATOMIC_RELAXED);
     for (;;) {
         T o;
-        memcpy(&o, &old, sizeof o);
+        memcpy((void *)&o, &old, sizeof o);
         T n = f(o);
         U nu;
         memcpy(&nu, &n, sizeof nu);

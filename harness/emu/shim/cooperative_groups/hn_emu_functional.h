@@ -18,39 +18,27 @@ namespace cooperative_groups {
 
 template <class Ty>
 struct plus {
-    Ty operator()(Ty a, Ty b) const {
-        return a + b;
-    }
+    Ty operator()(Ty a, Ty b) const { return a + b; }
 };
 template <class Ty>
 struct less {
-    Ty operator()(Ty a, Ty b) const {
-        return (b < a) ? b : a;
-    }
+    Ty operator()(Ty a, Ty b) const { return (b < a) ? b : a; }
 };
 template <class Ty>
 struct greater {
-    Ty operator()(Ty a, Ty b) const {
-        return (a < b) ? b : a;
-    }
+    Ty operator()(Ty a, Ty b) const { return (a < b) ? b : a; }
 };
 template <class Ty>
 struct bit_and {
-    Ty operator()(Ty a, Ty b) const {
-        return a & b;
-    }
+    Ty operator()(Ty a, Ty b) const { return a & b; }
 };
 template <class Ty>
 struct bit_or {
-    Ty operator()(Ty a, Ty b) const {
-        return a | b;
-    }
+    Ty operator()(Ty a, Ty b) const { return a | b; }
 };
 template <class Ty>
 struct bit_xor {
-    Ty operator()(Ty a, Ty b) const {
-        return a ^ b;
-    }
+    Ty operator()(Ty a, Ty b) const { return a ^ b; }
 };
 
 template <class T>
@@ -60,9 +48,9 @@ using hn_emu_rq = typename std::remove_cv<typename std::remove_reference<T>::typ
  * coalesced_group (33); 0 for anything else. */
 template <class G>
 constexpr unsigned hn_emu_cg_kind() {
-    return hn_emu_tile_size<G>::value ? hn_emu_tile_size<G>::value
+    return hn_emu_tile_size<G>::value                ? hn_emu_tile_size<G>::value
            : std::is_same<G, coalesced_group>::value ? 33u
-                                                       : 0u;
+                                                     : 0u;
 }
 
 /* The group's rank-order predecessor `d` ranks down (its own value when there is

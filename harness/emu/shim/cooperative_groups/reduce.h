@@ -28,13 +28,15 @@ constexpr int hn_emu_redux_op() {
     } else {
         using O = hn_emu_rq<Op>;
         constexpr bool sgn = std::is_signed<U>::value;
-        return std::is_same<O, plus<U>>::value      ? HN_EMU_OP_REDUCE_ADD
-               : std::is_same<O, less<U>>::value    ? (sgn ? HN_EMU_OP_REDUCE_MIN_S : HN_EMU_OP_REDUCE_MIN_U)
-               : std::is_same<O, greater<U>>::value ? (sgn ? HN_EMU_OP_REDUCE_MAX_S : HN_EMU_OP_REDUCE_MAX_U)
+        return std::is_same<O, plus<U>>::value ? HN_EMU_OP_REDUCE_ADD
+               : std::is_same<O, less<U>>::value
+                   ? (sgn ? HN_EMU_OP_REDUCE_MIN_S : HN_EMU_OP_REDUCE_MIN_U)
+               : std::is_same<O, greater<U>>::value
+                   ? (sgn ? HN_EMU_OP_REDUCE_MAX_S : HN_EMU_OP_REDUCE_MAX_U)
                : std::is_same<O, bit_and<U>>::value ? HN_EMU_OP_REDUCE_AND
                : std::is_same<O, bit_or<U>>::value  ? HN_EMU_OP_REDUCE_OR
                : std::is_same<O, bit_xor<U>>::value ? HN_EMU_OP_REDUCE_XOR
-                                                     : -1;
+                                                    : -1;
     }
 }
 
@@ -42,8 +44,9 @@ template <class G, class T, class Op>
 static __inline__ auto reduce(const G &g, T &&val, Op &&op, hn_emu_site at = HN_EMU_HERE)
     -> decltype(op(val, val)) {
     constexpr unsigned kind = hn_emu_cg_kind<hn_emu_rq<G>>();
-    static_assert(kind != 0, "This group does not exclusively represent a tile (cooperative_groups::"
-                             "reduce takes a thread_block_tile or a coalesced_group)");
+    static_assert(kind != 0,
+                  "This group does not exclusively represent a tile (cooperative_groups::"
+                  "reduce takes a thread_block_tile or a coalesced_group)");
     using V = hn_emu_rq<T>;
     const int api = HN_EMU_API_REDUCE;
     unsigned mask = g.hn_emu_mask();
@@ -52,11 +55,14 @@ static __inline__ auto reduce(const G &g, T &&val, Op &&op, hn_emu_site at = HN_
     if constexpr (redux >= 0) {
         unsigned long long b = std::is_signed<V>::value ? (unsigned)(int)out : (unsigned)out;
         unsigned r = (unsigned)hn_emu_coll_at(redux, api, mask, b, 0, 32, at);
-        if constexpr (std::is_signed<V>::value) return (V)(int)r;
-        else return (V)r;
+        if constexpr (std::is_signed<V>::value)
+            return (V)(int)r;
+        else
+            return (V)r;
     } else if constexpr (kind <= 32) {
         for (unsigned m = kind >> 1; m > 0; m >>= 1)
-            out = op(out, hn_emu_cg_shfl(HN_EMU_OP_SHFL_XOR, api, mask, out, (int)m, (int)kind, at));
+            out =
+                op(out, hn_emu_cg_shfl(HN_EMU_OP_SHFL_XOR, api, mask, out, (int)m, (int)kind, at));
         return out;
     } else {
         if (mask == 0xffffffffu) {
