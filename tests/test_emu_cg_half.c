@@ -30,7 +30,7 @@ static hn_backend *be;
 static uint64_t seed = 12345;
 
 static int rand_int(int lo, int hi) { /* in [lo, hi] */
-    return lo + (int)hn_rand_below(&seed, (uint64_t)(hi - lo + 1));
+    return (int)(lo + (long long)hn_rand_below(&seed, (uint64_t)((long long)hi - lo + 1)));
 }
 
 /* A compiled module with its kernels, by name. */
