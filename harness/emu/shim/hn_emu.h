@@ -332,11 +332,13 @@ struct hn_emu_warp_at {
  * constant that the compiler emits once per distinct (file, function, line,
  * column); the id is derived from that address. Two call sites differ at least
  * in their column, so they get two constants and two ids; every thread at one
- * site passes the same constant. With clang, the id is line * 1024 + column
- * (from __builtin_COLUMN), xor a hash of the file name: a bijection within one
- * file, so two sites of one file never share an id (sites in two files could,
- * by a 1 in 2^30 chance). Bit 30 is set in these ids and never in __COUNTER__
- * values, so they cannot meet the macros' ids.
+ * site passes the same constant. With clang (__builtin_COLUMN) and in C++20
+ * (std::source_location), the id is line * 1024 + column xor a hash of the
+ * file name: a bijection within one file, so two sites of one file never share
+ * an id (sites in two files could, by a 1 in 2^30 chance). Bit 30 is set in
+ * these ids and never in __COUNTER__ values, so they cannot meet the macros'
+ * ids. GCC's id is a link-time constant; the hashed one costs a loop over the
+ * file name per call (often folded by the compiler), small next to a switch.
  *
  * Limit: two calls inside one expansion of a user's macro share the position of
  * the expansion, hence the id, and the runtime cannot tell them apart (the
@@ -347,8 +349,22 @@ struct hn_emu_site {
 };
 #define HN_EMU_SITE_TAG 0x40000000u
 
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
-#if __cplusplus <= 201703L
+/* The id of (file, line, column) where there is no unique address for it. */
+static __inline__ hn_emu_site hn_emu_site_at(const char *file, int line, int column) {
+    unsigned h = 2166136261u;
+    for (const char *p = file; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    unsigned pos = ((unsigned)line << 10) | ((unsigned)column & 0x3ffu);
+    return hn_emu_site{(int)(HN_EMU_SITE_TAG | ((pos ^ h) & 0x3fffffffu)), line, file};
+}
+
+#if defined(__cpp_lib_source_location)
+/* C++20 (HARNESS_EMU_CXXFLAGS=-std=c++20): the standard way; libstdc++ keeps
+ * the constant's address private */
+static __inline__ hn_emu_site hn_emu_site_loc(const std::source_location &l) {
+    return hn_emu_site_at(l.file_name(), (int)l.line(), (int)l.column());
+}
+#define HN_EMU_HERE hn_emu_site_loc(std::source_location::current())
+#elif defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
 /* the type __builtin_source_location() returns a pointer to; libstdc++ declares
  * it in <source_location>, from C++20 on only */
 namespace std {
@@ -361,28 +377,19 @@ struct source_location {
     };
 };
 } // namespace std
-#endif
 static __inline__ hn_emu_site hn_emu_site_of(const void *loc) {
     const std::source_location::__impl *l = static_cast<const std::source_location::__impl *>(loc);
     unsigned id = HN_EMU_SITE_TAG | (unsigned)(((unsigned long)loc >> 3) & 0x3fffffffu);
     return hn_emu_site{(int)id, (int)l->_M_line, l->_M_file_name};
 }
 #define HN_EMU_HERE hn_emu_site_of(__builtin_source_location())
-#else
-static __inline__ hn_emu_site hn_emu_site_at(const char *file, int line, int column) {
-    unsigned h = 2166136261u;
-    for (const char *p = file; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
-    unsigned pos = ((unsigned)line << 10) | ((unsigned)column & 0x3ffu);
-    return hn_emu_site{(int)(HN_EMU_SITE_TAG | ((pos ^ h) & 0x3fffffffu)), line, file};
-}
-#if defined(__has_builtin)
+#elif defined(__has_builtin)
 #if __has_builtin(__builtin_COLUMN)
 #define HN_EMU_HERE hn_emu_site_at(__builtin_FILE(), __builtin_LINE(), __builtin_COLUMN())
 #endif
 #endif
 #ifndef HN_EMU_HERE /* no column: two sites on one line share an id */
 #define HN_EMU_HERE hn_emu_site_at(__builtin_FILE(), __builtin_LINE(), 0)
-#endif
 #endif
 
 /* A collective on behalf of `api` (HN_EMU_API_*, for messages) at `at`. */
