@@ -16,11 +16,17 @@
  *     `extern __shared__ T x[];` is rewritten by the harness before compiling
  *     (into a pointer at the launch's dynamic shared buffer); it is never seen
  *     here.
- *   - Every barrier and warp collective passes a per-expansion id (__COUNTER__)
- *     and the user's __LINE__/__FILE__, so divergence can be reported by line.
+ *   - Every barrier and warp collective passes a per-call-site id and the
+ *     user's line and file, so divergence can be reported by line: the macros
+ *     take __COUNTER__, __LINE__, __FILE__; member functions (cooperative groups)
+ *     take the caller's source location from a default argument (hn_emu_site).
+ *   - Collectives made on behalf of another API carry its name in the bits of
+ *     `op` above HN_EMU_OP_MASK (hn_emu_coll_at), for messages.
  *   - Constructs the emulator cannot run fail to compile with a message naming
- *     them (static_assert in templates below, #error stub headers beside this
- *     one, and a token scan in emu_compile.c for inline asm and <<<...>>>).
+ *     them (static_assert in templates below and in cooperative_groups.h, #error
+ *     stub headers beside this one, and a token scan in emu_compile.c for inline
+ *     asm and <<<...>>>). Beside this header: cooperative_groups.h (and
+ *     cooperative_groups/), cuda_fp16.h and cuda_bf16.h implement those APIs.
  *
  * Everything private uses the hn_emu_ prefix.
  */
