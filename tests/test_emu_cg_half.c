@@ -1153,24 +1153,33 @@ static void test_divergence(void) {
     module_free(&m);
 }
 
-static void test_grid_sync_refused(void) {
+/* Compiles cg_grid_sync.cu with kernel `name` (and define `def`) for the
+ * emulator, expecting a refusal that says `what` at the line marked `mark`. */
+static void check_refused(const char *name, const char *def, const char *what, const char *mark) {
     char *path = emu_kernel_path("cg_grid_sync.cu");
-    const char *ks[] = {"grid_sync"};
+    const char *ks[] = {name}, *defs[] = {def};
     hn_module_image img;
     char *log = NULL;
     hn_err err;
-    int rc = emu_compile_file(path, ks, 1, NULL, 0, &img, &log, &err);
-    CHECK_MSG(rc != 0, "this_grid().sync() compiled for the emulator");
+    int rc = emu_compile_file(path, ks, 1, defs, def ? 1 : 0, &img, &log, &err);
+    CHECK_MSG(rc != 0, "%s compiled for the emulator", name);
     if (rc == 0) hn_module_image_free(&img);
+    else fprintf(stderr, "  message: %s\n", err.msg);
     hn_sb both;
     hn_sb_init(&both);
     hn_sb_addf(&both, "%s\n%s", err.msg, log ? log : "");
-    CHECK_CONTAINS(both.buf, "grid_group::sync (this_grid().sync()");
+    CHECK_CONTAINS(both.buf, what);
     CHECK_CONTAINS(both.buf, "is not supported");
-    CHECK_AT(err.msg, "cg_grid_sync.cu", "grid_sync");
+    CHECK_AT(err.msg, "cg_grid_sync.cu", mark);
     hn_sb_free(&both);
     free(log);
     free(path);
+}
+
+static void test_refused(void) {
+    check_refused("grid_sync", NULL, "grid_group::sync (this_grid().sync()", "grid_sync");
+    check_refused("tile64", "TILE64", "thread_block_tile<N> with N > 32", "tile64");
+    check_refused("copy", "MEMCPY_ASYNC", "memcpy_async", "memcpy_async");
 }
 
 /* the same kernels through NVRTC for sm_90 (CUDA's own headers) */
@@ -1241,7 +1250,7 @@ int main(void) {
     test_tile_reduce(); /* the backend still works after the failures */
     module_free(&cgm);
 
-    test_grid_sync_refused();
+    test_refused();
     test_nvrtc();
 
     hn_backend_destroy(be);

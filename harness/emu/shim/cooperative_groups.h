@@ -307,6 +307,7 @@ class thread_block_tile : public hn_emu_tile<Size> {
     friend class thread_block_tile;
 
   public:
+    /* the emulator's own (tiled_partition makes tiles): the caller's tile */
     thread_block_tile(unsigned meta_rank, unsigned meta_size)
         : hn_emu_tile<Size>(meta_rank, meta_size) {}
     /* thread_block_tile<N, Parent> converts to thread_block_tile<N> */
