@@ -105,10 +105,10 @@ static void test_unsupported(void) {
          "    o[0] = tex2D<float>(t, 0.5f, 0.5f);\n"
          "}\n",
          "k", "tex2D is not supported"},
-        {"u_cg.cu",
-         "#include <cooperative_groups.h>\n"
+        {"u_wmma.cu",
+         "#include <mma.h>\n"
          "__global__ void k(int *o) { o[0] = 1; }\n",
-         "k", "cooperative_groups.h (cooperative groups) is not supported"},
+         "k", "mma.h (warp matrix functions, nvcuda::wmma) is not supported"},
         {"u_dynpar.cu",
          "__global__ void child(int *o) { o[0] = 1; }\n"
          "__global__ void k(int *o) {\n"
@@ -120,10 +120,14 @@ static void test_unsupported(void) {
          "    o[0] = __shfl(o[1], 0);\n"
          "}\n",
          "k", "__shfl is not supported: the non-sync warp intrinsics were removed"},
-        {"u_half.cu",
-         "#include <cuda_fp16.h>\n"
+        {"u_pipeline.cu",
+         "#include <cuda_pipeline.h>\n"
          "__global__ void k(int *o) { o[0] = 1; }\n",
-         "k", "cuda_fp16.h"},
+         "k", "cuda_pipeline.h"},
+        {"u_cluster.cu",
+         "#include <cooperative_groups.h>\n"
+         "__global__ void k(int *o) { o[0] = (int)cooperative_groups::this_cluster(); }\n",
+         "k", "this_cluster is not supported: thread block clusters"},
     };
     for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
         char msg[2048];

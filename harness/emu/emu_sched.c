@@ -53,6 +53,10 @@ typedef struct {
     emu_wgroup g[HN_EMU_WARP_SIZE];
     int n;
     unsigned done;              /* lanes that have exited */
+    /* coalesced_threads() calls waiting for the warp to settle, one per site
+     * (their `mask` is unused: the group is whoever arrived) */
+    emu_wgroup co[HN_EMU_WARP_SIZE];
+    int nco;
 } emu_warp;
 
 struct emu_sched {
@@ -113,15 +117,32 @@ static const char *base_name(const char *path) {
     return s ? s + 1 : path;
 }
 
+/* The name of a collective for messages: the op, and the API that called it
+ * (the bits above HN_EMU_OP_MASK). */
+#define CG_NAMES(P)                                                                          \
+    {P "sync", P "sync", P "sync", P "sync", P "sync", P "shfl", P "shfl_up",              \
+     P "shfl_down", P "shfl_xor", P "ballot", P "any", P "all", P "match_any",             \
+     P "match_all", P "reduce", P "reduce", P "reduce", P "reduce", P "reduce", P "reduce", \
+     P "reduce", P "reduce", P "activemask", "coalesced_threads"}
+#define CG_ONE_NAME(N)                                                                       \
+    {N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N}
 static const char *op_name(int op) {
-    static const char *names[] = {
-        "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
-        "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-        "__ballot_sync", "__any_sync", "__all_sync", "__match_any_sync", "__match_all_sync",
-        "__reduce_add_sync", "__reduce_min_sync", "__reduce_min_sync", "__reduce_max_sync",
-        "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
-        "__activemask"};
-    return op >= 0 && op < (int)HN_ARRAY_LEN(names) ? names[op] : "collective";
+    static const char *names[HN_EMU_API_COUNT_][HN_EMU_OP_COUNT_] = {
+        {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
+         "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+         "__ballot_sync", "__any_sync", "__all_sync", "__match_any_sync", "__match_all_sync",
+         "__reduce_add_sync", "__reduce_min_sync", "__reduce_min_sync", "__reduce_max_sync",
+         "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
+         "__activemask", "coalesced_threads"},
+        CG_NAMES("thread_block::"),
+        CG_NAMES("thread_block_tile::"),
+        CG_NAMES("coalesced_group::"),
+        CG_ONE_NAME("cooperative_groups::reduce"),
+        CG_ONE_NAME("cooperative_groups scan"),
+    };
+    int base = op & HN_EMU_OP_MASK, api = op >> HN_EMU_OP_API_SHIFT;
+    if (base < 0 || base >= HN_EMU_OP_COUNT_) return "collective";
+    return api >= 0 && api < HN_EMU_API_COUNT_ ? names[api][base] : names[0][base];
 }
 
 static void tid_of(const emu_sched *s, int id, char *buf, size_t size) {
@@ -371,6 +392,75 @@ __attribute__((noreturn)) static void deadlock(emu_sched *s, emu_fiber *me) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* coalesced_threads() */
+
+/* A GPU knows which lanes of a warp run together; the emulator, one thread at a
+ * time, does not. So coalesced_threads() waits until the warp has settled: every
+ * other lane has exited or waits in a collective (a barrier, a warp collective,
+ * another coalesced_threads()), or yielded while spinning. The lanes that wait at
+ * the same call site then form the group, as the converged lanes would on a GPU
+ * (`if (p) { auto g = coalesced_threads(); ... }`: the lanes with p). Called by
+ * every lane that is about to wait or exit (`me`, which counts as settled); when
+ * the warp of `me` has settled, releases its pending groups, each with its mask
+ * as the result. Returns 1 if `me` was in one of them (it must not block). */
+static int coalesce_settle(emu_sched *s, emu_fiber *me) {
+    int w = me->id / HN_EMU_WARP_SIZE;
+    emu_warp *wp = &s->warps[w];
+    if (__builtin_expect(wp->nco == 0, 1)) return 0;
+    int base = w * HN_EMU_WARP_SIZE;
+    int nl = s->n - base < HN_EMU_WARP_SIZE ? s->n - base : HN_EMU_WARP_SIZE;
+    for (int l = 0; l < nl; l++) {
+        const emu_fiber *f = s->f[base + l];
+        if (f != me && f->state != F_DONE && f->state != F_BARRIER && f->state != F_WARP) return 0;
+    }
+    int mine = 0;
+    for (int i = 0; i < wp->nco; i++) {
+        unsigned mask = wp->co[i].arrived;
+        for (int l = 0; l < nl; l++) {
+            if (!(mask >> l & 1u)) continue;
+            emu_fiber *f = s->f[base + l];
+            f->ret = mask;
+            if (f == me) {
+                mine = 1;
+                f->state = F_RUNNING;
+            } else {
+                f->state = F_READY;
+                push(s, f->id);
+            }
+        }
+    }
+    wp->nco = 0;
+    return mine;
+}
+
+static unsigned long long coalesce(emu_sched *s, emu_fiber *me, int op, int site, int line,
+                                   const char *file) {
+    int w = me->id / HN_EMU_WARP_SIZE, lane = me->id % HN_EMU_WARP_SIZE;
+    emu_warp *wp = &s->warps[w];
+    emu_wgroup *g = NULL;
+    for (int i = 0; i < wp->nco && !g; i++)
+        if (wp->co[i].site == site) g = &wp->co[i];
+    if (!g) {
+        g = &wp->co[wp->nco++];
+        g->mask = 0;
+        g->arrived = 0;
+        g->op = op;
+        g->site = site;
+        g->line = line;
+        g->file = file;
+    }
+    g->arrived |= 1u << lane;
+    me->state = F_WARP;
+    me->w_op = op;
+    me->w_line = line;
+    me->w_file = file;
+    me->w_mask = 0;
+    if (coalesce_settle(s, me)) return me->ret;
+    block_me(s, me);
+    return me->ret;
+}
+
+/* ------------------------------------------------------------------------- */
 /* barriers */
 
 /* A thread reaches a barrier that some thread exited without reaching. */
@@ -389,22 +479,24 @@ __attribute__((noinline, cold, noreturn)) static void barrier_exited(emu_sched *
 
 /* A thread reaches a barrier other than the one the others wait at. */
 __attribute__((noinline, cold, noreturn)) static void barrier_diverged(emu_sched *s, emu_fiber *me,
-                                                                     int line, const char *file) {
+                                                                     int op, int line,
+                                                                     const char *file) {
     char t[48];
     tid_of(s, s->bar_first, t, sizeof t);
     if (line == s->bar_line && file == s->bar_file)
         fail(s, me,
-             "divergent __syncthreads: waits at %s:%d while thread %s waits at another "
-             "__syncthreads on the same line",
-             base_name(file), line, t);
-    fail(s, me, "divergent __syncthreads: waits at %s:%d while thread %s waits at %s:%d",
-         base_name(file), line, t, base_name(s->bar_file), s->bar_line);
+             "divergent %s: waits at %s:%d while thread %s waits at another "
+             "%s on the same line",
+             op_name(op), base_name(file), line, t, op_name(s->bar_op));
+    fail(s, me, "divergent %s: waits at %s:%d while thread %s waits at %s (%s:%d)", op_name(op),
+         base_name(file), line, t, op_name(s->bar_op), base_name(s->bar_file), s->bar_line);
 }
 
 static unsigned long long barrier(emu_sched *s, emu_fiber *me, int op, int pred, int site, int line,
                                   const char *file) {
     if (__builtin_expect(s->ndone > 0, 0)) barrier_exited(s, me, op, line, file);
-    if (__builtin_expect(s->bar_n > 0 && s->bar_site != site, 0)) barrier_diverged(s, me, line, file);
+    if (__builtin_expect(s->bar_n > 0 && s->bar_site != site, 0))
+        barrier_diverged(s, me, op, line, file);
     if (s->bar_n == 0) {
         s->bar_site = site;
         s->bar_line = line;
@@ -420,11 +512,12 @@ static unsigned long long barrier(emu_sched *s, emu_fiber *me, int op, int pred,
         me->w_op = op;
         me->w_line = line;
         me->w_file = file;
+        coalesce_settle(s, me);
         block_me(s, me);
         return me->ret;
     }
     unsigned long long r = 0;
-    switch (op) {
+    switch (op & HN_EMU_OP_MASK) {
     case HN_EMU_OP_SYNCTHREADS_COUNT: r = (unsigned long long)s->bar_true; break;
     case HN_EMU_OP_SYNCTHREADS_AND: r = s->bar_true == s->n; break;
     case HN_EMU_OP_SYNCTHREADS_OR: r = s->bar_true > 0; break;
@@ -457,7 +550,8 @@ static void warp_results(emu_sched *s, const emu_wgroup *g, int base) {
         emu_fiber *fl = s->f[base + l];
         int w = fl->w_width, seg = l & ~(w - 1), src = l;
         unsigned long long r = 0;
-        switch (g->op) {
+        int op = g->op & HN_EMU_OP_MASK;
+        switch (op) {
         case HN_EMU_OP_SHFL: src = seg | (fl->w_param & (w - 1)); break;
         case HN_EMU_OP_SHFL_UP:
             if ((unsigned)(l & (w - 1)) >= (unsigned)fl->w_param) src = l - fl->w_param;
@@ -472,7 +566,7 @@ static void warp_results(emu_sched *s, const emu_wgroup *g, int base) {
         }
         default: break;
         }
-        switch (g->op) {
+        switch (op) {
         case HN_EMU_OP_SHFL:
         case HN_EMU_OP_SHFL_UP:
         case HN_EMU_OP_SHFL_DOWN:
@@ -488,7 +582,7 @@ static void warp_results(emu_sched *s, const emu_wgroup *g, int base) {
             unsigned same = 0;
             for (int j = 0; j < HN_EMU_WARP_SIZE; j++)
                 if ((mask >> j & 1u) && v[j] == v[l]) same |= 1u << j;
-            if (g->op == HN_EMU_OP_MATCH_ANY) r = same;
+            if (op == HN_EMU_OP_MATCH_ANY) r = same;
             else r = same == mask ? (mask | (1ull << 32)) : 0;
             break;
         }
@@ -510,7 +604,7 @@ static void warp_results(emu_sched *s, const emu_wgroup *g, int base) {
                     first = 0;
                     continue;
                 }
-                switch (g->op) {
+                switch (op) {
                 case HN_EMU_OP_REDUCE_ADD: acc += x; break;
                 case HN_EMU_OP_REDUCE_MIN_S: acc = (int)x < (int)acc ? x : acc; break;
                 case HN_EMU_OP_REDUCE_MIN_U: acc = x < acc ? x : acc; break;
@@ -540,7 +634,9 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
     unsigned exist = nl == HN_EMU_WARP_SIZE ? 0xffffffffu : (1u << nl) - 1u;
     emu_warp *wp = &s->warps[w];
     char buf[128];
-    if (op == HN_EMU_OP_ACTIVEMASK) return exist & ~wp->done;
+    int bop = op & HN_EMU_OP_MASK;
+    if (bop == HN_EMU_OP_ACTIVEMASK) return exist & ~wp->done;
+    if (bop == HN_EMU_OP_COALESCE) return coalesce(s, me, op, site, line, file);
     if (width < 1 || width > HN_EMU_WARP_SIZE || (width & (width - 1)))
         fail(s, me, "%s at %s:%d: width %d is not a power of two from 1 to 32", op_name(op),
              base_name(file), line, width);
@@ -585,7 +681,7 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
         g->site = site;
         g->line = line;
         g->file = file;
-    } else if (g->op != op) {
+    } else if ((g->op & HN_EMU_OP_MASK) != bop) {
         lanes_str(g->arrived, buf, sizeof buf);
         fail(s, me, "divergent warp collectives: calls %s at %s:%d while lanes %s wait in %s at %s:%d",
              op_name(op), base_name(file), line, buf, op_name(g->op), base_name(g->file), g->line);
@@ -600,6 +696,7 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
         me->w_line = line;
         me->w_file = file;
         me->w_mask = mask;
+        coalesce_settle(s, me);
         block_me(s, me);
         return me->ret;
     }
@@ -636,9 +733,10 @@ static void fiber_exit(emu_sched *s, emu_fiber *me) {
         lanes_str(g->arrived, a, sizeof a);
         fail(s, me,
              "exited while lanes %s of warp %d wait in %s (%s:%d) with mask 0x%08x, which "
-             "names this lane",
-             a, w, op_name(g->op), base_name(g->file), g->line, g->mask);
+             "names this lane: divergent %s (every lane of the mask must reach it)",
+             a, w, op_name(g->op), base_name(g->file), g->line, g->mask, op_name(g->op));
     }
+    coalesce_settle(s, me);
     int next = pop(s);
     if (next >= 0) {
         emu_fiber *to = s->f[next];
@@ -662,10 +760,12 @@ static unsigned long long rt_collective(hn_emu_tctx *self, int op, unsigned int 
     emu_fiber *me = (emu_fiber *)self;
     if (atomic_load_explicit(s->abort, memory_order_relaxed))
         stop(s, me, __builtin_return_address(0));
-    if (__builtin_expect(op < 0 || op >= HN_EMU_OP_COUNT_, 0)) fail(s, me, "unknown collective %d", op);
+    int bop = op & HN_EMU_OP_MASK, api = op >> HN_EMU_OP_API_SHIFT;
+    if (__builtin_expect(op < 0 || bop >= HN_EMU_OP_COUNT_ || api >= HN_EMU_API_COUNT_, 0))
+        fail(s, me, "unknown collective %d", op);
     if (s->mode == MODE_LOOP) upgrade(s);
     me->ctx.spins = 0;
-    if (op <= HN_EMU_OP_SYNCTHREADS_OR) return barrier(s, me, op, value != 0, site, line, file);
+    if (bop <= HN_EMU_OP_SYNCTHREADS_OR) return barrier(s, me, op, value != 0, site, line, file);
     return warp_op(s, me, op, mask, value, param, width, site, line, file);
 }
 
@@ -676,6 +776,7 @@ static void rt_yield(hn_emu_tctx *self) {
         stop(s, me, __builtin_return_address(0));
     if (s->mode == MODE_LOOP) upgrade(s);
     me->ctx.spins = 0;
+    coalesce_settle(s, me); /* a spinning lane is not converged with the others */
     if (!s->qn) {
         /* nothing else in this block can run: it waits for another block
          * (SINGLE_BLOCK) or for the host; let the OS run other workers */
@@ -873,6 +974,7 @@ int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_bl
     s->msg[0] = '\0';
     for (int w = 0; w < (s->n + HN_EMU_WARP_SIZE - 1) / HN_EMU_WARP_SIZE; w++) {
         s->warps[w].n = 0;
+        s->warps[w].nco = 0;
         s->warps[w].done = 0;
     }
     emu_fiber *lf = &s->fibers[LOOP_SLOT];

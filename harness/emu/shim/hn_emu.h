@@ -16,11 +16,17 @@
  *     `extern __shared__ T x[];` is rewritten by the harness before compiling
  *     (into a pointer at the launch's dynamic shared buffer); it is never seen
  *     here.
- *   - Every barrier and warp collective passes a per-expansion id (__COUNTER__)
- *     and the user's __LINE__/__FILE__, so divergence can be reported by line.
+ *   - Every barrier and warp collective passes a per-call-site id and the
+ *     user's line and file, so divergence can be reported by line: the macros
+ *     take __COUNTER__, __LINE__, __FILE__; member functions (cooperative groups)
+ *     take the caller's source location from a default argument (hn_emu_site).
+ *   - Collectives made on behalf of another API carry its name in the bits of
+ *     `op` above HN_EMU_OP_MASK (hn_emu_coll_at), for messages.
  *   - Constructs the emulator cannot run fail to compile with a message naming
- *     them (static_assert in templates below, #error stub headers beside this
- *     one, and a token scan in emu_compile.c for inline asm and <<<...>>>).
+ *     them (static_assert in templates below and in cooperative_groups.h, #error
+ *     stub headers beside this one, and a token scan in emu_compile.c for inline
+ *     asm and <<<...>>>). Beside this header: cooperative_groups.h (and
+ *     cooperative_groups/), cuda_fp16.h and cuda_bf16.h implement those APIs.
  *
  * Everything private uses the hn_emu_ prefix.
  */
@@ -46,9 +52,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <type_traits>
 #include <utility>
+#if __cplusplus > 201703L && defined(__has_include)
+#if __has_include(<source_location>)
+#include <source_location> /* for hn_emu_site */
+#endif
+#endif
 
 #include "hn_emu_abi.h"
 
@@ -232,7 +244,7 @@ struct hn_emu_warp_at {
     template <class T>
     static unsigned long long bits(T v) {
         static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
-                      "warp shuffles take 4- or 8-byte values");
+                      "warp shuffles take trivially copyable values of at most 8 bytes");
         unsigned long long b = 0;
         memcpy(&b, &v, sizeof v);
         return b;
@@ -240,7 +252,7 @@ struct hn_emu_warp_at {
     template <class T>
     static T unbits(unsigned long long b) {
         T v;
-        memcpy(&v, &b, sizeof v);
+        memcpy((void *)&v, &b, sizeof v);
         return v;
     }
     unsigned long long op(int o, unsigned mask, unsigned long long v, int param,
@@ -321,6 +333,90 @@ struct hn_emu_warp_at {
 #define __reduce_xor_sync(m, v) HN_EMU_WARP.reduce(HN_EMU_OP_REDUCE_XOR, HN_EMU_OP_REDUCE_XOR, m, (unsigned)(v))
 
 /* ------------------------------------------------------------------------- */
+/* call sites of member functions (cooperative groups)
+ *
+ * A collective's site id must tell two call sites of the user apart (a barrier
+ * reached at two different sites is divergent) and be the same for every thread
+ * at one site. The macros above take it from __COUNTER__, but member functions
+ * (block.sync(), tile.shfl(v, 0)) and function templates (cg::reduce) cannot be
+ * macros. So they take a last parameter `hn_emu_site at = HN_EMU_HERE`: a
+ * default argument is evaluated at the caller, so the builtins in it describe
+ * the user's call, not the shim's code, and a shim function passes its `at` on
+ * to the ones it calls (cg::reduce to tile.shfl_xor, ...).
+ *
+ * With GCC (11 and later), __builtin_source_location() returns the address of a
+ * constant that the compiler emits once per distinct (file, function, line,
+ * column); the id is derived from that address. Two call sites differ at least
+ * in their column, so they get two constants and two ids; every thread at one
+ * site passes the same constant. With clang (__builtin_COLUMN) and in C++20
+ * (std::source_location), the id is line * 1024 + column xor a hash of the
+ * file name: a bijection within one file, so two sites of one file never share
+ * an id (sites in two files could, by a 1 in 2^30 chance). Bit 30 is set in
+ * these ids and never in __COUNTER__ values, so they cannot meet the macros'
+ * ids. GCC's id is a link-time constant; the hashed one costs a loop over the
+ * file name per call (often folded by the compiler), small next to a switch.
+ *
+ * Limit: two calls inside one expansion of a user's macro share the position of
+ * the expansion, hence the id, and the runtime cannot tell them apart (the
+ * macros above, with __COUNTER__, can). */
+struct hn_emu_site {
+    int id, line;
+    const char *file;
+};
+#define HN_EMU_SITE_TAG 0x40000000u
+
+/* The id of (file, line, column) where there is no unique address for it. */
+static __inline__ hn_emu_site hn_emu_site_at(const char *file, int line, int column) {
+    unsigned h = 2166136261u;
+    for (const char *p = file; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    unsigned pos = ((unsigned)line << 10) | ((unsigned)column & 0x3ffu);
+    return hn_emu_site{(int)(HN_EMU_SITE_TAG | ((pos ^ h) & 0x3fffffffu)), line, file};
+}
+
+#if defined(__cpp_lib_source_location)
+/* C++20 (HARNESS_EMU_CXXFLAGS=-std=c++20): the standard way; libstdc++ keeps
+ * the constant's address private */
+static __inline__ hn_emu_site hn_emu_site_loc(const std::source_location &l) {
+    return hn_emu_site_at(l.file_name(), (int)l.line(), (int)l.column());
+}
+#define HN_EMU_HERE hn_emu_site_loc(std::source_location::current())
+#elif defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+/* the type __builtin_source_location() returns a pointer to; libstdc++ declares
+ * it in <source_location>, from C++20 on only */
+namespace std {
+struct source_location {
+    struct __impl {
+        const char *_M_file_name;
+        const char *_M_function_name;
+        unsigned _M_line;
+        unsigned _M_column;
+    };
+};
+} // namespace std
+static __inline__ hn_emu_site hn_emu_site_of(const void *loc) {
+    const std::source_location::__impl *l = static_cast<const std::source_location::__impl *>(loc);
+    unsigned id = HN_EMU_SITE_TAG | (unsigned)(((unsigned long)loc >> 3) & 0x3fffffffu);
+    return hn_emu_site{(int)id, (int)l->_M_line, l->_M_file_name};
+}
+#define HN_EMU_HERE hn_emu_site_of(__builtin_source_location())
+#elif defined(__has_builtin)
+#if __has_builtin(__builtin_COLUMN)
+#define HN_EMU_HERE hn_emu_site_at(__builtin_FILE(), __builtin_LINE(), __builtin_COLUMN())
+#endif
+#endif
+#ifndef HN_EMU_HERE /* no column: two sites on one line share an id */
+#define HN_EMU_HERE hn_emu_site_at(__builtin_FILE(), __builtin_LINE(), 0)
+#endif
+
+/* A collective on behalf of `api` (HN_EMU_API_*, for messages) at `at`. */
+static __inline__ unsigned long long hn_emu_coll_at(int op, int api, unsigned mask,
+                                                    unsigned long long v, int param, int width,
+                                                    const hn_emu_site &at) {
+    return hn_emu_coll(op | (api << HN_EMU_OP_API_SHIFT), mask, v, param, width, at.id, at.line,
+                       at.file);
+}
+
+/* ------------------------------------------------------------------------- */
 /* fences, spinning, traps, clocks */
 
 /* Counts an atomic; a thread that makes many in a row without reaching a
@@ -380,7 +476,7 @@ static __inline__ T hn_emu_cas_loop(T *p, F f) {
     U old = __atomic_load_n(q, __ATOMIC_RELAXED);
     for (;;) {
         T o;
-        memcpy(&o, &old, sizeof o);
+        memcpy((void *)&o, &old, sizeof o);
         T n = f(o);
         U nu;
         memcpy(&nu, &n, sizeof nu);

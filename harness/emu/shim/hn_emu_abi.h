@@ -84,11 +84,33 @@ enum hn_emu_op {
     HN_EMU_OP_REDUCE_XOR,
     /* not blocking: lanes of the warp that have not exited */
     HN_EMU_OP_ACTIVEMASK,
+    /* coalesced_threads(): waits until no other lane of the warp can run (each
+     * has exited or waits in a collective); result: the mask of the lanes that
+     * wait here, at the same `site`. `mask` is ignored. */
+    HN_EMU_OP_COALESCE,
     HN_EMU_OP_COUNT_
 };
 
-/* The runtime's entry points, called by the shim. `site` is a per-expansion id
- * (__COUNTER__), `line`/`file` the user's source position. */
+/* The bits of `op` above HN_EMU_OP_MASK name the API that made the call, for
+ * messages only ("thread_block_tile::shfl_down" rather than
+ * "__shfl_down_sync"); the runtime otherwise treats the call as the plain op,
+ * so a tile's collective and a __*_sync one with the same mask meet. */
+#define HN_EMU_OP_MASK 0xff
+#define HN_EMU_OP_API_SHIFT 8
+enum hn_emu_api {
+    HN_EMU_API_CUDA = 0,      /* __syncthreads, __shfl_sync, ... */
+    HN_EMU_API_BLOCK,         /* cooperative_groups::thread_block */
+    HN_EMU_API_TILE,          /* thread_block_tile<N> and tiled_partition(g, n) */
+    HN_EMU_API_COALESCED,     /* coalesced_group */
+    HN_EMU_API_REDUCE,        /* cooperative_groups::reduce */
+    HN_EMU_API_SCAN,          /* cooperative_groups::inclusive_scan, exclusive_scan */
+    HN_EMU_API_COUNT_
+};
+
+/* The runtime's entry points, called by the shim. `site` is a per-call-site id
+ * (__COUNTER__ for the macros; for cooperative groups an id derived from the
+ * user's call site with bit 30 set, see hn_emu_site in hn_emu.h), `line`/`file`
+ * the user's source position. */
 typedef struct hn_emu_rt {
     int abi;
     unsigned long long (*collective)(hn_emu_tctx *self, int op, unsigned int mask,

@@ -1,0 +1,88 @@
+/*
+ * cooperative_groups/reduce.h: cooperative_groups::reduce for the CPU emulator,
+ * over a thread_block_tile<N> (N <= 32) or a coalesced_group, with any operator
+ * (cg::plus, less, greater, bit_and, bit_or, bit_xor or a callable), and
+ * reduce_store_async to a plain pointer.
+ *
+ * Invariants: the combining order is CUDA's (a butterfly of shfl_xor from N/2
+ * down to 1; for a coalesced group that is not a whole warp, a scan then a
+ * broadcast from the last lane), so floating-point results round as on a GPU.
+ * Integers of at most 4 bytes with CUDA's operators take the emulator's
+ * __reduce_*_sync (one collective instead of log2 N), which CUDA uses too and
+ * whose results are the same. Each collective carries the user's call site.
+ * A thread_block is refused, as by CUDA ("does not exclusively represent a tile").
+ */
+#ifndef HN_EMU_CG_REDUCE_H
+#define HN_EMU_CG_REDUCE_H
+
+#include "hn_emu_functional.h"
+
+namespace cooperative_groups {
+
+/* The __reduce_*_sync op for (Op, T), or -1 when there is none. */
+template <class Op, class T>
+constexpr int hn_emu_redux_op() {
+    using U = hn_emu_rq<T>;
+    if constexpr (!std::is_integral<U>::value || std::is_same<U, bool>::value || sizeof(U) > 4) {
+        return -1;
+    } else {
+        using O = hn_emu_rq<Op>;
+        constexpr bool sgn = std::is_signed<U>::value;
+        return std::is_same<O, plus<U>>::value ? HN_EMU_OP_REDUCE_ADD
+               : std::is_same<O, less<U>>::value
+                   ? (sgn ? HN_EMU_OP_REDUCE_MIN_S : HN_EMU_OP_REDUCE_MIN_U)
+               : std::is_same<O, greater<U>>::value
+                   ? (sgn ? HN_EMU_OP_REDUCE_MAX_S : HN_EMU_OP_REDUCE_MAX_U)
+               : std::is_same<O, bit_and<U>>::value ? HN_EMU_OP_REDUCE_AND
+               : std::is_same<O, bit_or<U>>::value  ? HN_EMU_OP_REDUCE_OR
+               : std::is_same<O, bit_xor<U>>::value ? HN_EMU_OP_REDUCE_XOR
+                                                    : -1;
+    }
+}
+
+template <class G, class T, class Op>
+static __inline__ auto reduce(const G &g, T &&val, Op &&op, hn_emu_site at = HN_EMU_HERE)
+    -> decltype(op(val, val)) {
+    constexpr unsigned kind = hn_emu_cg_kind<hn_emu_rq<G>>();
+    static_assert(kind != 0,
+                  "This group does not exclusively represent a tile (cooperative_groups::"
+                  "reduce takes a thread_block_tile or a coalesced_group)");
+    using V = hn_emu_rq<T>;
+    const int api = HN_EMU_API_REDUCE;
+    unsigned mask = g.hn_emu_mask();
+    V out = val;
+    constexpr int redux = hn_emu_redux_op<Op, V>();
+    if constexpr (redux >= 0) {
+        unsigned long long b = std::is_signed<V>::value ? (unsigned)(int)out : (unsigned)out;
+        unsigned r = (unsigned)hn_emu_coll_at(redux, api, mask, b, 0, 32, at);
+        if constexpr (std::is_signed<V>::value)
+            return (V)(int)r;
+        else
+            return (V)r;
+    } else if constexpr (kind <= 32) {
+        for (unsigned m = kind >> 1; m > 0; m >>= 1)
+            out =
+                op(out, hn_emu_cg_shfl(HN_EMU_OP_SHFL_XOR, api, mask, out, (int)m, (int)kind, at));
+        return out;
+    } else {
+        if (mask == 0xffffffffu) {
+            for (unsigned m = 16; m > 0; m >>= 1)
+                out = op(out, hn_emu_cg_shfl(HN_EMU_OP_SHFL_XOR, api, mask, out, (int)m, 32, at));
+            return out;
+        }
+        V scan = hn_emu_cg_scan<kind>(mask, out, op, api, at);
+        return hn_emu_cg_shfl(HN_EMU_OP_SHFL, api, mask, scan, 31 - __builtin_clz(mask), 32, at);
+    }
+}
+
+/* reduce, then the group's rank 0 stores the result at dst */
+template <class G, class TyDst, class T, class Op>
+static __inline__ void reduce_store_async(const G &g, TyDst *dst, T &&val, Op &&op,
+                                          hn_emu_site at = HN_EMU_HERE) {
+    auto r = reduce(g, std::forward<T>(val), std::forward<Op>(op), at);
+    if (g.thread_rank() == 0) *dst = r;
+}
+
+} // namespace cooperative_groups
+
+#endif
