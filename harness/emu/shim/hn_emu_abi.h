@@ -22,7 +22,7 @@
 #ifndef HN_EMU_ABI_H
 #define HN_EMU_ABI_H
 
-#define HN_EMU_ABI_VERSION 2
+#define HN_EMU_ABI_VERSION 3
 
 #define HN_EMU_WARP_SIZE 32
 #define HN_EMU_MAX_THREADS 1024
