@@ -48,6 +48,7 @@ typedef struct {
     int resume;                /* run: keep the rows --out already holds */
     int force;                 /* run: overwrite an unfinished --out */
     int retry_timeouts;        /* run: keep running a variant after it timed out */
+    double compile_timeout;    /* run: seconds a variant's compile may take (< 0: default) */
     int printf_lines;          /* run: kernel printf lines shown per launch (< 0: default) */
     int printf_all;            /* run: show printf of every launch, not only a row's first */
 } hn_cli;

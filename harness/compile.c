@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void hn_module_image_free(hn_module_image *img) {
     if (!img) return;
@@ -24,6 +25,12 @@ void hn_module_image_free(hn_module_image *img) {
 
 int hn_compile(hn_target target, const hn_compile_req *req, hn_module_image *out, char **log_out,
                hn_err *err) {
+    if (log_out) *log_out = NULL;
+    if (!req->source && hn_check_source_tree(req->src_path, req->include_dirs, req->n_include_dirs, err) != 0) {
+        memset(out, 0, sizeof *out);
+        out->target = target;
+        return -1;
+    }
     return target == HN_TARGET_CUDA ? hn_compile_cuda(req, out, log_out, err)
                                     : hn_compile_emu(req, out, log_out, err);
 }
@@ -61,22 +68,65 @@ static int visited_add(visited_set *v, const char *path) {
     return 1;
 }
 
-/* Finds `#include "name"` directives (outside block comments is good enough:
- * a header named in a comment only makes the key more conservative). */
-static void hash_tree(hn_hash *h, const char *path, const char *const *dirs, int n_dirs,
-                      visited_set *seen) {
-    if (!visited_add(seen, path)) return;
+/* Largest source file or header the harness reads (and lets a compiler read). */
+#define MAX_SOURCE_BYTES ((size_t)64 << 20)
+
+/* The file an #include names: beside the including file (quoted only), then in
+ * the include folders; an absolute name is itself. NULL when not found (a
+ * system header, or a missing one the compiler will report). */
+static char *resolve_include(const char *name, int quoted, const char *here, const char *const *dirs, int n_dirs) {
+    if (name[0] == '/') return hn_file_exists(name) ? xstrdup(name) : NULL;
+    if (quoted) {
+        char *cand = hn_path_join(here, name);
+        if (hn_file_exists(cand)) return cand;
+        free(cand);
+    }
+    for (int i = 0; i < n_dirs; i++) {
+        char *cand = hn_path_join(dirs[i], name);
+        if (hn_file_exists(cand)) return cand;
+        free(cand);
+    }
+    return NULL;
+}
+
+/* Walks path and the headers it includes, quoted or angled, that resolve to
+ * files beside it or in include_dirs (recursively), hashing each into h (if
+ * not NULL). A source or header that is not a regular file (/dev/zero, a FIFO)
+ * or is over MAX_SOURCE_BYTES is an error in err, so no compiler is asked to
+ * read it; an include that resolves nowhere is hashed by name. */
+static int walk_tree(hn_hash *h, const char *path, const char *const *dirs, int n_dirs, visited_set *seen,
+                     hn_err *err) {
+    if (!visited_add(seen, path)) return 0;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (h) {
+            hn_hash_adds(h, path);
+            hn_hash_adds(h, "<missing>");
+        }
+        return 0;
+    }
+    if (!S_ISREG(st.st_mode))
+        return hn_errf(err, "%s is not a regular file (a source or header must be one)", path);
+    if ((size_t)st.st_size > MAX_SOURCE_BYTES)
+        return hn_errf(err, "%s is %lld bytes, over the %zu MB a source or header may have", path,
+                       (long long)st.st_size, MAX_SOURCE_BYTES >> 20);
     char *text = NULL;
     size_t size = 0;
-    hn_hash_adds(h, path);
     if (hn_read_file(path, &text, &size, NULL) != 0) {
-        hn_hash_adds(h, "<missing>");
-        return;
+        if (h) {
+            hn_hash_adds(h, path);
+            hn_hash_adds(h, "<unreadable>");
+        }
+        return 0;
     }
-    hn_hash_add(h, &size, sizeof size);
-    hn_hash_add(h, text, size);
+    if (h) {
+        hn_hash_adds(h, path);
+        hn_hash_add(h, &size, sizeof size);
+        hn_hash_add(h, text, size);
+    }
     char *here = hn_dirname(path);
-    for (const char *p = text; *p;) {
+    int rc = 0;
+    for (const char *p = text; *p && rc == 0;) {
         const char *line = p;
         const char *eol = strchr(p, '\n');
         p = eol ? eol + 1 : p + strlen(p);
@@ -87,36 +137,35 @@ static void hash_tree(hn_hash *h, const char *path, const char *const *dirs, int
         if (strncmp(line, "include", 7) != 0) continue;
         line += 7;
         while (line < p && (*line == ' ' || *line == '\t')) line++;
-        if (*line != '"') continue;
-        const char *end = memchr(line + 1, '"', (size_t)(p - line - 1));
+        if (*line != '"' && *line != '<') continue;
+        char close = *line == '"' ? '"' : '>';
+        const char *end = memchr(line + 1, close, (size_t)(p - line - 1));
         if (!end) continue;
         char *name = xstrndup(line + 1, (size_t)(end - line - 1));
-        char *found = NULL;
-        char *cand = hn_path_join(here, name);
-        if (hn_file_exists(cand)) found = cand;
-        else free(cand);
-        for (int i = 0; !found && i < n_dirs; i++) {
-            cand = hn_path_join(dirs[i], name);
-            if (hn_file_exists(cand)) found = cand;
-            else free(cand);
-        }
-        if (found) {
-            hash_tree(h, found, dirs, n_dirs, seen);
-            free(found);
-        } else {
-            hn_hash_adds(h, name);
-        }
+        char *found = resolve_include(name, close == '"', here, dirs, n_dirs);
+        if (found) rc = walk_tree(h, found, dirs, n_dirs, seen, err);
+        else if (h) hn_hash_adds(h, name);
+        if (rc != 0) hn_err_prefix(err, "%s includes \"%s\"", path, name);
+        free(found);
         free(name);
     }
     free(here);
     free(text);
+    return rc;
 }
 
 void hn_hash_source_tree(hn_hash *h, const char *path, const char *const *include_dirs,
                          int n_include_dirs) {
     visited_set seen = {.n = 0};
-    hash_tree(h, path, include_dirs, n_include_dirs, &seen);
+    walk_tree(h, path, include_dirs, n_include_dirs, &seen, NULL);
     for (int i = 0; i < seen.n; i++) free(seen.paths[i]);
+}
+
+int hn_check_source_tree(const char *path, const char *const *include_dirs, int n_include_dirs, hn_err *err) {
+    visited_set seen = {.n = 0};
+    int rc = walk_tree(NULL, path, include_dirs, n_include_dirs, &seen, err);
+    for (int i = 0; i < seen.n; i++) free(seen.paths[i]);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -94,12 +94,18 @@ void hn_compile_emu_key(const hn_compile_req *req, char key[33]);
 /* The NVRTC version as "13.0", or "unavailable". */
 const char *hn_nvrtc_version(void);
 
-/* Adds to h the contents of path and, recursively, of every header it includes
- * with quotes, looked up beside the including file and then in include_dirs.
- * Headers that cannot be found are hashed by name (NVRTC or the compiler will
- * report them). Used for cache keys by both targets. */
+/* Adds to h the contents of path and, recursively, of every header it
+ * includes that resolves beside the including file (quoted includes) or in
+ * include_dirs (quoted or angled). Headers that cannot be found (system headers,
+ * missing ones the compiler will report) are hashed by name. Used for cache keys
+ * by both targets. */
 void hn_hash_source_tree(hn_hash *h, const char *path, const char *const *include_dirs,
                          int n_include_dirs);
+
+/* Checks that path and every header it includes (as above, plus absolute
+ * names) are regular files of a sane size, so no compiler is asked to read
+ * /dev/zero or a FIFO. hn_compile does this first. */
+int hn_check_source_tree(const char *path, const char *const *include_dirs, int n_include_dirs, hn_err *err);
 
 /* The default cache folder: $HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/harness,
  * else $HOME/.cache/harness, else ".cache/harness". Caller frees. */

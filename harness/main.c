@@ -86,6 +86,8 @@ static const opt_def OPTS[] = {
     OPT("emu-threads", 'i', emu_threads, C_RUN | C_DEBUG, "N", "emulator worker threads (default: one per core; debug: 1)"),
     OPT("kernel-timeout", 'p', kernel_timeout, C_RUN | C_DEBUG, "S",
         "stop a launch that runs longer than S seconds (default 60)"),
+    OPT("compile-timeout", 'p', compile_timeout, C_RUN, "S",
+        "give up on a variant whose compile takes longer than S seconds (default 600)"),
     OPT("retry-timeouts", 'f', retry_timeouts, C_RUN, NULL,
         "keep running a variant in later cases after it timed out (default: skip them)"),
     OPT("max-gflop", 'd', max_gflop, C_RUN, "X", "emulator: skip cases above X GFLOP (default 0.05)"),
@@ -154,6 +156,7 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
     cli->seed = -1;
     cli->case_id = -1;
     cli->kernel_timeout = -1;
+    cli->compile_timeout = -1;
     cli->max_gflop = -1;
     cli->min_samples = cli->max_samples = cli->warmup = -1;
     cli->max_noise = cli->min_time = cli->timeout = -1;

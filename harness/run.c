@@ -41,6 +41,9 @@
  * the worker (the emulator stops its own launches at the limit, more politely). */
 #define WATCHDOG_GRACE_S 3.0
 
+/* How long the run waits for one variant's compile (--compile-timeout). */
+#define HN_COMPILE_TIMEOUT_S 600.0
+
 static volatile sig_atomic_t n_interrupts, got_term;
 
 static void on_signal(int sig) {
@@ -74,10 +77,10 @@ typedef struct {
     int64_t cur_case;   /* the case being set up or run, or -1 */
     int cur_slot;       /* the row in progress, or -1 */
     int rows_this_worker;
-    int watchdog_killed;
+    int watchdog_killed;  /* 1: a launch never returned; 2: a compile never ended */
     /* progress */
     double t_start;
-    int64_t cases_seen, cases_total;
+    int64_t cases_seen, cases_total, last_case_seen;
     int n_ok, n_failed, n_rows;
     int tty;
     int write_failed;
@@ -158,7 +161,12 @@ static void parent_row(run_ctx *r, int64_t c, int slot, int status, const char *
 
 /* Why the worker ended, in words. */
 static void death_reason(run_ctx *r, int code, int sig, char *out, size_t size) {
-    if (r->watchdog_killed)
+    if (r->watchdog_killed == 2)
+        snprintf(out, size,
+                 "the compile did not finish in %g s (--compile-timeout); the worker process and its "
+                 "compiler were killed and the sweep goes on in a new one",
+                 r->cli->compile_timeout > 0 ? r->cli->compile_timeout : HN_COMPILE_TIMEOUT_S);
+    else if (r->watchdog_killed)
         snprintf(out, size,
                  "timed out: a launch ran longer than the kernel time-out (%g s) and never returned; the "
                  "worker process was killed and the sweep goes on in a new one",
@@ -325,7 +333,10 @@ static int on_message(run_ctx *r, hn_worker *wk, hn_msg *m) {
     case HN_MSG_CASE:
         r->cur_case = m->case_id;
         r->cur_slot = -1;
-        r->cases_seen++;
+        if (m->case_id > r->last_case_seen) { /* a new worker announces its first case again */
+            r->cases_seen++;
+            r->last_case_seen = m->case_id;
+        }
         progress(r, m->case_id, m->label);
         return 0;
     case HN_MSG_ROW_BEGIN:
@@ -355,9 +366,12 @@ static int on_message(run_ctx *r, hn_worker *wk, hn_msg *m) {
 static void after_death(run_ctx *r, int code, int sig) {
     char why[512];
     death_reason(r, code, sig, why, sizeof why);
-    int status = r->watchdog_killed ? HN_ST_TIMEOUT : HN_ST_FAULT;
+    int status = r->watchdog_killed == 2 ? HN_ST_COMPILE : r->watchdog_killed ? HN_ST_TIMEOUT : HN_ST_FAULT;
     if (r->cur_slot >= 0) {
         parent_row(r, r->cur_case, r->cur_slot, status, why);
+        /* a compile that never ends would not end in the next case either */
+        if (r->watchdog_killed == 2 && r->cur_slot < r->nv && r->sh->timed_out[r->cur_slot] < 0)
+            r->sh->timed_out[r->cur_slot] = r->cur_case;
     } else if (r->cur_case >= 0) {
         char reason[640];
         snprintf(reason, sizeof reason, "%s (while the case was being set up)", why);
@@ -420,6 +434,7 @@ int hn_cmd_run(const hn_cli *cli) {
     r.t_start = hn_now();
     r.cur_case = -1;
     r.cur_slot = -1;
+    r.last_case_seen = -1;
     r.tty = isatty(2);
     hn_err err;
     if (hn_plan_load(cli->config, cli->seed, &r.plan, &err) != 0) {
@@ -502,12 +517,20 @@ int hn_cmd_run(const hn_cli *cli) {
                 hn_worker_kill(wk);
                 killed_now = 1;
             }
+            double csince = r.sh->compile_since;
+            double climit = cli->compile_timeout > 0 ? cli->compile_timeout : HN_COMPILE_TIMEOUT_S;
+            if (csince > 0 && hn_now() - csince > climit && !killed_now) {
+                r.watchdog_killed = 2;
+                hn_worker_kill(wk);
+                killed_now = 1;
+            }
         }
         int code, sig;
         hn_worker_wait(wk, &code, &sig);
         hn_worker_destroy(wk);
         wk = NULL;
         r.sh->busy_since = 0;
+        r.sh->compile_since = 0;
         if (r.write_failed) {
             fatal = 1;
         } else if (got_term || n_interrupts >= 2) {

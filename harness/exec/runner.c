@@ -59,16 +59,12 @@ hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants) {
     s->done = (volatile unsigned char *)p;
     for (size_t i = 0; i < cells; i++) s->median_ms[i] = NAN;
     for (int v = 0; v < n_variants; v++) s->timed_out[v] = -1;
-    /* the mapping's size, for munmap, in the padding after the struct */
-    memcpy((char *)m + head - sizeof bytes, &bytes, sizeof bytes);
+    s->map_bytes = bytes;
     return s;
 }
 
 void hn_run_shared_destroy(hn_run_shared *s) {
-    if (!s) return;
-    size_t head = (sizeof(hn_run_shared) + 63) & ~(size_t)63, bytes;
-    memcpy(&bytes, (char *)s + head - sizeof bytes, sizeof bytes);
-    munmap(s, bytes);
+    if (s) munmap(s, s->map_bytes);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -229,10 +225,16 @@ static void *compile_worker(void *arg) {
 
 /* Waits for slot i; the time spent waiting is compile time not hidden behind
  * measuring. */
-static void pool_wait(compile_pool *cp, int i) {
+static void pool_wait(compile_pool *cp, int i, hn_run_shared *sh) {
     double t0 = hn_now();
     pthread_mutex_lock(&cp->mu);
+    if (!cp->slots[i].done) {
+        /* the parent's watchdog sees a compile that never ends */
+        sh->compile_slot = i;
+        sh->compile_since = t0;
+    }
     while (!cp->slots[i].done) pthread_cond_wait(&cp->cv, &cp->mu);
+    sh->compile_since = 0;
     pthread_mutex_unlock(&cp->mu);
     cp->wait_seconds += hn_now() - t0;
 }
@@ -464,7 +466,7 @@ static void run_variant_row(runner *r, hn_workload *w, int vi) {
         snprintf(reason, sizeof reason, "where '%s' is false", failed);
         FAIL(HN_ST_SKIPPED, reason);
     }
-    pool_wait(&r->pool, vi);
+    pool_wait(&r->pool, vi, r->sh);
     hn_csv_setf_named(csv, "compile_s", "%.3f", sl->img.seconds);
     hn_csv_set_named(csv, "compile_key", sl->key);
     if (!sl->ok) FAIL(HN_ST_COMPILE, sl->reason);

@@ -35,12 +35,15 @@
  * (see hn_run_shared_create). */
 typedef struct {
     volatile double busy_since;   /* hn_now() when the device became busy; 0 idle */
+    volatile double compile_since;/* hn_now() when the run began waiting for a compile; 0 not */
+    volatile int compile_slot;    /* the variant whose compile it waits for */
     volatile int stop;            /* the parent asks to stop after the current row */
     int64_t n_cases;
     int n_variants, n_slots;
     volatile unsigned char *done; /* [n_cases * n_slots]: the row is in the results file */
     volatile double *median_ms;   /* [n_cases * n_slots]: of done ok rows, else NAN */
     volatile int64_t *timed_out;  /* [n_variants]: the case where it timed out, or -1 */
+    size_t map_bytes;             /* the size of the mapping */
 } hn_run_shared;
 
 /* Maps the shared block for a plan (MAP_SHARED, so it survives fork). */

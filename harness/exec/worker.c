@@ -146,6 +146,7 @@ int hn_worker_start(const hn_cli *cli, const hn_plan *p, const unsigned char *se
         close(down[1]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(HN_RUN_FAILED);
+        setpgid(0, 0); /* its compilers join its group, and die with it */
         signal(SIGINT, SIG_IGN);
         signal(SIGPIPE, SIG_IGN);
         signal(SIGTERM, SIG_DFL);
@@ -285,7 +286,9 @@ int hn_worker_go(hn_worker *w, int go) {
 }
 
 void hn_worker_kill(hn_worker *w) {
-    if (w && !w->reaped) kill(w->pid, SIGKILL);
+    if (!w || w->reaped) return;
+    kill(-w->pid, SIGKILL); /* the worker's process group: it and its compilers */
+    kill(w->pid, SIGKILL);
 }
 
 void hn_worker_wait(hn_worker *w, int *code, int *sig) {
@@ -304,7 +307,7 @@ void hn_worker_wait(hn_worker *w, int *code, int *sig) {
 void hn_worker_destroy(hn_worker *w) {
     if (!w) return;
     if (!w->reaped) {
-        kill(w->pid, SIGKILL);
+        hn_worker_kill(w);
         hn_worker_wait(w, NULL, NULL);
     }
     close(w->from);

@@ -15,7 +15,8 @@
  * fork); flush stdio first (the worker inherits unflushed buffers).
  *
  * The worker ignores SIGINT (the parent decides what an interrupt means, through
- * hn_run_shared.stop) and dies with its parent.
+ * hn_run_shared.stop) and dies with its parent. It leads a process group of its
+ * own, which its compilers join, so killing it kills them too.
  */
 #ifndef HN_WORKER_H
 #define HN_WORKER_H
@@ -54,7 +55,8 @@ int hn_worker_next(hn_worker *w, double timeout, hn_msg *m);
  * block what is done) or stop. */
 int hn_worker_go(hn_worker *w, int go);
 
-/* Kills the worker (SIGKILL); hn_worker_next then returns -1. */
+/* Kills the worker and its process group (SIGKILL); hn_worker_next then
+ * returns -1. */
 void hn_worker_kill(hn_worker *w);
 
 /* Reaps the worker once hn_worker_next returned -1: *code gets its exit code
