@@ -32,7 +32,7 @@
 
 typedef uint64_t hn_dptr;
 
-typedef struct {
+typedef struct hn_device_info {
     char name[256];            /* "NVIDIA H200", or "CPU emulator (2 threads, <cpu model>)" */
     char arch[16];             /* "sm_90"; "emu" on the emulator */
     int cc_major, cc_minor;    /* compute capability; 0.0 on emu */

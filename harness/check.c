@@ -9,8 +9,17 @@ int hn_check_close(double out, double ref, double atol, double rtol) {
     return isfinite(out) && fabs(out - ref) <= atol + rtol * fabs(ref);
 }
 
+double hn_buffer_get(const void *buf, hn_dtype dtype, int64_t i) {
+    switch (dtype) {
+    case HN_DT_F64: return ((const double *)buf)[i];
+    case HN_DT_I32: return ((const int32_t *)buf)[i];
+    default: return ((const float *)buf)[i];
+    }
+}
+
 typedef struct {
-    const float *out;
+    const void *out;
+    hn_dtype dtype;
     const hn_ref *ref;
     double atol, rtol;
     int64_t begin, end;
@@ -23,7 +32,7 @@ static void check_range(check_part *p) {
     const hn_ref *ref = p->ref;
     for (int64_t i = p->begin; i < p->end; i++) {
         int64_t e = ref->index ? ref->index[i] : i;
-        double o = p->out[e], r = ref->values[i];
+        double o = hn_buffer_get(p->out, p->dtype, e), r = ref->values[i];
         res->checked++;
         if (!isfinite(o)) {
             res->nonfinite++;
@@ -51,12 +60,18 @@ static void *check_thread(void *arg) {
 
 void hn_check_f32(const float *out, const hn_ref *ref, double atol, double rtol,
                   hn_check_result *res) {
+    hn_check_buffer(out, HN_DT_F32, ref, atol, rtol, res);
+}
+
+void hn_check_buffer(const void *out, hn_dtype dtype, const hn_ref *ref, double atol, double rtol,
+                     hn_check_result *res) {
+    if (dtype == HN_DT_I32) atol = rtol = 0; /* an index or a count is exact */
     int n_parts = ref->n >= HN_CHECK_PARALLEL_MIN ? hn_cpu_count() : 1;
     if (n_parts > 64) n_parts = 64;
     check_part parts[64];
     pthread_t threads[64];
     for (int t = 0; t < n_parts; t++) {
-        parts[t] = (check_part){out, ref, atol, rtol, ref->n * t / n_parts, ref->n * (t + 1) / n_parts, {0}};
+        parts[t] = (check_part){out, dtype, ref, atol, rtol, ref->n * t / n_parts, ref->n * (t + 1) / n_parts, {0}};
         if (t > 0 && pthread_create(&threads[t], NULL, check_thread, &parts[t]) != 0) {
             check_range(&parts[t]);
             threads[t] = 0;

@@ -29,6 +29,12 @@ typedef struct {
 /* Compares out (the whole buffer) with ref (complete or sampled). */
 void hn_check_f32(const float *out, const hn_ref *ref, double atol, double rtol,
                   hn_check_result *res);
+/* The same for a buffer of any dtype; integers compare exactly (atol and rtol
+ * are ignored: an index is right or wrong). */
+void hn_check_buffer(const void *out, hn_dtype dtype, const hn_ref *ref, double atol, double rtol,
+                     hn_check_result *res);
+/* Element i of a buffer of that dtype, as a double. */
+double hn_buffer_get(const void *buf, hn_dtype dtype, int64_t i);
 
 /* Whether an element matches (exposed for tests and the debug view). */
 int hn_check_close(double out, double ref, double atol, double rtol);

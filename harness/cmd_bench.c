@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "emu/emu.h"
 #include "util.h"
-#include "ops/conv2d_ref.h"
+#include "ops/conv2d/ref.h"
 
 int hn_cmd_bench(const hn_cli *cli) {
     int rc = 0;

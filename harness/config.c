@@ -359,7 +359,7 @@ static const char *kernel_name_error(const char *text) {
 
 static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
                                            "shared_bytes", "where", "args", "include_dirs",
-                                           "options", NULL};
+                                           "options", "precision", NULL};
 
 /* Looks a key up in the variant, then in the config's "defaults". */
 static const cJSON *vget(const cJSON *v, const cJSON *defaults, const char *key) {
@@ -535,6 +535,7 @@ static void spec_free(hn_variant_spec *s) {
         hn_expr_free(s->grid[i]);
     }
     hn_expr_free(s->shared);
+    hn_expr_free(s->precision);
     for (int i = 0; i < s->n_where; i++) hn_expr_free(s->where[i]);
     free(s->where);
     for (int i = 0; i < s->n_args; i++) {
@@ -667,6 +668,11 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     if (parse_expr_list(c, vget(v, defaults, "where"), p, &ns, 7, &s->where, &s->n_where) != 0)
         goto done;
     free(p);
+    p = jp(jpath, "precision");
+    j = vget(v, defaults, "precision");
+    if (j && parse_field(c, j, p, &ns, 7, &s->precision) != 0) goto done;
+    free(p);
+    p = NULL;
 
     /* args */
     p = jp(jpath, "args");
@@ -741,6 +747,12 @@ void hn_plan_free(hn_plan *p) {
     free(p->where);
     hn_expr_free(p->atol);
     hn_expr_free(p->rtol);
+    if (p->out_check && p->op)
+        for (int b = 0; b < p->op->n_buffers; b++) {
+            hn_expr_free(p->out_check[b].atol);
+            hn_expr_free(p->out_check[b].rtol);
+        }
+    free(p->out_check);
     for (int i = 0; i < p->n_specs; i++) spec_free(&p->specs[i]);
     free(p->specs);
     for (int i = 0; i < p->n_variants; i++) {
@@ -893,17 +905,23 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         const hn_op_param *pd = &op->params[i];
         const cJSON *pj = params ? cJSON_GetObjectItemCaseSensitive(params, pd->name) : NULL;
         char *p = jp("params", pd->name);
+        /* A parameter's expression may use the axes and the parameters before it. */
+        name_sets pns = ns;
+        pns.n_params = i;
         int prc;
+        int has_axis = 0;
+        for (int a = 0; a < plan->n_axes; a++) has_axis |= strcmp(plan->axes[a].name, pd->name) == 0;
         if (pj) {
-            prc = parse_field(c, pj, p, &ns, 1, &plan->params[i]);
+            prc = parse_field(c, pj, p, &pns, 3, &plan->params[i]);
         } else {
-            const char *dflt = pd->dflt ? pd->dflt : pd->name;
+            /* Not set: the axis of its name if there is one, else its default. */
+            const char *dflt = has_axis || !pd->dflt ? pd->name : pd->dflt;
             cJSON tmp = {0};
             tmp.type = cJSON_String;
             tmp.valuestring = (char *)dflt;
             hn_err inner;
             ctx quiet = {c->file, &inner};
-            prc = parse_field(&quiet, &tmp, p, &ns, 1, &plan->params[i]);
+            prc = parse_field(&quiet, &tmp, p, &pns, 3, &plan->params[i]);
             if (prc != 0)
                 bad(c, p, "not set, and its default '%s' does not fit this config's axes (%s); set "
                           "it, e.g. \"params\": {\"%s\": \"<expression over the axes>\"}",
@@ -938,12 +956,20 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
     plan->reference_gflop = 50.0;
     j = cJSON_GetObjectItemCaseSensitive(root, "check");
     {
-        static const char *const KEYS[] = {"atol", "rtol", "min_match", "reference_gflop", NULL};
+        /* check's keys: the tolerances, and an object per output buffer */
+        const char **keys = xcalloc((size_t)op->n_buffers + 5, sizeof *keys);
+        int nk = 0;
+        keys[nk++] = "atol", keys[nk++] = "rtol", keys[nk++] = "min_match", keys[nk++] = "reference_gflop";
+        for (int b = 0; b < op->n_buffers; b++)
+            if (op->buffers[b].role != HN_BUF_IN) keys[nk++] = op->buffers[b].name;
         if (j && !cJSON_IsObject(j)) {
+            free(keys);
             bad(c, "check", "expected an object, got %s", json_type(j));
             goto out;
         }
-        if (j && check_keys(c, j, "check", KEYS) != 0) goto out;
+        int krc = j ? check_keys(c, j, "check", keys) : 0;
+        free(keys);
+        if (krc != 0) goto out;
     }
     /* Tolerances may depend on the case and on defines (any variant's). */
     name_sets tol_ns = ns;
@@ -1011,6 +1037,29 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         dflt.valuedouble = 1e-4;
         if (parse_field(c, a ? a : &dflt, "check.atol", &tol_ns, 7, &plan->atol) != 0) goto out;
         if (parse_field(c, r ? r : &dflt, "check.rtol", &tol_ns, 7, &plan->rtol) != 0) goto out;
+        /* per output: its own tolerances, or the ones above */
+        plan->out_check = xcalloc((size_t)op->n_buffers, sizeof *plan->out_check);
+        for (int b = 0; b < op->n_buffers; b++) {
+            hn_out_check *oc = &plan->out_check[b];
+            oc->min_match = -1;
+            const cJSON *o = chk ? cJSON_GetObjectItemCaseSensitive(chk, op->buffers[b].name) : NULL;
+            if (!o || op->buffers[b].role == HN_BUF_IN) continue;
+            char *bp = jp("check", op->buffers[b].name);
+            static const char *const OKEYS[] = {"atol", "rtol", "min_match", NULL};
+            int orc = cJSON_IsObject(o) ? check_keys(c, o, bp, OKEYS)
+                                        : bad(c, bp, "expected an object {\"atol\": ..., \"rtol\": ..., \"min_match\": ...}, got %s",
+                                              json_type(o));
+            const cJSON *oa = orc == 0 ? cJSON_GetObjectItemCaseSensitive(o, "atol") : NULL;
+            const cJSON *orr = orc == 0 ? cJSON_GetObjectItemCaseSensitive(o, "rtol") : NULL;
+            char *ap = jp(bp, "atol"), *rp = jp(bp, "rtol");
+            if (orc == 0 && oa) orc = parse_field(c, oa, ap, &tol_ns, 7, &oc->atol);
+            if (orc == 0 && orr) orc = parse_field(c, orr, rp, &tol_ns, 7, &oc->rtol);
+            if (orc == 0) orc = get_number(c, o, "min_match", bp, 0, 1, &oc->min_match);
+            free(ap);
+            free(rp);
+            free(bp);
+            if (orc != 0) goto out;
+        }
     }
 
     if (hn_sweep_expand_variants(plan, c->err) != 0) {
@@ -1081,9 +1130,11 @@ int hn_scope_lookup(void *scope, const char *name, hn_value *out) {
     }
     if (s->params) {
         int i = hn_op_param_index(p->op, name);
-        if (i >= 0) {
+        if (i >= 0 && (s->params_limit <= 0 || i < s->params_limit)) {
+            const hn_op_param *pd = &p->op->params[i];
             double v = s->params[i];
-            if (p->op->params[i].type == 'i') *out = (hn_value){.type = HN_VAL_INT, .i = (int64_t)v};
+            if (pd->type == 'c') *out = (hn_value){.type = HN_VAL_STR, .s = pd->choices[(int)v]};
+            else if (pd->type == 'i') *out = (hn_value){.type = HN_VAL_INT, .i = (int64_t)v};
             else *out = (hn_value){.type = HN_VAL_FLOAT, .f = v};
             return 0;
         }
@@ -1098,10 +1149,30 @@ int hn_scope_lookup(void *scope, const char *name, hn_value *out) {
 }
 
 int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_err *err) {
-    hn_scope s = {p, c, NULL, NULL};
+    hn_scope s = {p, c, NULL, NULL, 0};
     for (int i = 0; i < p->op->n_params; i++) {
         const hn_op_param *pd = &p->op->params[i];
-        if (pd->type == 'i') {
+        /* the parameters before this one are known */
+        s.params = i ? params : NULL;
+        s.params_limit = i;
+        if (pd->type == 'c') {
+            hn_value v;
+            if (hn_expr_eval(p->params[i], hn_scope_lookup, &s, &v, err) != 0)
+                return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));
+            int k = v.type == HN_VAL_STR ? hn_op_choice_index(pd, v.s) : -1;
+            if (k < 0) {
+                char buf[64];
+                hn_value_format(&v, buf, sizeof buf);
+                hn_sb list;
+                hn_sb_init(&list);
+                for (int q = 0; pd->choices && pd->choices[q]; q++) hn_sb_addf(&list, "%s%s", q ? ", " : "", pd->choices[q]);
+                hn_errf(err, "params.%s ('%s') = %s: not one of %s", pd->name, hn_expr_text(p->params[i]), buf,
+                        list.buf);
+                hn_sb_free(&list);
+                return -1;
+            }
+            params[i] = k;
+        } else if (pd->type == 'i') {
             int64_t v;
             if (hn_expr_eval_int(p->params[i], hn_scope_lookup, &s, &v, err) != 0)
                 return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));

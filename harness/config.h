@@ -54,6 +54,8 @@ typedef struct {
     hn_axis *defines;    /* a define with several values is an axis */
     int n_defines;
     hn_expr *block[3], *grid[3], *shared;
+    hn_expr *precision;  /* "float" (NULL), "double", ...: the peak and the baselines it is
+                            compared with */
     hn_expr **where;     /* constraints that need the case */
     int n_where;
     hn_arg *args;
@@ -76,6 +78,13 @@ typedef struct {
     hn_value *values;    /* one per axis (borrowed from the axes) */
     char *strings;       /* storage for string values of a made case, else NULL */
 } hn_case;
+
+/* The check of one output buffer: NULL / < 0 where the config's general
+ * tolerances apply. */
+typedef struct {
+    hn_expr *atol, *rtol;
+    double min_match;
+} hn_out_check;
 
 /* Timing settings from the config; -1 (or < 0) where not set. */
 typedef struct {
@@ -105,6 +114,7 @@ typedef struct {
     uint64_t seed;
     hn_expr *atol, *rtol;
     double min_match;
+    hn_out_check *out_check; /* per op buffer (outputs only): its own tolerances */
     double reference_gflop; /* above this a case is checked on a sample */
     double emu_max_gflop;   /* < 0: unset */
     hn_timing_cfg timing;
@@ -134,6 +144,7 @@ typedef struct {
     const hn_case *c;
     const hn_variant *v;
     const double *params;
+    int params_limit;   /* > 0: only the first params_limit parameters are known */
 } hn_scope;
 
 int hn_scope_lookup(void *scope, const char *name, hn_value *out);

@@ -35,9 +35,9 @@ static void print_coords(FILE *f, const int64_t *c, int nd) {
     fputc(')', f);
 }
 
-/* Prints a buffer as 2-D slices over its last two dimensions. */
-static void print_buffer(const char *title, const char *shape, const int64_t *dims, int nd, const float *f,
-                         const double *d) {
+/* Prints a buffer (any dtype, or fp64 reference values when dt < 0) as 2-D
+ * slices over its last two dimensions. */
+static void print_buffer(const char *title, const char *shape, const int64_t *dims, int nd, const void *buf, int dt) {
     int64_t rows = nd >= 2 ? dims[nd - 2] : 1, cols = dims[nd - 1];
     int64_t slices = 1;
     for (int i = 0; i < nd - 2; i++) slices *= dims[i];
@@ -61,7 +61,9 @@ static void print_buffer(const char *title, const char *shape, const int64_t *di
             printf("   ");
             for (int64_t x = 0; x < cols; x++) {
                 int64_t e = (s * rows + y) * cols + x;
-                printf(" %9.4f", f ? (double)f[e] : d[e]);
+                double v = dt < 0 ? ((const double *)buf)[e] : hn_buffer_get(buf, (hn_dtype)dt, e);
+                if (dt == HN_DT_I32) printf(" %9.0f", v);
+                else printf(" %9.4f", v);
             }
             printf("\n");
         }
@@ -69,8 +71,8 @@ static void print_buffer(const char *title, const char *shape, const int64_t *di
 }
 
 /* Channels side by side, scaled up; grey = match, red = mismatch, black = NaN/Inf. */
-static int write_mismatch_map(const char *path, const int64_t *dims, int nd, const float *out, const double *ref,
-                              double atol, double rtol, hn_err *err) {
+static int write_mismatch_map(const char *path, const int64_t *dims, int nd, const void *out, hn_dtype dt,
+                              const double *ref, double atol, double rtol, hn_err *err) {
     int64_t ch = nd >= 3 ? dims[nd - 3] : 1, h = nd >= 2 ? dims[nd - 2] : 1, w = dims[nd - 1];
     for (int i = 0; i < nd - 3; i++) ch *= dims[i];
     int64_t big = h > w ? h : w;
@@ -86,8 +88,9 @@ static int write_mismatch_map(const char *path, const int64_t *dims, int nd, con
             for (int64_t x = 0; x < w; x++) {
                 int64_t e = (c * h + y) * w + x;
                 unsigned char col[3] = {200, 200, 200};
-                if (!isfinite(out[e])) col[0] = col[1] = col[2] = 0;
-                else if (!hn_check_close(out[e], ref[e], atol, rtol)) col[0] = 220, col[1] = 30, col[2] = 30;
+                double o = hn_buffer_get(out, dt, e);
+                if (!isfinite(o)) col[0] = col[1] = col[2] = 0;
+                else if (!hn_check_close(o, ref[e], atol, rtol)) col[0] = 220, col[1] = 30, col[2] = 30;
                 for (int dy = 0; dy < scale; dy++)
                     for (int dx = 0; dx < scale; dx++) {
                         int64_t px = c * (w * scale + gap) + x * scale + dx, py = y * scale + dy;
@@ -271,48 +274,65 @@ int hn_cmd_debug(const hn_cli *cli) {
     fflush(stdout);
     printf("--- end of kernel output ---\n\n");
 
-    hn_check_result cr;
-    double atol, rtol;
-    if (hn_check_outputs(&w, v, &cr, &atol, &rtol, &err) != 0) {
+    hn_row_check rcheck;
+    if (hn_check_outputs(&w, v, &rcheck, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }
     const hn_op *op = p->op;
+    int all_match = 1;
     for (int i = 0; i < op->n_buffers; i++) {
         int64_t dims[4];
         int nd = op->dims(w.params, i, dims);
+        hn_dtype dt = op->buffers[i].dtype;
         if (op->buffers[i].role == HN_BUF_IN) {
-            print_buffer(op->buffers[i].name, op->buffers[i].shape, dims, nd, w.host[i], NULL);
+            print_buffer(op->buffers[i].name, op->buffers[i].shape, dims, nd, w.host[i], dt);
             continue;
         }
+        /* The reference as a full buffer where it is complete (debug cases are
+         * computed in full; a layout may still order it by index). */
+        const hn_ref *ref = &w.refs[i];
+        double *full = xmalloc((size_t)(w.counts[i] ? w.counts[i] : 1) * sizeof *full);
+        for (int64_t e = 0; e < w.counts[i]; e++) full[e] = NAN;
+        for (int64_t k = 0; k < ref->n; k++) full[ref->index ? ref->index[k] : k] = ref->values[k];
         char title[128];
         snprintf(title, sizeof title, "%s (kernel)", op->buffers[i].name);
-        print_buffer(title, op->buffers[i].shape, dims, nd, w.host[i], NULL);
+        print_buffer(title, op->buffers[i].shape, dims, nd, w.host[i], dt);
         snprintf(title, sizeof title, "%s (reference)", op->buffers[i].name);
-        print_buffer(title, op->buffers[i].shape, dims, nd, NULL, w.refs[i].values);
+        print_buffer(title, op->buffers[i].shape, dims, nd, full, -1);
+        /* this output's tolerances */
+        hn_scope scope = {p, w.c, v, w.params, 0};
+        double atol = 0, rtol = 0;
+        const hn_out_check *oc = p->out_check ? &p->out_check[i] : NULL;
+        hn_expr_eval_double(oc && oc->atol ? oc->atol : p->atol, hn_scope_lookup, &scope, &atol, &err);
+        hn_expr_eval_double(oc && oc->rtol ? oc->rtol : p->rtol, hn_scope_lookup, &scope, &rtol, &err);
+        if (dt == HN_DT_I32) atol = rtol = 0;
+        hn_check_result cr;
+        hn_check_buffer(w.host[i], dt, ref, atol, rtol, &cr);
         /* Mismatches of this buffer, with coordinates. */
-        const float *out = w.host[i];
-        const double *ref = w.refs[i].values;
-        int64_t n = w.refs[i].n, bad = 0;
-        for (int64_t e = 0; e < n; e++) {
-            if (hn_check_close(out[e], ref[e], atol, rtol)) continue;
+        int64_t bad = 0;
+        for (int64_t e = 0; e < w.counts[i]; e++) {
+            if (isnan(full[e])) continue;
+            double o = hn_buffer_get(w.host[i], dt, e);
+            if (hn_check_close(o, full[e], atol, rtol)) continue;
             if (bad++ < 10) {
                 int64_t cc[4];
                 coords(dims, nd, e, cc);
                 printf("%s %s ", bad == 1 ? "first mismatches of" : "                   ", op->buffers[i].name);
                 print_coords(stdout, cc, nd);
-                printf(": kernel %.6g, reference %.6g, diff %.3g\n", (double)out[e], ref[e], (double)out[e] - ref[e]);
+                printf(": kernel %.6g, reference %.6g, diff %.3g\n", o, full[e], o - full[e]);
             }
         }
+        all_match &= cr.match_fraction >= 1.0;
         printf("%s: %lld of %lld elements match (atol %.3g, rtol %.3g), %lld NaN/Inf, max abs err %.3g, max rel err %.3g\n",
-               op->buffers[i].name, (long long)(n - bad), (long long)n, atol, rtol, (long long)cr.nonfinite,
+               op->buffers[i].name, (long long)cr.matched, (long long)cr.checked, atol, rtol, (long long)cr.nonfinite,
                cr.max_abs_err, cr.max_rel_err);
         dir = xstrdup(cli->out ? cli->out : "debug");
         if (hn_mkdirs(dir, &err) == 0) {
             char safe[256];
             hn_sanitize_name(v->label, safe, sizeof safe);
             char *png = xasprintf("%s/mismatch-%s-%s.png", dir, safe, op->buffers[i].name);
-            if (write_mismatch_map(png, dims, nd, out, ref, atol, rtol, &err) == 0)
+            if (write_mismatch_map(png, dims, nd, w.host[i], dt, full, atol, rtol, &err) == 0)
                 printf("mismatch map: %s (one panel per channel; grey = match, red = mismatch, black = NaN/Inf)\n", png);
             else
                 fprintf(stderr, "harness debug: mismatch map: %s\n", err.msg);
@@ -322,8 +342,9 @@ int hn_cmd_debug(const hn_cli *cli) {
         }
         free(dir);
         dir = NULL;
+        free(full);
     }
-    rc = cr.match_fraction >= 1.0 ? 0 : 1;
+    rc = all_match ? 0 : 1;
     printf("verdict: %s\n", rc == 0 ? "output matches the reference" : "output does NOT match the reference");
 done:
     if (counter) be->ops->free(be, counter);

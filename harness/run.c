@@ -443,7 +443,7 @@ int hn_cmd_run(const hn_cli *cli) {
     }
     hn_plan *p = r.plan;
     r.nv = p->n_variants;
-    r.n_slots = r.nv + HN_RUN_BASELINES;
+    r.n_slots = r.nv + p->op->n_baselines;
     int64_t cells = p->n_cases * r.n_slots;
     r.selected = xcalloc((size_t)r.nv, 1);
     r.status = xmalloc((size_t)cells);
@@ -455,7 +455,7 @@ int hn_cmd_run(const hn_cli *cli) {
     struct sigaction old_int, old_term;
     int handlers = 0;
     if (select_rows(&r) != 0) goto done;
-    r.sh = hn_run_shared_create(p->n_cases, r.nv);
+    r.sh = hn_run_shared_create(p->n_cases, r.nv, p->op->n_baselines);
     if (!r.sh) {
         fprintf(stderr, "harness: cannot map memory shared with the worker process\n");
         goto done;

@@ -58,15 +58,20 @@ void hn_build_init(hn_build *b, const hn_plan *p, const hn_variant *v, const cha
                    int n_extra, const char *arch, const char *cache_dir);
 void hn_build_free(hn_build *b);
 
-typedef struct {
+/* The most parameters and buffers an operator may have (checked when a
+ * workload is made). */
+#define HN_MAX_PARAMS 32
+#define HN_MAX_BUFFERS 16
+
+typedef struct hn_workload {
     const hn_plan *plan;
     const hn_case *c;
-    double params[16];      /* the operator's parameters for this case */
-    int64_t counts[8];      /* elements per operator buffer */
-    void *host[8];          /* inputs as generated; outputs as last downloaded */
-    void *inout_copy[8];    /* generated contents of in-out buffers (restored per sample) */
-    hn_ref refs[8];         /* per output buffer */
-    hn_dptr dev[8];
+    double params[HN_MAX_PARAMS];   /* the operator's parameters for this case */
+    int64_t counts[HN_MAX_BUFFERS]; /* elements per operator buffer */
+    void *host[HN_MAX_BUFFERS];     /* inputs as generated; outputs as last downloaded */
+    void *inout_copy[HN_MAX_BUFFERS]; /* generated contents of in-out buffers (restored per sample) */
+    hn_ref refs[HN_MAX_BUFFERS];    /* per output buffer */
+    hn_dptr dev[HN_MAX_BUFFERS];
     hn_backend *be;
     double flop, bytes;
     char label[128];
@@ -105,10 +110,20 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, const hn_workload *w, hn
 int hn_check_signature(const hn_plan *p, const hn_variant *v, hn_backend *be, hn_kernel *k,
                        int append_counter, hn_err *err);
 
-/* Downloads every output buffer of w and checks it against the reference with
- * the plan's tolerances for (case, variant). res gets the worst buffer's result. */
-int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_check_result *res, double *atol,
-                     double *rtol, hn_err *err);
+/* The check of a row: every output buffer against its reference with its own
+ * tolerances; the row passes when every output reaches its min_match. */
+typedef struct {
+    hn_check_result worst;  /* of the output that did worst (lowest match fraction) */
+    int worst_buffer;       /* its index in op->buffers */
+    double atol, rtol;      /* its tolerances */
+    double min_match;       /* its min_match */
+    int passed;             /* every output reached its min_match */
+    int n_outputs;
+} hn_row_check;
+
+/* Downloads every output buffer of w and checks each against its reference with
+ * the plan's tolerances for (case, variant) (v may be NULL: a baseline). */
+int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_row_check *rc, hn_err *err);
 
 /* Fills every output buffer with 0xFF bytes (NaN for floats), so elements a
  * kernel never writes show up as NaN. */
@@ -142,13 +157,14 @@ typedef struct {
 int hn_measure(hn_backend *be, const hn_measure_opts *o, hn_sampler *s, hn_issue_fn issue, void *ctx,
                hn_measure_result *res, hn_err *err);
 
-/* Fills the check columns of a row. */
-void hn_row_check_columns(hn_csv *csv, const hn_check_result *cr, const hn_ref *ref, double atol,
-                          double rtol);
+/* Fills the check columns of a row (the worst output's figures, and which output
+ * that was). */
+void hn_row_check_columns(hn_csv *csv, const hn_workload *w, const hn_row_check *rc);
+
+/* The precision of variant v ("float" when the config gives none) for a case. */
+void hn_variant_precision(const hn_plan *p, const hn_variant *v, const hn_workload *w, char *out, size_t size);
 /* Fills the timing columns of a row from a finished sampler. */
 void hn_row_stats_columns(hn_csv *csv, const hn_sampler *s, const hn_measure_result *mr);
-/* The reference of w's first output buffer. */
-const hn_ref *hn_workload_first_ref(const hn_workload *w);
 
 /* The first line of a compiler log that says "error" (or the first line). */
 void hn_first_error_line(const char *log, char *out, size_t size);

@@ -47,7 +47,7 @@ int hn_sweep_enumerate(hn_plan *p, hn_err *err) {
             hn_errf(err, "%s (for %s)", e.msg, buf);
             goto fail;
         }
-        hn_scope s = {p, &c, NULL, params};
+        hn_scope s = {p, &c, NULL, params, 0};
         int ok = 1;
         for (int w = 0; ok && w < p->n_where; w++) {
             hn_value v;
@@ -124,7 +124,7 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
                 r /= s->defines[d].n;
             }
             int ok = 1;
-            hn_scope scope = {p, NULL, &v, NULL};
+            hn_scope scope = {p, NULL, &v, NULL, 0};
             for (int w = 0; ok && w < s->n_where; w++) {
                 if (hn_expr_names(s->where[w], only_defines, s) != 0) continue;
                 hn_value val;
@@ -177,7 +177,7 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
 int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_case *c,
                              const double *params, const char **failed, hn_err *err) {
     const hn_variant_spec *s = &p->specs[v->spec];
-    hn_scope scope = {p, c, v, params};
+    hn_scope scope = {p, c, v, params, 0};
     for (int w = 0; w < s->n_where; w++) {
         hn_value val;
         if (hn_expr_eval(s->where[w], hn_scope_lookup, &scope, &val, err) != 0) {

@@ -62,8 +62,9 @@ int hn_workload_shape(hn_workload *w, const hn_plan *p, const hn_case *c, hn_err
     w->plan = p;
     w->c = c;
     const hn_op *op = p->op;
-    if (op->n_params > (int)HN_ARRAY_LEN(w->params) || op->n_buffers > (int)HN_ARRAY_LEN(w->counts))
-        return hn_errf(err, "operator %s has too many parameters or buffers", op->name);
+    if (op->n_params > HN_MAX_PARAMS || op->n_buffers > HN_MAX_BUFFERS)
+        return hn_errf(err, "operator %s has %d parameters and %d buffers (at most %d and %d)", op->name,
+                       op->n_params, op->n_buffers, HN_MAX_PARAMS, HN_MAX_BUFFERS);
     if (hn_plan_case_params(p, c, w->params, err) != 0) return -1;
     if (op->shape(w->params, w->counts, err) != 0) return -1;
     w->flop = op->flop(w->params);
@@ -131,7 +132,7 @@ void hn_workload_free(hn_workload *w) {
 int hn_eval_geometry(const hn_plan *p, const hn_variant *v, const hn_workload *w,
                      hn_launch_dims *d, hn_err *err) {
     const hn_variant_spec *s = &p->specs[v->spec];
-    hn_scope scope = {p, w->c, v, w->params};
+    hn_scope scope = {p, w->c, v, w->params, 0};
     for (int i = 0; i < 3; i++) {
         int64_t x;
         if (hn_expr_eval_int(s->block[i], hn_scope_lookup, &scope, &x, err) != 0)
@@ -188,7 +189,7 @@ static int set_typed(char type, const hn_value *v, hn_argval *out, hn_err *err) 
 int hn_pack_args(const hn_plan *p, const hn_variant *v, const hn_workload *w, hn_dptr debug_counter,
                  int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err) {
     const hn_variant_spec *s = &p->specs[v->spec];
-    hn_scope scope = {p, w->c, v, w->params};
+    hn_scope scope = {p, w->c, v, w->params, 0};
     int n = 0;
     for (int i = 0; i < s->n_args; i++, n++) {
         const hn_arg *a = &s->args[i];
@@ -288,28 +289,71 @@ int hn_poison_outputs(hn_workload *w, hn_err *err) {
     return 0;
 }
 
-int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_check_result *res, double *atol,
-                     double *rtol, hn_err *err) {
+/* The tolerance of output b: its own expression, else the config's. */
+static int eval_tol(const hn_plan *p, hn_expr *own, hn_expr *general, const char *what, const char *buf,
+                    hn_scope *scope, double *out, hn_err *err) {
+    hn_expr *e = own ? own : general;
+    if (hn_expr_eval_double(e, hn_scope_lookup, scope, out, err) != 0)
+        return own ? hn_err_prefix(err, "check.%s.%s '%s'", buf, what, hn_expr_text(e))
+                   : hn_err_prefix(err, "check.%s '%s'", what, hn_expr_text(e));
+    (void)p;
+    return 0;
+}
+
+int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_row_check *rc, hn_err *err) {
     const hn_plan *p = w->plan;
     const hn_op *op = p->op;
-    hn_scope scope = {p, w->c, v, w->params};
-    if (hn_expr_eval_double(p->atol, hn_scope_lookup, &scope, atol, err) != 0)
-        return hn_err_prefix(err, "check.atol '%s'", hn_expr_text(p->atol));
-    if (hn_expr_eval_double(p->rtol, hn_scope_lookup, &scope, rtol, err) != 0)
-        return hn_err_prefix(err, "check.rtol '%s'", hn_expr_text(p->rtol));
-    int first = 1;
-    memset(res, 0, sizeof *res);
-    res->match_fraction = 1.0;
+    hn_scope scope = {p, w->c, v, w->params, 0};
+    memset(rc, 0, sizeof *rc);
+    rc->passed = 1;
+    rc->worst_buffer = -1;
+    rc->worst.match_fraction = 1.0;
     for (int i = 0; i < op->n_buffers; i++) {
         if (op->buffers[i].role == HN_BUF_IN) continue;
+        const hn_out_check *oc = p->out_check ? &p->out_check[i] : NULL;
+        double atol, rtol;
+        if (eval_tol(p, oc ? oc->atol : NULL, p->atol, "atol", op->buffers[i].name, &scope, &atol, err) != 0 ||
+            eval_tol(p, oc ? oc->rtol : NULL, p->rtol, "rtol", op->buffers[i].name, &scope, &rtol, err) != 0)
+            return -1;
+        double min_match = oc && oc->min_match >= 0 ? oc->min_match : p->min_match;
         size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
         if (w->be->ops->download(w->be, w->host[i], w->dev[i], bytes, err) != 0) return -1;
         hn_check_result r;
-        hn_check_f32(w->host[i], &w->refs[i], *atol, *rtol, &r);
-        if (first || r.match_fraction < res->match_fraction) *res = r;
-        first = 0;
+        hn_check_buffer(w->host[i], op->buffers[i].dtype, &w->refs[i], atol, rtol, &r);
+        if (op->buffers[i].dtype == HN_DT_I32) atol = rtol = 0;
+        int ok = r.match_fraction >= min_match;
+        rc->passed &= ok;
+        rc->n_outputs++;
+        /* the worst: a failing output over a passing one, then the lowest match
+         * fraction, then the largest error */
+        int worse = rc->worst_buffer < 0;
+        if (!worse) {
+            int worst_ok = rc->worst.match_fraction >= rc->min_match;
+            worse = (!ok && worst_ok) ||
+                    (ok == worst_ok && (r.match_fraction < rc->worst.match_fraction ||
+                                        (r.match_fraction == rc->worst.match_fraction &&
+                                         r.max_abs_err > rc->worst.max_abs_err)));
+        }
+        if (worse) {
+            rc->worst = r;
+            rc->worst_buffer = i;
+            rc->atol = atol;
+            rc->rtol = rtol;
+            rc->min_match = min_match;
+        }
     }
     return 0;
+}
+
+void hn_variant_precision(const hn_plan *p, const hn_variant *v, const hn_workload *w, char *out, size_t size) {
+    snprintf(out, size, "float");
+    const hn_expr *e = v ? p->specs[v->spec].precision : NULL;
+    if (!e) return;
+    hn_scope scope = {p, w->c, v, w->params, 0};
+    hn_value val;
+    hn_err err;
+    if (hn_expr_eval((hn_expr *)e, hn_scope_lookup, &scope, &val, &err) != 0) return;
+    hn_value_format(&val, out, size);
 }
 
 void hn_first_error_line(const char *log, char *out, size_t size) {

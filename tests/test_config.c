@@ -111,12 +111,14 @@ static void test_enumeration_and_params(void) {
     CHECK_INT(p->cases[0].values[3].i, 8);
     CHECK_INT(p->cases[1].values[3].i, 9);
     CHECK_INT(p->cases[2].values[0].i, 2);
-    double params[8];
+    double params[32];
     hn_err err;
     CHECK(hn_plan_case_params(p, &p->cases[3], params, &err) == 0);
-    CHECK_NEAR(params[0], 2, 0); /* in_ch */
-    CHECK_NEAR(params[3], 9, 0); /* h defaults to img_size */
-    CHECK_NEAR(params[5], 0, 0); /* pad defaults to 0 */
+    CHECK_NEAR(params[hn_op_param_index(p->op, "in_ch")], 2, 0);
+    CHECK_NEAR(params[hn_op_param_index(p->op, "h")], 9, 0); /* h defaults to img_size */
+    CHECK_NEAR(params[hn_op_param_index(p->op, "pad")], 0, 0); /* pad defaults to 0 */
+    CHECK_NEAR(params[hn_op_param_index(p->op, "n")], 1, 0); /* n defaults to 1 */
+    CHECK_NEAR(params[hn_op_param_index(p->op, "padding")], -1, 0); /* "same" */
     CHECK_NEAR(p->min_match, 0.9, 0); /* the seed's default */
     hn_plan_free(p);
 }

@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "hn_test.h"
-#include "ops/conv2d_ref.h"
+#include "ops/conv2d/ref.h"
 #include "util.h"
 
 typedef struct {

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "baseline.h"
 #include "hn_test.h"
 #include "run.h"
 #include "sweep.h"
@@ -84,28 +83,31 @@ static void test_conv2d_variants(void) {
             CHECK(hn_pack_args(p, &p->variants[v], &w, 0, 0, vals, args, &n, &err) == 0);
             CHECK(hn_poison_outputs(&w, &err) == 0);
             CHECK_MSG(be->ops->launch(be, k, &d, args, &err) == 0 && be->ops->sync(be, &err) == 0, "%s", err.msg);
-            hn_check_result cr;
-            double atol, rtol;
-            CHECK(hn_check_outputs(&w, &p->variants[v], &cr, &atol, &rtol, &err) == 0);
-            CHECK_MSG(cr.match_fraction == 1.0, "%s on %s: %.4f match, max abs err %g", p->variants[v].label,
-                      cases[ci], cr.match_fraction, cr.max_abs_err);
+            hn_row_check rc;
+            CHECK(hn_check_outputs(&w, &p->variants[v], &rc, &err) == 0);
+            CHECK_MSG(rc.passed && rc.worst.match_fraction == 1.0, "%s on %s: %.4f match, max abs err %g",
+                      p->variants[v].label, cases[ci], rc.worst.match_fraction, rc.worst.max_abs_err);
             be->ops->kernel_free(be, k);
             hn_module_image_free(&img);
             hn_build_free(&b);
         }
-        hn_baseline *bl = hn_baseline_create(p, be, &dev);
-        CHECK(bl != NULL);
-        for (int kind = 0; bl && kind < 2; kind++) {
-            hn_sampling_opts o;
-            hn_sampling_quick(&o);
-            hn_csv *csv = hn_csv_wrap(stdout, (const char *[]){"x"}, 1);
-            char reason[512];
-            int st = hn_baseline_run(bl, (hn_baseline_kind)kind, &w, csv, &o, 0, reason, sizeof reason);
-            CHECK_MSG(st == HN_ST_OK, "%s on %s: %s", hn_baseline_name((hn_baseline_kind)kind), cases[ci], reason);
-            CHECK(hn_baseline_last_ms(bl, (hn_baseline_kind)kind) > 0);
-            hn_csv_close(csv);
+        /* every baseline of the operator, through its own interface */
+        for (int b = 0; b < p->op->n_baselines; b++) {
+            const hn_op_baseline *bl = &p->op->baselines[b];
+            void *state = bl->open(be, &dev, &err);
+            CHECK_MSG(state != NULL, "%s: %s", bl->name, err.msg);
+            if (!state) continue;
+            char what[256];
+            CHECK_MSG(bl->prepare(state, &w, what, sizeof what, &err) == 0, "%s: %s", bl->name, err.msg);
+            CHECK(hn_poison_outputs(&w, &err) == 0);
+            CHECK_MSG(bl->issue(state, &err) == 0 && be->ops->sync(be, &err) == 0, "%s: %s", bl->name, err.msg);
+            hn_row_check rc;
+            CHECK(hn_check_outputs(&w, NULL, &rc, &err) == 0);
+            CHECK_MSG(rc.passed, "%s on %s: %.4f match, max abs err %g", bl->name, cases[ci], rc.worst.match_fraction,
+                      rc.worst.max_abs_err);
+            bl->release(state);
+            bl->close(state);
         }
-        hn_baseline_destroy(bl);
         hn_workload_free(&w);
         hn_case_release(&c);
     }

@@ -159,15 +159,15 @@ static void test_baseline_parts(void) {
     CHECK(f != NULL);
     if (!f) return;
     const char *names[] = {"conv2d_im2col<float>", "conv2d_im2col<double>", "conv2d_f32_to_f64",
-                           "conv2d_f64_to_f32"};
-    hn_compile_req req = {.src_path = "conv2d_im2col.cu", .source = f->data, .kernels = names, .n_kernels = 4,
+                           "conv2d_f64_to_f32", "conv2d_add_bias"};
+    hn_compile_req req = {.src_path = "conv2d_im2col.cu", .source = f->data, .kernels = names, .n_kernels = 5,
                           .arch = "sm_90"};
     hn_module_image img;
     hn_err err;
     CHECK_MSG(hn_compile_cuda(&req, &img, NULL, &err) == 0, "%s", err.msg);
     if (img.n_kernels) {
         CHECK(img.image_size > 0);
-        CHECK_STR(img.lowered[1], "_Z13conv2d_im2colIdEvPKfPT_iiiifxi");
+        CHECK_STR(img.lowered[1], "_Z13conv2d_im2colIdEvPKfPT_iiiifiixi");
         hn_module_image_free(&img);
     }
     int major = 0;

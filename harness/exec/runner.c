@@ -18,7 +18,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "baseline.h"
 #include "npy.h"
 #include "peak.h"
 #include "sweep.h"
@@ -40,8 +39,8 @@ int hn_status_failed(int status) {
 /* ---------------------------------------------------------------------- */
 /* shared memory */
 
-hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants) {
-    int n_slots = n_variants + HN_RUN_BASELINES;
+hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants, int n_baselines) {
+    int n_slots = n_variants + n_baselines;
     size_t cells = (size_t)(n_cases ? n_cases : 1) * (size_t)n_slots;
     size_t head = (sizeof(hn_run_shared) + 63) & ~(size_t)63;
     size_t bytes = head + cells * sizeof(double) + (size_t)n_variants * sizeof(int64_t) + cells;
@@ -77,9 +76,10 @@ const char **hn_run_columns(const hn_plan *p, int *n_out) {
         "nonfinite", "atol", "rtol", "timing", "samples", "discarded", "stop", "time_mean_ms",
         "time_median_ms", "time_min_ms", "time_max_ms", "time_q1_ms", "time_q3_ms",
         "time_noise_pct", "flop", "bytes", "gflops", "gbps", "peak_gflops", "peak_gbps",
-        "flops_peak_pct", "bw_peak_pct", "speedup_vs_cublas", "clock_mhz", "sm_clock_mhz", "sms",
-        "l2_bytes", "compile_s", "compile_key"};
-    int cap = (int)HN_ARRAY_LEN(REST) + 4 + p->n_axes + p->n_define_names;
+        "flops_peak_pct", "bw_peak_pct", "clock_mhz", "sm_clock_mhz", "sms", "l2_bytes", "compile_s",
+        "compile_key", "worst_output", "precision"};
+    const hn_op *op = p->op;
+    int cap = (int)HN_ARRAY_LEN(REST) + 4 + p->n_axes + p->n_define_names + op->n_baselines;
     const char **cols = xcalloc((size_t)cap, sizeof *cols);
     int n = 0;
     cols[n++] = "case";
@@ -89,8 +89,25 @@ const char **hn_run_columns(const hn_plan *p, int *n_out) {
     cols[n++] = "kernel";
     for (int d = 0; d < p->n_define_names; d++) cols[n++] = p->define_names[d];
     for (size_t i = 0; i < HN_ARRAY_LEN(REST); i++) cols[n++] = REST[i];
+    /* speedup_vs_<family>, once per library among the operator's baselines */
+    for (int b = 0; b < op->n_baselines; b++) {
+        int seen = 0;
+        for (int k = 0; k < b; k++) seen |= strcmp(op->baselines[k].family, op->baselines[b].family) == 0;
+        if (!seen) cols[n++] = hn_run_speedup_column(op->baselines[b].family);
+    }
     *n_out = n;
     return cols;
+}
+
+const char *hn_run_speedup_column(const char *family) {
+    /* interned, so the pointers stay valid for the whole run */
+    static char names[16][48];
+    static int n;
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i] + 11, family) == 0) return names[i];
+    if (n == 16) return "speedup_vs_other";
+    snprintf(names[n], sizeof names[n], "speedup_vs_%s", family);
+    return names[n++];
 }
 
 void hn_run_row_case(hn_csv *csv, const hn_plan *p, const hn_case *c, const hn_workload *w,
@@ -116,8 +133,7 @@ void hn_run_row_case(hn_csv *csv, const hn_plan *p, const hn_case *c, const hn_w
 }
 
 const char *hn_run_slot_name(const hn_plan *p, int slot) {
-    return slot < p->n_variants ? p->variants[slot].label
-                                : hn_baseline_name((hn_baseline_kind)(slot - p->n_variants));
+    return slot < p->n_variants ? p->variants[slot].label : p->op->baselines[slot - p->n_variants].name;
 }
 
 void hn_run_row_slot(hn_csv *csv, const hn_plan *p, int slot) {
@@ -148,22 +164,17 @@ void hn_row_stats_columns(hn_csv *csv, const hn_sampler *s, const hn_measure_res
     hn_csv_setf_named(csv, "time_noise_pct", "%.3g", st.rel_stdev * 100.0);
 }
 
-void hn_row_check_columns(hn_csv *csv, const hn_check_result *cr, const hn_ref *ref, double atol,
-                          double rtol) {
-    hn_csv_set_named(csv, "checked", ref->method);
+void hn_row_check_columns(hn_csv *csv, const hn_workload *w, const hn_row_check *rc) {
+    if (rc->worst_buffer < 0) return;
+    const hn_check_result *cr = &rc->worst;
+    hn_csv_set_named(csv, "checked", w->refs[rc->worst_buffer].method);
     hn_csv_setf_named(csv, "match_fraction", "%.6f", cr->match_fraction);
     hn_csv_setf_named(csv, "max_abs_err", "%.3g", cr->max_abs_err);
     hn_csv_setf_named(csv, "max_rel_err", "%.3g", cr->max_rel_err);
     hn_csv_setf_named(csv, "nonfinite", "%lld", (long long)cr->nonfinite);
-    hn_csv_setf_named(csv, "atol", "%.3g", atol);
-    hn_csv_setf_named(csv, "rtol", "%.3g", rtol);
-}
-
-/* The reference of the first output buffer (for the "checked" column). */
-const hn_ref *hn_workload_first_ref(const hn_workload *w) {
-    for (int i = 0; i < w->plan->op->n_buffers; i++)
-        if (w->plan->op->buffers[i].role != HN_BUF_IN) return &w->refs[i];
-    return &w->refs[0];
+    hn_csv_setf_named(csv, "atol", "%.3g", rc->atol);
+    hn_csv_setf_named(csv, "rtol", "%.3g", rc->rtol);
+    hn_csv_set_named(csv, "worst_output", w->plan->op->buffers[rc->worst_buffer].name);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -256,15 +267,14 @@ typedef struct {
     hn_csv *csv;            /* detached: builds row lines */
     FILE *samples_csv;
     compile_pool pool;
-    hn_baseline *baseline;
-    int has_double;         /* some variant accumulates in double: measure DGEMM too */
+    void **bstate;          /* per op baseline: its state, or NULL (bwhy says why) */
+    char (*bwhy)[sizeof(hn_err)];
+    double *base_ms;        /* per op baseline: its median in the current case, or NAN */
     hn_sampler *sampler;
     hn_run_stats stats;
     int restart;            /* a kernel faulted: finish the row, then leave */
     int row_ran;            /* the last variant downloaded its outputs */
     int first_launch_done;  /* the row's first launch has run (printf windows) */
-    int64_t last_case_id;   /* the case the baselines below belong to */
-    double base_ms[HN_RUN_BASELINES];
 } runner;
 
 static int is_done(const runner *r, int64_t c, int slot) {
@@ -344,10 +354,12 @@ static int verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
     return first;
 }
 
-static void mismatch_reason(const hn_check_result *cr, const char *when, double min_match, char *buf,
-                            size_t size) {
-    snprintf(buf, size, "%s: %.4f%% of %lld elements match (need %.4g%%), %lld NaN/Inf, max abs err %.3g",
-             when, cr->match_fraction * 100.0, (long long)cr->checked, min_match * 100.0,
+static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, const char *when, char *buf, size_t size) {
+    const hn_check_result *cr = &rc->worst;
+    char which[96] = "";
+    if (rc->n_outputs > 1) snprintf(which, sizeof which, " of '%s'", w->plan->op->buffers[rc->worst_buffer].name);
+    snprintf(buf, size, "%s: %.4f%% of %lld elements%s match (need %.4g%%), %lld NaN/Inf, max abs err %.3g", when,
+             cr->match_fraction * 100.0, (long long)cr->checked, which, rc->min_match * 100.0,
              (long long)cr->nonfinite, cr->max_abs_err);
 }
 
@@ -362,8 +374,10 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
         return;
     }
     for (int i = 0; i < op->n_buffers; i++) {
-        int64_t shape[1] = {w->counts[i]};
-        const char *descr = op->buffers[i].dtype == HN_DT_F64 ? "<f8" : op->buffers[i].dtype == HN_DT_I32 ? "<i4" : "<f4";
+        /* the buffer's logical shape and dtype, as numpy will read it */
+        int64_t shape[4];
+        int nd = op->dims(w->params, i, shape);
+        const char *descr = hn_dtype_numpy(op->buffers[i].dtype);
         char *path = NULL;
         if (vi < 0 && op->buffers[i].role != HN_BUF_OUT) {
             path = xasprintf("%s/%s.npy", dir, op->buffers[i].name);
@@ -379,22 +393,33 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
                 continue;
             }
         } else if (vi < 0) {
-            /* The reference of an output buffer. */
+            /* The reference of an output buffer: in the buffer's shape when
+             * complete, else the sampled values and their element indices. */
             const hn_ref *ref = &w->refs[i];
             char *p1 = xasprintf("%s/%s.reference.npy", dir, op->buffers[i].name);
             int64_t n[1] = {ref->n};
-            if (hn_npy_write(p1, "<f8", ref->index ? n : shape, 1, ref->values, 8, &err) != 0)
-                fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
-            free(p1);
-            if (ref->index) {
+            double *vals = ref->values;
+            if (!ref->index || ref->n == w->counts[i]) {
+                /* complete (perhaps in another order): values in element order */
+                if (ref->index) {
+                    vals = xmalloc((size_t)(ref->n ? ref->n : 1) * sizeof *vals);
+                    for (int64_t k = 0; k < ref->n; k++) vals[ref->index[k]] = ref->values[k];
+                }
+                if (hn_npy_write(p1, "<f8", shape, nd, vals, 8, &err) != 0)
+                    fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+                if (vals != ref->values) free(vals);
+            } else {
+                if (hn_npy_write(p1, "<f8", n, 1, ref->values, 8, &err) != 0)
+                    fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+                free(p1);
                 p1 = xasprintf("%s/%s.reference_index.npy", dir, op->buffers[i].name);
                 if (hn_npy_write(p1, "<i8", n, 1, ref->index, 8, &err) != 0)
                     fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
-                free(p1);
             }
+            free(p1);
             continue;
         }
-        if (path && hn_npy_write(path, descr, shape, 1, w->host[i], hn_dtype_size(op->buffers[i].dtype), &err) != 0)
+        if (path && hn_npy_write(path, descr, shape, nd, w->host[i], hn_dtype_size(op->buffers[i].dtype), &err) != 0)
             fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
         free(path);
     }
@@ -436,8 +461,132 @@ static void run_variant_row(runner *r, hn_workload *w, int vi);
 static void run_variant(runner *r, hn_workload *w, int vi) {
     printf_window(r, printf_budget(r), 0);
     r->first_launch_done = 0;
+    r->row_ran = 0;
     run_variant_row(r, w, vi);
     printf_window(r, printf_budget(r), r->first_launch_done);
+}
+
+/* What a row measures: a variant's kernel or a baseline, behind one issue(). */
+typedef struct {
+    int slot;
+    const hn_variant *v;    /* NULL for a baseline */
+    hn_issue_fn issue;
+    void *ctx;
+    const char *timing;     /* the "timing" column */
+} row_job;
+
+/* The baseline of `family` that variants of `precision` are compared with:
+ * the one of that precision, or -1. */
+static int baseline_for(const hn_op *op, const char *family, const char *precision) {
+    for (int b = 0; b < op->n_baselines; b++)
+        if (strcmp(op->baselines[b].family, family) == 0 && strcmp(op->baselines[b].precision, precision) == 0)
+            return b;
+    return -1;
+}
+
+/* The one execution path of a row, variants and baselines alike: poison the
+ * outputs, warm up, check, take samples, check again, make sure the inputs are
+ * intact, then the row's figures. */
+static void measure_row(runner *r, hn_workload *w, const row_job *j) {
+    const hn_plan *p = r->plan;
+    const hn_op *op = p->op;
+    hn_csv *csv = r->csv;
+    int64_t ci = w->c->id;
+    hn_err err;
+    char reason[1536] = "";
+    r->row_ran = 0;
+    char precision[32];
+    hn_variant_precision(p, j->v, w, precision, sizeof precision);
+    if (!j->v) snprintf(precision, sizeof precision, "%s", op->baselines[j->slot - p->n_variants].precision);
+    hn_csv_set_named(csv, "precision", precision);
+
+#define FAIL(st, why)                                                                             \
+    do {                                                                                          \
+        emit_row(r, ci, j->slot, (st), (why), NAN, NAN);                                          \
+        return;                                                                                   \
+    } while (0)
+
+    /* Warm-up launches, then the first check. */
+    if (hn_poison_outputs(w, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+    int warmup = r->sampling.warmup > 0 ? r->sampling.warmup : 1;
+    for (int i = 0; i < warmup; i++) {
+        if (j->issue(j->ctx, &err) != 0 || r->be->ops->sync(r->be, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+        if (i == 0) { /* the row's first launch printed; the others print only if asked */
+            printf_window(r, r->cli->printf_all ? printf_budget(r) : 0, 0);
+            r->first_launch_done = 1;
+        }
+    }
+    hn_row_check rc;
+    double tc = hn_now();
+    if (hn_check_outputs(w, j->v, &rc, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+    r->row_ran = 1;
+    r->stats.check += hn_now() - tc;
+    hn_row_check_columns(csv, w, &rc);
+    int status = rc.passed ? HN_ST_OK : HN_ST_MISMATCH;
+    if (!rc.passed) mismatch_reason(w, &rc, "first check", reason, sizeof reason);
+
+    /* Timed samples (warm-up already done: the sampler keeps every add). */
+    hn_csv_set_named(csv, "timing", j->timing);
+    hn_measure_opts mo = {.hot = r->hot, .default_mhz = r->d.dev.sm_clock_khz / 1000.0,
+                          .samples_csv = r->samples_csv};
+    char row_name[256];
+    snprintf(row_name, sizeof row_name, "case %lld %s", (long long)ci, hn_run_slot_name(p, j->slot));
+    mo.row_name = row_name;
+    for (int i = 0; i < op->n_buffers; i++)
+        if (op->buffers[i].role == HN_BUF_INOUT) mo.restore = restore_inouts, mo.restore_ctx = w;
+    hn_measure_result mr;
+    if (hn_measure(r->be, &mo, r->sampler, j->issue, j->ctx, &mr, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+    hn_stats st;
+    hn_sampler_stats(r->sampler, &st);
+    r->stats.kernel += hn_sampler_total(r->sampler);
+    hn_row_stats_columns(csv, r->sampler, &mr);
+
+    /* Check again: some kernels pass once and corrupt later. */
+    hn_row_check rc2;
+    tc = hn_now();
+    if (hn_check_outputs(w, j->v, &rc2, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+    r->stats.check += hn_now() - tc;
+    if (status == HN_ST_OK && !rc2.passed) {
+        status = HN_ST_MISMATCH;
+        hn_row_check_columns(csv, w, &rc2);
+        mismatch_reason(w, &rc2, "passed before timing, failed after", reason, sizeof reason);
+    }
+    /* A kernel that writes into its inputs is wrong, and would corrupt the
+     * inputs of every later variant: restore them and say so. */
+    size_t n_diff = 0;
+    int clobbered = verify_inputs(w, &n_diff, &err);
+    if (clobbered == -2) FAIL(launch_status(r, &err), err.msg);
+    if (clobbered >= 0) {
+        status = HN_ST_MISMATCH;
+        snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
+                 op->buffers[clobbered].name, n_diff);
+    }
+
+    double median = NAN, noise = NAN;
+    if (st.n > 0) {
+        double sec = st.median;
+        double gflops = w->flop / sec * 1e-9, gbps = w->bytes / sec * 1e-9;
+        hn_csv_setf_named(csv, "gflops", "%.4g", gflops);
+        hn_csv_setf_named(csv, "gbps", "%.4g", gbps);
+        double peak = strcmp(precision, "double") == 0 ? r->d.peak_fp64 : r->d.peak_fp32;
+        if (peak > 0 && !r->is_emu) {
+            hn_csv_setf_named(csv, "peak_gflops", "%.1f", peak);
+            hn_csv_setf_named(csv, "flops_peak_pct", "%.3g", gflops / peak * 100.0);
+        }
+        if (r->d.peak_bw > 0 && !r->is_emu) hn_csv_setf_named(csv, "bw_peak_pct", "%.3g", gbps / r->d.peak_bw * 100.0);
+        /* Against each library's baseline of the same precision. */
+        for (int b = 0; b < op->n_baselines; b++) {
+            int k = baseline_for(op, op->baselines[b].family, precision);
+            if (k != b) continue;
+            double base = j->v ? r->base_ms[b] : sec * 1e3;
+            if (base > 0 && (j->v || j->slot == p->n_variants + b))
+                hn_csv_setf_named(csv, hn_run_speedup_column(op->baselines[b].family), "%.4g", base / (sec * 1e3));
+        }
+        median = sec * 1e3;
+        noise = st.rel_stdev;
+    }
+    emit_row(r, ci, j->slot, status, reason, status == HN_ST_OK ? median : NAN, noise);
+#undef FAIL
 }
 
 static void run_variant_row(runner *r, hn_workload *w, int vi) {
@@ -450,8 +599,6 @@ static void run_variant_row(runner *r, hn_workload *w, int vi) {
     hn_run_row_slot(csv, p, vi);
     hn_err err;
     char reason[1536];
-    r->row_ran = 0;
-    double median = NAN, noise = NAN;
 
 #define FAIL(st, why)                                                                             \
     do {                                                                                          \
@@ -494,89 +641,72 @@ static void run_variant_row(runner *r, hn_workload *w, int vi) {
     int n_args = 0;
     if (p->specs[v->spec].n_args > 64) FAIL(HN_ST_LAUNCH, "more than 64 arguments");
     if (hn_pack_args(p, v, w, 0, 0, vals, args, &n_args, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
-
-    /* Warm-up launches, then the first check. */
-    if (hn_poison_outputs(w, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
-    int warmup = r->sampling.warmup > 0 ? r->sampling.warmup : 1;
-    for (int i = 0; i < warmup; i++) {
-        if (r->be->ops->launch(r->be, sl->kernel, &d, args, &err) != 0 || r->be->ops->sync(r->be, &err) != 0)
-            FAIL(launch_status(r, &err), err.msg);
-        if (i == 0) { /* the row's first launch printed; the others print only if asked */
-            printf_window(r, r->cli->printf_all ? printf_budget(r) : 0, 0);
-            r->first_launch_done = 1;
-        }
-    }
-    hn_check_result cr;
-    double atol, rtol;
-    double tc = hn_now();
-    if (hn_check_outputs(w, v, &cr, &atol, &rtol, &err) != 0) FAIL(launch_status(r, &err), err.msg);
-    r->row_ran = 1;
-    r->stats.check += hn_now() - tc;
-    hn_row_check_columns(csv, &cr, hn_workload_first_ref(w), atol, rtol);
-    int status = cr.match_fraction >= p->min_match ? HN_ST_OK : HN_ST_MISMATCH;
-    reason[0] = '\0';
-    if (status == HN_ST_MISMATCH) mismatch_reason(&cr, "first check", p->min_match, reason, sizeof reason);
-
-    /* Timed samples (warm-up already done: the sampler keeps every add). */
-    hn_csv_set_named(csv, "timing", r->is_emu ? "emu-wall" : r->hot ? "hot" : "cold");
-    launch_ctx lc = {r->be, sl->kernel, &d, args};
-    hn_measure_opts mo = {.hot = r->hot, .default_mhz = r->d.dev.sm_clock_khz / 1000.0,
-                          .samples_csv = r->samples_csv};
-    char row_name[256];
-    snprintf(row_name, sizeof row_name, "case %lld %s", (long long)ci, v->label);
-    mo.row_name = row_name;
-    for (int i = 0; i < p->op->n_buffers; i++)
-        if (p->op->buffers[i].role == HN_BUF_INOUT) mo.restore = restore_inouts, mo.restore_ctx = w;
-    hn_measure_result mr;
-    if (hn_measure(r->be, &mo, r->sampler, issue_launch, &lc, &mr, &err) != 0)
-        FAIL(launch_status(r, &err), err.msg);
-    hn_stats st;
-    hn_sampler_stats(r->sampler, &st);
-    r->stats.kernel += hn_sampler_total(r->sampler);
-    hn_row_stats_columns(csv, r->sampler, &mr);
-
-    /* Check again: some kernels pass once and corrupt later. */
-    hn_check_result cr2;
-    tc = hn_now();
-    if (hn_check_outputs(w, v, &cr2, &atol, &rtol, &err) != 0) FAIL(launch_status(r, &err), err.msg);
-    r->stats.check += hn_now() - tc;
-    if (status == HN_ST_OK && cr2.match_fraction < p->min_match) {
-        status = HN_ST_MISMATCH;
-        hn_row_check_columns(csv, &cr2, hn_workload_first_ref(w), atol, rtol);
-        mismatch_reason(&cr2, "passed before timing, failed after", p->min_match, reason, sizeof reason);
-    }
-    /* A kernel that writes into its inputs is wrong, and would corrupt the
-     * inputs of every later variant: restore them and say so. */
-    size_t n_diff = 0;
-    int clobbered = verify_inputs(w, &n_diff, &err);
-    if (clobbered == -2) FAIL(launch_status(r, &err), err.msg);
-    if (clobbered >= 0) {
-        status = HN_ST_MISMATCH;
-        snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
-                 p->op->buffers[clobbered].name, n_diff);
-    }
-
-    if (st.n > 0) {
-        double sec = st.median;
-        double gflops = w->flop / sec * 1e-9, gbps = w->bytes / sec * 1e-9;
-        hn_csv_setf_named(csv, "gflops", "%.4g", gflops);
-        hn_csv_setf_named(csv, "gbps", "%.4g", gbps);
-        const char *acc = hn_variant_define(p, v, "ACCUM_DTYPE");
-        int dbl = acc && strcmp(acc, "double") == 0;
-        double peak = dbl ? r->d.peak_fp64 : r->d.peak_fp32;
-        if (peak > 0 && !r->is_emu) {
-            hn_csv_setf_named(csv, "peak_gflops", "%.1f", peak);
-            hn_csv_setf_named(csv, "flops_peak_pct", "%.3g", gflops / peak * 100.0);
-        }
-        if (r->d.peak_bw > 0 && !r->is_emu) hn_csv_setf_named(csv, "bw_peak_pct", "%.3g", gbps / r->d.peak_bw * 100.0);
-        /* Against the baseline of the same precision. */
-        double base = r->base_ms[dbl ? HN_BASELINE_DGEMM : HN_BASELINE_SGEMM];
-        if (base > 0) hn_csv_setf_named(csv, "speedup_vs_cublas", "%.4g", base / (sec * 1e3));
-        median = sec * 1e3;
-        noise = st.rel_stdev;
-    }
-    emit_row(r, ci, vi, status, reason, status == HN_ST_OK ? median : NAN, noise);
 #undef FAIL
+    launch_ctx lc = {r->be, sl->kernel, &d, args};
+    row_job j = {.slot = vi, .v = v, .issue = issue_launch, .ctx = &lc,
+                 .timing = r->is_emu ? "emu-wall" : r->hot ? "hot" : "cold"};
+    measure_row(r, w, &j);
+}
+
+/* A baseline's state and issue, for hn_measure. */
+typedef struct {
+    const hn_op_baseline *b;
+    void *state;
+} baseline_ctx;
+
+static int issue_baseline(void *ctx, hn_err *err) {
+    baseline_ctx *bc = ctx;
+    return bc->b->issue(bc->state, err);
+}
+
+/* Which baselines a case measures: those of a precision some selected variant
+ * has in it, and always the float ones. */
+static int baseline_wanted(runner *r, const unsigned char *selected, hn_workload *w, int b) {
+    const hn_plan *p = r->plan;
+    const char *bp = p->op->baselines[b].precision;
+    if (strcmp(bp, "float") == 0) return 1;
+    for (int v = 0; v < p->n_variants; v++) {
+        if (!selected[v]) continue;
+        char prec[32];
+        hn_variant_precision(p, &p->variants[v], w, prec, sizeof prec);
+        if (strcmp(prec, bp) == 0) return 1;
+    }
+    return 0;
+}
+
+/* The baselines of a case: rows not done yet are measured; the medians of all
+ * (measured now or earlier) are kept for the speed-ups of the variant rows. */
+static void run_baselines(runner *r, const unsigned char *selected, hn_workload *w) {
+    const hn_plan *p = r->plan;
+    const hn_op *op = p->op;
+    int nv = p->n_variants;
+    for (int b = 0; b < op->n_baselines; b++) {
+        int slot = nv + b;
+        r->base_ms[b] = r->sh->median_ms[w->c->id * r->sh->n_slots + slot];
+        if (r->is_emu || r->cli->no_baseline || is_done(r, w->c->id, slot) || !baseline_wanted(r, selected, w, b))
+            continue;
+        r->sink->row_begin(r->sink->ctx, w->c->id, slot);
+        hn_run_row_case(r->csv, p, w->c, w, &r->d);
+        hn_run_row_slot(r->csv, p, slot);
+        if (!r->bstate[b]) {
+            emit_row(r, w->c->id, slot, HN_ST_SKIPPED, r->bwhy[b], NAN, NAN);
+            continue;
+        }
+        hn_err err;
+        char what[256] = "";
+        if (op->baselines[b].prepare(r->bstate[b], w, what, sizeof what, &err) != 0) {
+            hn_csv_set_named(r->csv, "kernel", what);
+            emit_row(r, w->c->id, slot, err.kind ? launch_status(r, &err) : HN_ST_SKIPPED, err.msg, NAN, NAN);
+            op->baselines[b].release(r->bstate[b]);
+            continue;
+        }
+        hn_csv_set_named(r->csv, "kernel", what);
+        baseline_ctx bc = {&op->baselines[b], r->bstate[b]};
+        row_job j = {.slot = slot, .v = NULL, .issue = issue_baseline, .ctx = &bc, .timing = r->hot ? "hot" : "cold"};
+        measure_row(r, w, &j);
+        op->baselines[b].release(r->bstate[b]);
+        r->base_ms[b] = r->sh->median_ms[w->c->id * r->sh->n_slots + slot];
+    }
 }
 
 /* One row with the same status and reason for every selected variant of a case
@@ -589,36 +719,6 @@ static void rows_for_all(runner *r, const unsigned char *selected, const hn_case
         hn_run_row_case(r->csv, r->plan, c, w, &r->d);
         hn_run_row_slot(r->csv, r->plan, v);
         emit_row(r, c->id, v, status, reason, NAN, NAN);
-    }
-}
-
-/* The baselines of a case: rows not done yet are measured; the medians of all
- * (measured now or earlier) are kept for the speed-ups of the variant rows. */
-static void run_baselines(runner *r, hn_workload *w) {
-    int nv = r->plan->n_variants;
-    for (int k = 0; k < HN_RUN_BASELINES; k++) {
-        r->base_ms[k] = r->sh->median_ms[w->c->id * r->sh->n_slots + nv + k];
-        if (!r->baseline || (k == HN_BASELINE_DGEMM && !r->has_double)) continue;
-        if (is_done(r, w->c->id, nv + k)) continue;
-        r->sink->row_begin(r->sink->ctx, w->c->id, nv + k);
-        char reason[sizeof(hn_err)];
-        hn_run_row_case(r->csv, r->plan, w->c, w, &r->d);
-        int st = hn_baseline_run(r->baseline, (hn_baseline_kind)k, w, r->csv, &r->sampling, r->hot, reason,
-                                 sizeof reason);
-        double ms = hn_baseline_last_ms(r->baseline, (hn_baseline_kind)k);
-        double peak = k == HN_BASELINE_DGEMM ? r->d.peak_fp64 : r->d.peak_fp32;
-        if (ms > 0) {
-            hn_csv_setf_named(r->csv, "gflops", "%.4g", w->flop / ms * 1e-6);
-            hn_csv_setf_named(r->csv, "gbps", "%.4g", w->bytes / ms * 1e-6);
-            if (peak > 0) {
-                hn_csv_setf_named(r->csv, "peak_gflops", "%.1f", peak);
-                hn_csv_setf_named(r->csv, "flops_peak_pct", "%.3g", w->flop / ms * 1e-6 / peak * 100);
-            }
-            if (r->d.peak_bw > 0) hn_csv_setf_named(r->csv, "bw_peak_pct", "%.3g", w->bytes / ms * 1e-6 / r->d.peak_bw * 100);
-            hn_csv_set_named(r->csv, "speedup_vs_cublas", "1");
-        }
-        r->base_ms[k] = st == HN_ST_OK && ms > 0 ? ms : NAN;
-        emit_row(r, w->c->id, nv + k, st, reason, r->base_ms[k], NAN);
     }
 }
 
@@ -773,23 +873,31 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
         fprintf(stderr, "harness: %s\n", err.msg);
         goto join;
     }
-    if (!r.is_emu && !cli->no_baseline) r.baseline = hn_baseline_create(p, r.be, &r.d.dev);
-    for (int v = 0; v < nv; v++) {
-        const char *acc = hn_variant_define(p, &p->variants[v], "ACCUM_DTYPE");
-        r.has_double |= selected[v] && acc && strcmp(acc, "double") == 0;
+    /* The operator's baselines, on the GPU: opened once; one that cannot run
+     * here (no library, no device support) has its rows skipped with the reason. */
+    const hn_op *op = p->op;
+    r.bstate = xcalloc((size_t)op->n_baselines + 1, sizeof *r.bstate);
+    r.bwhy = xcalloc((size_t)op->n_baselines + 1, sizeof *r.bwhy);
+    r.base_ms = xcalloc((size_t)op->n_baselines + 1, sizeof *r.base_ms);
+    for (int b = 0; !r.is_emu && !cli->no_baseline && b < op->n_baselines; b++) {
+        r.bstate[b] = op->baselines[b].open(r.be, &r.d.dev, &err);
+        if (!r.bstate[b]) {
+            snprintf(r.bwhy[b], sizeof r.bwhy[b], "%s", err.msg);
+            fprintf(stderr, "harness: no %s baseline: %s\n", op->baselines[b].name, err.msg);
+        }
     }
 
     rc = HN_RUN_DONE;
     for (int64_t ci = first_case; ci < last_case && rc == HN_RUN_DONE; ci++) {
         const hn_case *c = &p->cases[ci];
         int todo = 0;
-        for (int s = 0; s < sh->n_slots && !todo; s++) {
-            int wanted = s < nv ? selected[s] : r.baseline && (s - nv != HN_BASELINE_DGEMM || r.has_double);
-            todo = wanted && !is_done(&r, ci, s);
-        }
-        if (!todo) continue;
+        for (int v = 0; v < nv && !todo; v++) todo = selected[v] && !is_done(&r, ci, v);
         hn_workload w;
-        if (hn_workload_shape(&w, p, c, &err) != 0) {
+        int shaped = hn_workload_shape(&w, p, c, &err) == 0;
+        for (int b = 0; shaped && !todo && !r.is_emu && !cli->no_baseline && b < op->n_baselines; b++)
+            todo = !is_done(&r, ci, nv + b) && baseline_wanted(&r, selected, &w, b);
+        if (!todo) continue;
+        if (!shaped) {
             sink->case_begin(sink->ctx, ci, "");
             rows_for_all(&r, selected, c, NULL, HN_ST_LAUNCH, err.msg);
             continue;
@@ -810,7 +918,7 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
         r.stats.gen += w.gen_seconds;
         r.stats.transfer += w.upload_seconds;
         if (cli->save_tensors) save_tensors(&r, &w, -1);
-        run_baselines(&r, &w);
+        run_baselines(&r, selected, &w);
         for (int v = 0; v < nv && rc == HN_RUN_DONE; v++) {
             if (!selected[v] || is_done(&r, ci, v)) continue;
             if (sh->stop) {
@@ -855,7 +963,11 @@ join:
         pthread_cond_destroy(&r.pool.cv);
     }
 out:
-    hn_baseline_destroy(r.baseline);
+    for (int b = 0; r.bstate && b < p->op->n_baselines; b++)
+        if (r.bstate[b]) p->op->baselines[b].close(r.bstate[b]);
+    free(r.bstate);
+    free(r.bwhy);
+    free(r.base_ms);
     hn_sampler_destroy(r.sampler);
     if (r.samples_csv) fclose(r.samples_csv);
     hn_csv_close(r.csv);

@@ -12,7 +12,7 @@
  * summary. The runner never writes the results file itself.
  *
  * A row is identified by (case, slot): slots 0..n_variants-1 are the plan's
- * variants, then HN_RUN_BASELINES slots for the vendor baselines.
+ * variants, then one slot per baseline of the operator (op->baselines).
  *
  * Shared state (hn_run_shared) lives in memory shared with the parent process:
  * which rows are already done (resumed, or written before a worker restart),
@@ -28,8 +28,6 @@
 #include "cli.h"
 #include "csv.h"
 #include "run.h"
-
-#define HN_RUN_BASELINES 2
 
 /* Memory shared by the parent and its worker process. Arrays follow the struct
  * (see hn_run_shared_create). */
@@ -47,7 +45,7 @@ typedef struct {
 } hn_run_shared;
 
 /* Maps the shared block for a plan (MAP_SHARED, so it survives fork). */
-hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants);
+hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants, int n_baselines);
 void hn_run_shared_destroy(hn_run_shared *s);
 
 /* Where the runner runs: the device as it reported itself. */
@@ -109,6 +107,8 @@ void hn_run_row_case(hn_csv *csv, const hn_plan *p, const hn_case *c, const hn_w
                      const hn_run_device *d);
 /* The columns of a row's slot (variant or baseline). */
 void hn_run_row_slot(hn_csv *csv, const hn_plan *p, int slot);
+/* "speedup_vs_<family>" (a string that lives as long as the process). */
+const char *hn_run_speedup_column(const char *family);
 /* The name of a slot: the variant's label or the baseline's name. */
 const char *hn_run_slot_name(const hn_plan *p, int slot);
 

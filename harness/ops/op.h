@@ -1,18 +1,28 @@
 /*
- * op.h: what the harness knows about an operator (conv2d, ...), independent of
- * any kernel that implements it: its parameters, its buffers and their sizes, how
- * to generate inputs, the fp64 CPU reference, and its FLOP and byte counts.
+ * op.h: what the harness knows about an operator (conv2d, pool2d, ...),
+ * independent of any kernel that implements it: its parameters, its buffers
+ * (typed tensors), how to generate inputs, the fp64 CPU reference, its FLOP and
+ * byte counts, and the vendor libraries' implementations to measure beside the
+ * variants (baselines).
+ *
+ * An operator is one folder, harness/ops/<name>/, whose files define
+ * `const hn_op hn_op_<name>`; the build lists every folder in a generated
+ * registry, so adding an operator edits no shared file (docs/operators.md).
  *
  * A config names one operator ("op": "conv2d") and gives each of its parameters
- * as an expression over the sweep's axes. Kernel arguments bind by name to the
- * operator's buffers ("in", "out", ...) and parameters ("h", "pad", ...).
+ * as an expression over the sweep's axes (or lets it default). Kernel arguments
+ * bind by name to the operator's buffers ("in", "out", ...) and parameters.
  *
- * Parameters are passed around as an array of doubles in the order of
- * op->params; integer parameters hold whole numbers (checked by the config).
+ * Parameters are an array of doubles in the order of op->params: integer ones
+ * hold whole numbers; a choice parameter (type 'c') holds the index of its
+ * value in `choices` (the config gives the value's name, e.g. "NHWC").
  *
- * The reference for an output buffer is either complete (index == NULL, n equal
- * to the buffer's element count) or a sample (index[i] is the element whose
- * expected value is values[i]), for cases too large to compute in full.
+ * Buffers: as many as the operator has, each with a dtype and a role. The
+ * reference of an output buffer is complete (index == NULL, n equal to the
+ * buffer's element count) or a sample (index[i] is the element whose expected
+ * value is values[i]), for cases too large to compute in full. Values are fp64
+ * whatever the buffer's dtype (int32 outputs hold exact integers and are compared
+ * exactly).
  */
 #ifndef HN_OP_H
 #define HN_OP_H
@@ -26,20 +36,23 @@ typedef enum { HN_DT_F32, HN_DT_F64, HN_DT_I32 } hn_dtype;
 typedef enum { HN_BUF_IN, HN_BUF_OUT, HN_BUF_INOUT } hn_buf_role;
 
 size_t hn_dtype_size(hn_dtype t);
-const char *hn_dtype_name(hn_dtype t); /* "float32", ... */
+const char *hn_dtype_name(hn_dtype t);  /* "float32", ... */
+const char *hn_dtype_numpy(hn_dtype t); /* "<f4", ... */
 
 typedef struct {
     const char *name;   /* "in" */
     hn_dtype dtype;
     hn_buf_role role;
-    const char *shape;  /* documentation: "(in_ch, h, w)" */
+    const char *shape;  /* documentation: "(n, in_ch, h, w)" */
 } hn_op_buffer;
 
 typedef struct {
     const char *name;   /* "h" */
-    char type;          /* 'i' 32-bit int, 'f' float, 'd' double */
-    const char *dflt;   /* default expression, or NULL when the config must set it */
+    char type;          /* 'i' 32-bit int, 'f' float, 'd' double, 'c' a choice of `choices` */
+    const char *dflt;   /* default expression (over the axes and earlier parameters), or
+                           NULL when the config must set it */
     const char *doc;
+    const char *const *choices; /* 'c': the value names, NULL-terminated */
 } hn_op_param;
 
 typedef struct {
@@ -51,6 +64,31 @@ typedef struct {
 
 void hn_ref_free(hn_ref *r);
 
+struct hn_backend;
+struct hn_device_info;
+struct hn_workload;
+
+/* A vendor library's implementation of the operator, measured like a variant
+ * (poison, warm-up, check, samples, check again) in rows of its own named
+ * `name`. Only on the cuda backend. */
+typedef struct {
+    const char *name;       /* the rows' variant name, "cublas_im2col_sgemm" */
+    const char *family;     /* the library: rows get a speedup_vs_<family> column */
+    const char *precision;  /* "float" or "double": variants of that precision are
+                               compared with it */
+    /* Once per run: the baseline's state, or NULL with why in err (no library,
+     * no such operation on this device): its rows are then `skipped`. */
+    void *(*open)(struct hn_backend *be, const struct hn_device_info *dev, hn_err *err);
+    void (*close)(void *state);
+    /* Per case, before the measured work: scratch space, algorithm choice, input
+     * conversions. Writes what will run (the rows' kernel column) into what. */
+    int (*prepare)(void *state, struct hn_workload *w, char *what, size_t what_size, hn_err *err);
+    /* The measured work, enqueued on the backend's stream. */
+    int (*issue)(void *state, hn_err *err);
+    /* After the case (NULL-safe on a state whose prepare failed). */
+    void (*release)(void *state);
+} hn_op_baseline;
+
 typedef struct hn_op {
     const char *name;
     const char *doc;
@@ -58,6 +96,8 @@ typedef struct hn_op {
     int n_params;
     const hn_op_buffer *buffers;
     int n_buffers;
+    const hn_op_baseline *baselines;
+    int n_baselines;
 
     /* Validates the parameters and gives each buffer's element count. */
     int (*shape)(const double *p, int64_t *counts, hn_err *err);
@@ -65,8 +105,9 @@ typedef struct hn_op {
      * must move (each input read once, each output written once). */
     double (*flop)(const double *p);
     double (*bytes)(const double *p);
-    /* The logical shape of buffer i (for messages and debug views): fills dims
-     * (at most 4) and returns their count; their product is the element count. */
+    /* The logical shape of buffer i (for messages, saved tensors and debug
+     * views): fills dims (at most 4) and returns their count; their product is
+     * the element count. */
     int (*dims)(const double *p, int buffer, int64_t dims[4]);
     /* A short human label of the case, e.g. "128x128x32 -> 512, f:9x9". */
     void (*label)(const double *p, char *buf, size_t size);
@@ -74,20 +115,29 @@ typedef struct hn_op {
     void (*generate)(const double *p, void *const *bufs, uint64_t seed);
     /* Computes the reference of every output buffer into refs[i] (entries of
      * input-only buffers are left empty). When the full reference would cost
-     * more than budget_gflop, computes a seeded sample instead. */
+     * more than budget_gflop, may compute a seeded sample instead. */
     int (*reference)(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop,
                      uint64_t seed, int threads, hn_err *err);
 } hn_op;
 
-/* The registry. */
+/* The registry (generated by the build from harness/ops/<name>/). */
 const hn_op *hn_op_find(const char *name);
 /* Comma-separated list of known operator names, for messages. */
 const char *hn_op_names(void);
+/* The number of registered operators and the i-th one. */
+int hn_op_count(void);
+const hn_op *hn_op_at(int i);
 int hn_op_param_index(const hn_op *op, const char *name);
 int hn_op_buffer_index(const hn_op *op, const char *name);
+/* The index of `value` among param i's choices, or -1. */
+int hn_op_choice_index(const hn_op_param *p, const char *value);
 
 /* Fills a float buffer with seeded standard-normal values (as numpy's randn does
  * in the seed notebook; the exact stream is ours). */
 void hn_fill_randn_f32(float *x, int64_t n, uint64_t seed);
+/* Seeded standard-normal doubles. */
+void hn_fill_randn_f64(double *x, int64_t n, uint64_t seed);
+/* Uniform integers in [lo, hi). */
+void hn_fill_uniform_i32(int32_t *x, int64_t n, int32_t lo, int32_t hi, uint64_t seed);
 
 #endif

@@ -20,7 +20,7 @@
  *
  * Sections: micro-kernels, im2col, the driver, border pixels, the bench.
  */
-#include "conv2d_ref.h"
+#include "ref.h"
 
 #include <assert.h>
 #include <limits.h>
@@ -283,7 +283,9 @@ const char *conv2d_ref_method(void) {
 
 typedef struct {
     const float *in; /* (in_ch, h, w) */
-    int h, w, fs, r;
+    int h, w, fs, r; /* r: the padding above and left (the window of output pixel
+                        (y, x) starts at input (y - r, x - r)) */
+    int ow;          /* the output's width (pixel numbers are y * ow + x) */
     double pad;
     conv_cvt_fn cvt;
 } conv_src;
@@ -436,7 +438,7 @@ static void conv_block_own(conv_job *job, double *bp, conv_run *runs, int64_t j0
         const double *ablk = job->ap + (int64_t)k0 * job->m_pad;
         for (int jw = 0; jw < n; jw += nw) {
             const int nv = n - jw < nw ? n - jw : nw;
-            const int n_runs = conv_runs(runs, job->pix, j0 + jw, nv, job->src.w);
+            const int n_runs = conv_runs(runs, job->pix, j0 + jw, nv, job->src.ow);
             im2col_panel(bp, &job->src, k0, kc, runs, n_runs, nv, nw);
             for (int jr = 0; jr < nv; jr += nr) {
                 double *c = job->out + j0 + jw + jr;
@@ -454,7 +456,7 @@ static void conv_block_own(conv_job *job, double *bp, conv_run *runs, int64_t j0
  * multiplied into the block's columns by cblas_dgemm. */
 static void conv_block_blas(conv_job *job, double *b, conv_run *runs, int64_t j0, int n) {
     const int fs2 = job->src.fs * job->src.fs;
-    const int n_runs = conv_runs(runs, job->pix, j0, n, job->src.w);
+    const int n_runs = conv_runs(runs, job->pix, j0, n, job->src.ow);
     for (int c0 = 0; c0 < job->in_ch; c0 += job->chunk_ch) {
         const int nc = job->in_ch - c0 < job->chunk_ch ? job->in_ch - c0 : job->chunk_ch;
         im2col_block(b, &job->src, c0, nc, runs, n_runs, n);
@@ -499,21 +501,47 @@ static pthread_mutex_t conv_blas_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+void conv2d_ref_shape(conv2d_shape *s, int h, int w, int fs, int padding) {
+    s->h = h;
+    s->w = w;
+    s->fs = fs;
+    if (padding < 0) { /* "same": the output as large as the input */
+        s->pad_lo = (fs - 1) / 2;
+        s->oh = h;
+        s->ow = w;
+    } else {
+        s->pad_lo = padding;
+        s->oh = h + 2 * padding - fs + 1;
+        s->ow = w + 2 * padding - fs + 1;
+    }
+}
+
 void conv2d_forward_ref_opts(double *out, const int64_t *pix, int64_t n_pix, const float *in,
                              const float *filter, int in_ch, int out_ch, int h, int w, int fs,
                              float pad, int threads, const conv2d_ref_opts *opts) {
+    conv2d_shape sh;
+    conv2d_ref_shape(&sh, h, w, fs, -1);
+    conv2d_ref_general(out, pix, n_pix, in, filter, in_ch, out_ch, &sh, pad, threads, opts);
+}
+
+void conv2d_ref_general(double *out, const int64_t *pix, int64_t n_pix, const float *in, const float *filter,
+                        int in_ch, int out_ch, const conv2d_shape *sh, float pad, int threads,
+                        const conv2d_ref_opts *opts) {
     static const conv2d_ref_opts no_opts;
     if (!opts) opts = &no_opts;
-    assert(in_ch >= 1 && out_ch >= 1 && h >= 1 && w >= 1 && fs >= 1);
-    assert(pix || n_pix == (int64_t)h * w);
+    const int h = sh->h, w = sh->w, fs = sh->fs;
+    const int64_t n_out = (int64_t)sh->oh * sh->ow;
+    (void)n_out; /* in asserts only */
+    assert(in_ch >= 1 && out_ch >= 1 && h >= 1 && w >= 1 && fs >= 1 && sh->oh >= 1 && sh->ow >= 1);
+    assert(pix || n_pix == n_out);
     assert(n_pix >= 0 && n_pix <= INT_MAX && (int64_t)in_ch * fs * fs <= INT_MAX);
-    for (int64_t j = 0; pix && j < n_pix; j++) assert(pix[j] >= 0 && pix[j] < (int64_t)h * w);
+    for (int64_t j = 0; pix && j < n_pix; j++) assert(pix[j] >= 0 && pix[j] < n_out);
     if (n_pix == 0) return;
     if (threads <= 0) threads = hn_cpu_count();
     const int fs2 = fs * fs, k = in_ch * fs2;
 
     conv_job job = {
-        .src = {in, h, w, fs, (fs - 1) / 2, pad, NULL},
+        .src = {in, h, w, fs, sh->pad_lo, sh->ow, pad, NULL},
         .in_ch = in_ch,
         .out_ch = out_ch,
         .k = k,
@@ -611,20 +639,30 @@ void conv2d_forward_ref_at(double *out, const int64_t *pix, int64_t n_pix, const
  */
 
 int64_t conv2d_border_pixels(int64_t *pix, int h, int w, int fs) {
-    assert(h >= 1 && w >= 1 && fs >= 1);
-    const int lo = (fs - 1) / 2, hi = fs - 1 - lo;
+    conv2d_shape sh;
+    conv2d_ref_shape(&sh, h, w, fs, -1);
+    return conv2d_border_pixels_general(pix, &sh);
+}
+
+int64_t conv2d_border_pixels_general(int64_t *pix, const conv2d_shape *sh) {
+    assert(sh->h >= 1 && sh->w >= 1 && sh->fs >= 1 && sh->oh >= 1 && sh->ow >= 1);
+    /* Output row y reads input rows y - pad_lo .. y - pad_lo + fs - 1: inside the
+     * image for y in [lo, hi_y), likewise columns. */
+    const int lo = sh->pad_lo, hi_y = sh->h - sh->fs + 1 + sh->pad_lo, hi_x = sh->w - sh->fs + 1 + sh->pad_lo;
+    const int oh = sh->oh, ow = sh->ow;
     int64_t n = 0;
-    for (int y = 0; y < h; y++) {
-        int64_t row = (int64_t)y * w;
-        if (y < lo || y >= h - hi) {
-            for (int x = 0; x < w; x++, n++)
+    for (int y = 0; y < oh; y++) {
+        int64_t row = (int64_t)y * ow;
+        if (y < lo || y >= hi_y) {
+            for (int x = 0; x < ow; x++, n++)
                 if (pix) pix[n] = row + x;
             continue;
         }
-        const int right = w - hi > lo ? w - hi : lo; /* the interior is [lo, right) */
-        for (int x = 0; x < w; x++) {
-            if (x == lo) x = right;
-            if (x >= w) break;
+        for (int x = 0; x < ow; x++) {
+            if (x >= lo && x < hi_x) {
+                x = hi_x - 1; /* skip the interior */
+                continue;
+            }
             if (pix) pix[n] = row + x;
             n++;
         }

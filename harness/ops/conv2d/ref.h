@@ -42,8 +42,31 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The full output: out is (out_ch, h, w), written entirely. threads <= 0: one per
- * online CPU. */
+struct conv2d_ref_opts;
+
+/* The geometry of one image's convolution: input h x w, filter fs x fs, the
+ * window of output pixel (y, x) starting at input (y - pad_lo, x - pad_lo), an
+ * output of oh x ow. */
+typedef struct {
+    int h, w, fs, pad_lo, oh, ow;
+} conv2d_shape;
+
+/* Fills s for stride 1 and `padding` pixels on every side; padding < 0 means
+ * "same" (the seed's: output h x w, (fs - 1) / 2 above and left, the rest below
+ * and right). */
+void conv2d_ref_shape(conv2d_shape *s, int h, int w, int fs, int padding);
+
+/* The general form of everything below: out is (out_ch, n_pix) at output pixels
+ * pix (y * ow + x; NULL: every one in order, n_pix = oh * ow). */
+void conv2d_ref_general(double *out, const int64_t *pix, int64_t n_pix, const float *in, const float *filter,
+                        int in_ch, int out_ch, const conv2d_shape *sh, float pad, int threads,
+                        const struct conv2d_ref_opts *opts);
+/* The output pixels whose window reaches outside the input, in increasing order;
+ * written to pix unless NULL; returns the count. */
+int64_t conv2d_border_pixels_general(int64_t *pix, const conv2d_shape *sh);
+
+/* "Same" convolution, the full output: out is (out_ch, h, w), written entirely.
+ * threads <= 0: one per online CPU. */
 void conv2d_forward_ref(double *out, const float *in, const float *filter, int in_ch,
                         int out_ch, int h, int w, int fs, float pad, int threads);
 
@@ -74,7 +97,7 @@ typedef enum {
     CONV2D_ISA_AVX512   /* at most AVX-512 */
 } conv2d_isa;
 
-typedef struct {
+typedef struct conv2d_ref_opts {
     int64_t chunk_pix; /* at most this many pixels per block (a thread's unit of work) */
     int chunk_ch;      /* OpenBLAS path: at most this many input channels per im2col */
     conv2d_gemm gemm;
