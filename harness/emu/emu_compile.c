@@ -230,8 +230,14 @@ static int write_shim(const char *cache, char **dir_out, hn_err *err) {
     pthread_mutex_lock(&shim_mu);
     int rc = 0;
     size_t slot = 0;
+    char *main_header = hn_path_join(dir, "hn_emu.h");
+    int present = hn_file_exists(main_header); /* gone if `harness cache clean` ran meanwhile */
+    free(main_header);
     for (; slot < HN_ARRAY_LEN(shim_checked) && shim_checked[slot]; slot++)
-        if (strcmp(shim_checked[slot], dir) == 0) goto out;
+        if (strcmp(shim_checked[slot], dir) == 0) {
+            if (present) goto out;
+            break;
+        }
     rc = -1;
     if (hn_mkdirs(dir, err) != 0) goto out;
     for (const struct hn_embedded_file *f = hn_embedded_files; f->name; f++) {
@@ -255,7 +261,7 @@ static int write_shim(const char *cache, char **dir_out, hn_err *err) {
         hn_errf(err, "emulator: the shim header hn_emu.h is not embedded in this build");
         goto out;
     }
-    if (slot < HN_ARRAY_LEN(shim_checked)) shim_checked[slot] = xstrdup(dir);
+    if (slot < HN_ARRAY_LEN(shim_checked) && !shim_checked[slot]) shim_checked[slot] = xstrdup(dir);
     rc = 0;
 out:
     pthread_mutex_unlock(&shim_mu);
