@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 typedef struct {
-    const char *config;        /* positional: the config or results file */
+    const char *config;        /* positional: the config or results file (cache: the action) */
     const char *backend;       /* cuda | emu | auto */
     const char *out;           /* results CSV path */
     const char *arch;          /* sm_XX for compile */

@@ -118,13 +118,14 @@ int hn_cmd_compile(const hn_cli *cli) {
             failed++;
         } else {
             const hn_kernel_resources *r = &img.res[0];
+            /* "cached" only for an entry that verified; a bad one was compiled again. */
+            const char *how = img.from_cache ? "(cached)" : img.cache_bad ? "(recompiled: bad cache entry)" : "";
             if (emu || r->registers < 0)
                 printf("%-48s %5s %9s %9s %7s %9s %8.2f %s\n", p->variants[i].label, "-", "-", "-", "-", "-",
-                       img.seconds, img.from_cache ? "(cached)" : "");
+                       img.seconds, how);
             else
                 printf("%-48s %5d %9d %9d %7d %9d %8.2f %s\n", p->variants[i].label, r->registers,
-                       r->spill_stores, r->spill_loads, r->stack_frame, r->static_shared, img.seconds,
-                       img.from_cache ? "(cached)" : "");
+                       r->spill_stores, r->spill_loads, r->stack_frame, r->static_shared, img.seconds, how);
             if (cli->verbose && img.log && *img.log) printf("%s\n", img.log);
             hn_module_image_free(&img);
         }

@@ -20,6 +20,7 @@ void hn_module_image_free(hn_module_image *img) {
     free(img->lowered);
     free(img->res);
     free(img->log);
+    free(img->cache_bad);
     memset(img, 0, sizeof *img);
 }
 

@@ -16,6 +16,9 @@
  *         (see emu/emu_compile.c); lowered[] then holds the name of the exported
  *         launch wrapper of each kernel.
  *
+ * Every cached file is verified (size and checksum, cache.h) before its bytes are
+ * used; a bad one is discarded with a warning on stderr and compiled again.
+ *
  * Invariants: a successful compile fills image (cuda: the CUBIN bytes; emu: NULL,
  * with `path` naming the .so in the cache), lowered[i] for every requested kernel,
  * and `log` (possibly empty, never NULL).
@@ -65,7 +68,9 @@ typedef struct {
     hn_kernel_resources *res;    /* n_kernels entries (owned) */
     int n_kernels;
     char *log;                   /* compiler output, never NULL (owned) */
-    int from_cache;              /* 1 when nothing was compiled */
+    int from_cache;              /* 1 when nothing was compiled (the entry verified) */
+    char *cache_bad;             /* "PATH: what was wrong" when a bad cache entry was
+                                    discarded and compiled again (owned); else NULL */
     double seconds;              /* time spent compiling or loading from cache */
     char key[33];                /* the cache key */
 } hn_module_image;

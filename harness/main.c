@@ -30,7 +30,8 @@ enum {
     C_COMPARE = 1 << 5,
     C_BENCH = 1 << 6,
     C_INFO = 1 << 7,
-    C_ALL = 0xff,
+    C_CACHE = 1 << 8,
+    C_ALL = 0x1ff,
 };
 
 typedef struct {
@@ -54,6 +55,8 @@ static const cmd_def CMDS[] = {
      "compare variants or a define (--by ACCUM_DTYPE) in time and accuracy"},
     {"bench", hn_cmd_bench, C_BENCH, "", 0, "print the harness's own benchmark figures"},
     {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends"},
+    {"cache", hn_cmd_cache, C_CACHE, "info|clean", 1,
+     "the compiled-kernel cache: what it holds and what fails verification, or empty it"},
 };
 
 typedef struct {
@@ -78,7 +81,7 @@ static const opt_def OPTS[] = {
     OPT("force", 'f', force, C_RUN, NULL, "overwrite --out even when it holds an unfinished run"),
     OPT("seed", 'I', seed, C_RUN | C_LIST | C_COMPILE | C_DEBUG, "N", "override the config's sampling seed"),
     OPT("arch", 's', arch, C_COMPILE, "sm_XX", "target (default: the device's, else sm_90)"),
-    OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG, "DIR",
+    OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG | C_CACHE, "DIR",
         "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)"),
     OPT("variant", 'm', only, C_RUN, "NAME", "run only this variant (repeatable)"),
     OPT("case", 'I', case_id, C_RUN | C_DEBUG, "ID", "run only this case of the plan"),
@@ -114,8 +117,8 @@ static const opt_def OPTS[] = {
     OPT("format", 's', format, C_PLOT | C_COMPARE, "png|svg|pdf", "chart format (default png)"),
     OPT("by", 's', by, C_COMPARE, "COLUMN", "compare the values of this column (a define, or variant)"),
     OPT("baseline", 's', baseline, C_PLOT | C_COMPARE, "NAME", "the variant or value to compare against"),
-    OPT("quiet", 'f', quiet, C_ALL, NULL, "print less (run: no progress on stderr)"),
-    OPT("verbose", 'f', verbose, C_ALL, NULL, "print more (compiler logs, backend choice)"),
+    OPT("quiet", 'f', quiet, C_ALL, NULL, "print less (run: no progress on stderr; cache: one line)"),
+    OPT("verbose", 'f', verbose, C_ALL, NULL, "print more (compiler logs, backend choice; cache: every file)"),
 };
 
 static void usage(FILE *f) {
@@ -277,8 +280,11 @@ int main(int argc, char **argv) {
     }
     if (rc != 0) return 2;
     if (cmd->needs_file && !cli.config) {
-        fprintf(stderr, "harness %s: missing the %s file (harness %s %s)\n", cmd->name,
-                cmd->bit == C_COMPARE ? "results" : "config", cmd->name, cmd->args);
+        if (cmd->bit == C_CACHE)
+            fprintf(stderr, "harness %s: missing the action (harness %s %s)\n", cmd->name, cmd->name, cmd->args);
+        else
+            fprintf(stderr, "harness %s: missing the %s file (harness %s %s)\n", cmd->name,
+                    cmd->bit == C_COMPARE ? "results" : "config", cmd->name, cmd->args);
         return 2;
     }
     return cmd->fn(&cli);

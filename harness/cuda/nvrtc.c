@@ -2,10 +2,11 @@
  * nvrtc.c: compiling a kernel variant to CUBIN with NVRTC, with the on-disk cache
  * described in compile.h. Needs no GPU and no driver.
  *
- * Cache entry for key K: K.cubin (the image) and K.meta (text: one line per
- * kernel "name-expression<TAB>lowered-name<TAB>regs spill_st spill_ld stack smem
- * cmem", then "log" and the compiler log). Entries are written atomically, so
- * concurrent harness runs at worst compile the same thing twice.
+ * Cache entry for key K: cuda-K.cubin (the image) and cuda-K.meta (text: one line
+ * per kernel "name-expression<TAB>lowered-name<TAB>regs spill_st spill_ld stack
+ * smem cmem", then "log" and the compiler log), each with its checksum record
+ * (cache.h) and verified before use. Each file is written atomically, the .meta
+ * first, so concurrent harness runs at worst compile the same thing twice.
  *
  * NVRTC has no C or C++ library headers; every compile gets, as in-memory headers
  * (which win over the include path), the stand-ins in harness/cuda/rtc/ (<stdint.h>,
@@ -19,6 +20,7 @@
 
 #include <nvrtc.h>
 
+#include "cache.h"
 #include "compile.h"
 #include "embedded.h"
 
@@ -156,15 +158,33 @@ static void fill_image(hn_module_image *out, const hn_compile_req *req) {
     out->res = xcalloc((size_t)req->n_kernels + 1, sizeof *out->res);
 }
 
+/* Loads the entry for key into out: 0 when both files verify and the metadata
+ * is for these kernels. A bad file is discarded with a warning and named in
+ * out->cache_bad; a missing .cubin is a plain miss. */
 static int cache_load(const hn_compile_req *req, const char *key, hn_module_image *out) {
     if (!req->cache_dir) return -1;
     char *cubin_path = xasprintf("%s/cuda-%s.cubin", req->cache_dir, key);
     char *meta_path = xasprintf("%s/cuda-%s.meta", req->cache_dir, key);
-    char *cubin = NULL, *meta = NULL;
+    char *cubin = NULL, *meta = NULL, *bad = NULL;
     size_t cubin_size = 0;
+    char why[256];
     int rc = -1;
-    if (hn_read_file(cubin_path, &cubin, &cubin_size, NULL) != 0) goto done;
-    if (hn_read_file(meta_path, &meta, NULL, NULL) != 0) goto done;
+    int st = hn_cache_load(cubin_path, &cubin, &cubin_size, why, sizeof why);
+    if (st == HN_CACHE_MISSING) goto done;
+    if (st == HN_CACHE_BAD) {
+        bad = xasprintf("%s: %s", cubin_path, why);
+        goto done;
+    }
+    st = hn_cache_load(meta_path, &meta, NULL, why, sizeof why);
+    if (st == HN_CACHE_MISSING) {
+        /* The .meta is written first, so a .cubin without one lost it. */
+        snprintf(why, sizeof why, "missing beside its .cubin");
+        hn_cache_discard(meta_path, why);
+    }
+    if (st != HN_CACHE_OK) {
+        bad = xasprintf("%s: %s", meta_path, why);
+        goto done;
+    }
     fill_image(out, req);
     char *p = meta;
     for (int i = 0; i < req->n_kernels; i++) {
@@ -194,8 +214,13 @@ static int cache_load(const hn_compile_req *req, const char *key, hn_module_imag
     rc = 0;
     goto done;
 bad:
+    /* Verified bytes that do not describe these kernels: not ours to trust. */
     hn_module_image_free(out);
+    snprintf(why, sizeof why, "does not describe the kernels of its key");
+    hn_cache_discard(meta_path, why);
+    bad = xasprintf("%s: %s", meta_path, why);
 done:
+    out->cache_bad = bad;
     free(cubin);
     free(meta);
     free(cubin_path);
@@ -216,9 +241,11 @@ static void cache_store(const hn_compile_req *req, const char *key, hn_module_im
     hn_sb_addf(&meta, "log\n%s", img->log);
     char *cubin_path = xasprintf("%s/cuda-%s.cubin", req->cache_dir, key);
     char *meta_path = xasprintf("%s/cuda-%s.meta", req->cache_dir, key);
-    /* The image first: a meta file only ever sits beside a complete image. */
-    if (hn_write_file(cubin_path, img->image, img->image_size, NULL) == 0 &&
-        hn_write_file(meta_path, meta.buf, meta.len, NULL) == 0) {
+    /* The .meta first: the .cubin's arrival commits the entry, so a reader
+     * that finds a .cubin finds a complete .meta beside it (processes racing
+     * on one key write the same things). */
+    if (hn_cache_write(meta_path, meta.buf, meta.len, NULL) == 0 &&
+        hn_cache_write(cubin_path, img->image, img->image_size, NULL) == 0) {
         img->path = cubin_path;
         cubin_path = NULL;
     }
@@ -243,10 +270,15 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
         return 0;
     }
     memcpy(out->key, key, sizeof key);
+    char *cache_bad = out->cache_bad; /* fill_image and failures below reset out */
+    out->cache_bad = NULL;
 
     char *src;
     if (req->source) src = xstrdup(req->source);
-    else if (hn_read_file(req->src_path, &src, NULL, err) != 0) return -1;
+    else if (hn_read_file(req->src_path, &src, NULL, err) != 0) {
+        free(cache_bad);
+        return -1;
+    }
 
     /* Options: the source's folder and extra folders, defines, target, resources. */
     int n_opts = 0, cap = 10 + req->n_defines + req->n_include_dirs + req->n_options;
@@ -334,8 +366,11 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
     }
     cache_store(req, key, out);
     if (log_out) *log_out = xstrdup(out->log);
+    out->cache_bad = cache_bad;
+    cache_bad = NULL;
     rc = 0;
 done:
+    free(cache_bad);
     if (prog) nvrtcDestroyProgram(&prog);
     for (int i = 0; i < n_opts; i++) free(opts[i]);
     free(opts);

@@ -5,7 +5,8 @@
  *
  *   device memory   host mappings with a guard page after each buffer
  *                   (emu_mem.c); hn_dptr is the host address
- *   kernels         dlopen'd modules; one hn_kernel per (module, kernel)
+ *   kernels         dlopen'd modules, their checksum verified first (cache.h);
+ *                   one hn_kernel per (module, kernel)
  *   launches        synchronous, on the backend's worker pool; a fault, a
  *                   divergent barrier, a deadlock or a time-out returns -1 with
  *                   a message and leaves the backend usable
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cache.h"
 #include "emu.h"
 #include "emu_mem.h"
 #include "emu_run.h"
@@ -170,6 +172,13 @@ static int emu_kernel_load(hn_backend *b, const hn_module_image *img, int index,
         return hn_errf(err, "emulator: the module was not compiled for the emulator");
     if (index < 0 || index >= img->n_kernels)
         return hn_errf(err, "emulator: kernel %d of a module with %d", index, img->n_kernels);
+    /* A module that lost bytes since it was compiled would fault (SIGBUS) when
+     * its pages are touched: its checksum is checked first. */
+    char why[256];
+    int st = hn_cache_verify(img->path, NULL, NULL, why, sizeof why);
+    if (st != HN_CACHE_OK)
+        return hn_errf(err, "emulator: cannot load %s: %s (the next compile builds it again)", img->path,
+                       st == HN_CACHE_MISSING ? "no such file" : why);
     hn_kernel *k = xcalloc(1, sizeof *k);
     k->so_path = xstrdup(img->path);
     k->dl = dlopen(img->path, RTLD_NOW | RTLD_LOCAL);

@@ -8,7 +8,9 @@
  *                                     #line 1 "<the user's .cu>"
  *                                     the source, extern __shared__ rewritten
  *                                     one launch wrapper + signature per kernel
- *   <cache>/emu-<key>.so            the module (hn_emu_abi.h)
+ *   <cache>/emu-<key>.so            the module (hn_emu_abi.h), with the checksum
+ *                                   record of cache.h after it, verified before
+ *                                   it is used (and again before dlopen)
  *
  * compiled as C++17 with -O2 -fPIC -shared -g1, -include hn_emu.h, the variant's
  * -D defines, -I for the .cu's folder and the request's include dirs. The key
@@ -20,19 +22,20 @@
  * Environment: HARNESS_CXX overrides the compiler (a command, split on spaces);
  * HARNESS_EMU_CXXFLAGS adds flags (both are part of the key).
  *
- * Invariants: the .so appears in the cache only complete (written to a
- * temporary name, then renamed); compiles of the same key may race safely.
+ * Invariants: the .so appears in the cache only complete, with its record
+ * (written to a temporary name, then renamed); compiles of the same key may
+ * race safely; a bad .so is discarded with a warning and compiled again.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "compile.h"
 #include "embedded.h"
 #include "emu_source.h"
@@ -197,12 +200,10 @@ static void hash_shim(hn_hash *h) {
     }
 }
 
-static atomic_uint tmp_counter;
-
 /* Writes a file atomically under a temporary name unique to this process and
  * call, so concurrent compiles (threads or processes) never collide. */
 static int write_atomic(const char *path, const char *data, size_t size, hn_err *err) {
-    char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&tmp_counter, 1));
+    char *tmp = hn_cache_tmp_name(path);
     int rc = hn_write_file(tmp, data, size, err);
     if (rc == 0 && rename(tmp, path) != 0) {
         rc = hn_errf(err, "%s: cannot write: %s", path, strerror(errno));
@@ -212,7 +213,13 @@ static int write_atomic(const char *path, const char *data, size_t size, hn_err 
     return rc;
 }
 
-/* Writes the embedded shim headers into <cache>/emu-shim-<hash>/ unless there. */
+/* Shim folders this process has checked (a process compiles many variants). */
+static pthread_mutex_t shim_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *shim_checked[8];
+
+/* Writes the embedded shim headers into <cache>/emu-shim-<hash>/: the first
+ * time in a process every file is compared with the embedded one, and one that
+ * is missing or differs (a damaged cache) is written again. */
 static int write_shim(const char *cache, char **dir_out, hn_err *err) {
     hn_hash h;
     hn_hash_init(&h);
@@ -220,30 +227,47 @@ static int write_shim(const char *cache, char **dir_out, hn_err *err) {
     char key[33];
     hn_hash_hex(&h, key);
     char *dir = xasprintf("%s/emu-shim-%.16s", cache, key);
-    if (hn_mkdirs(dir, err) != 0) {
-        free(dir);
-        return -1;
-    }
+    pthread_mutex_lock(&shim_mu);
+    int rc = 0;
+    size_t slot = 0;
+    char *main_header = hn_path_join(dir, "hn_emu.h");
+    int present = hn_file_exists(main_header); /* gone if `harness cache clean` ran meanwhile */
+    free(main_header);
+    for (; slot < HN_ARRAY_LEN(shim_checked) && shim_checked[slot]; slot++)
+        if (strcmp(shim_checked[slot], dir) == 0) {
+            if (present) goto out;
+            break;
+        }
+    rc = -1;
+    if (hn_mkdirs(dir, err) != 0) goto out;
     for (const struct hn_embedded_file *f = hn_embedded_files; f->name; f++) {
         const char *name = shim_name(f);
         if (!name) continue;
         char *path = hn_path_join(dir, name);
         char *sub = hn_dirname(path);
-        int ok = hn_file_exists(path) ||
-                 (hn_mkdirs(sub, err) == 0 && write_atomic(path, f->data, f->len, err) == 0);
+        char *have = NULL;
+        size_t have_size = 0;
+        int same = hn_read_file(path, &have, &have_size, NULL) == 0 && have_size == f->len &&
+                   memcmp(have, f->data, f->len) == 0;
+        if (have && !same)
+            fprintf(stderr, "harness: cache: %s: differs from the harness's copy; written again\n", path);
+        int ok = same || (hn_mkdirs(sub, err) == 0 && write_atomic(path, f->data, f->len, err) == 0);
+        free(have);
         free(sub);
         free(path);
-        if (!ok) {
-            free(dir);
-            return -1;
-        }
+        if (!ok) goto out;
     }
     if (!hn_embedded_find("emu/hn_emu.h")) {
-        free(dir);
-        return hn_errf(err, "emulator: the shim header hn_emu.h is not embedded in this build");
+        hn_errf(err, "emulator: the shim header hn_emu.h is not embedded in this build");
+        goto out;
     }
-    *dir_out = dir;
-    return 0;
+    if (slot < HN_ARRAY_LEN(shim_checked) && !shim_checked[slot]) shim_checked[slot] = xstrdup(dir);
+    rc = 0;
+out:
+    pthread_mutex_unlock(&shim_mu);
+    if (rc == 0) *dir_out = dir;
+    else free(dir);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -438,7 +462,7 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
     int rc = -1;
     char *abs_src = NULL, *src_dir = NULL, *cache = NULL, *shim_dir = NULL;
     char *source = NULL, *tu = NULL, *tu_path = NULL, *so_path = NULL, *tmp_path = NULL;
-    char *log = NULL;
+    char *log = NULL, *cache_bad = NULL;
     emu_src_rewrite rw = {0};
     argv_t a = {0};
 
@@ -466,11 +490,16 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
     const char *cmd = compiler_command();
     so_path = xasprintf("%s/emu-%s.so", cache, out->key);
 
-    if (req->cache_dir && hn_file_exists(so_path)) {
-        out->from_cache = 1;
-        log = xstrdup("");
-        rc = 0;
-        goto done;
+    if (req->cache_dir) {
+        char why[256];
+        int st = hn_cache_load(so_path, NULL, NULL, why, sizeof why);
+        if (st == HN_CACHE_OK) {
+            out->from_cache = 1;
+            log = xstrdup("");
+            rc = 0;
+            goto done;
+        }
+        if (st == HN_CACHE_BAD) cache_bad = xasprintf("%s: %s", so_path, why);
     }
 
     /* the translation unit */
@@ -488,8 +517,7 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
         goto done;
 
     /* compile */
-    tmp_path = xasprintf("%s.tmp.%ld.%u", so_path, (long)getpid(),
-                         atomic_fetch_add(&tmp_counter, 1));
+    tmp_path = hn_cache_tmp_name(so_path);
     add_compile_args(&a, cmd, shim_dir, src_dir, req, &sc);
     argv_add(&a, "-x");
     argv_add(&a, "c++");
@@ -506,11 +534,7 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
         unlink(tmp_path);
         goto done;
     }
-    if (rename(tmp_path, so_path) != 0) {
-        hn_errf(err, "%s: cannot write: %s", so_path, strerror(errno));
-        unlink(tmp_path);
-        goto done;
-    }
+    if (hn_cache_commit(tmp_path, so_path, err) != 0) goto done;
     rc = 0;
 
 done:
@@ -526,6 +550,8 @@ done:
         }
         out->log = log ? log : xstrdup("");
         log = NULL;
+        out->cache_bad = cache_bad;
+        cache_bad = NULL;
         out->seconds = hn_now() - t0;
     } else {
         if (log_out) {
@@ -550,5 +576,6 @@ done:
     free(tu_path);
     free(so_path);
     free(tmp_path);
+    free(cache_bad);
     return rc;
 }
