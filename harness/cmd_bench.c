@@ -10,14 +10,21 @@
 #include "emu/emu.h"
 #include "util.h"
 #include "ops/conv2d/ref.h"
+#include "ops/op.h"
 
 int hn_cmd_bench(const hn_cli *cli) {
     int rc = 0;
-    const char *only = cli->config; /* optional: "reference" or "emu" */
+    const char *only = cli->config; /* optional: "reference", "ops" or "emu" */
     if (!only || strcmp(only, "reference") == 0) {
         printf("== fp64 conv2d reference (im2col + GEMM, %s) ==\n", conv2d_ref_method());
         fflush(stdout);
         rc |= conv2d_ref_bench(stdout) != 0;
+        printf("\n");
+    }
+    if (!only || strcmp(only, "ops") == 0) {
+        printf("== fp64 references of every operator, against a plain copy of the same bytes ==\n");
+        fflush(stdout);
+        rc |= hn_op_bench(stdout, NULL) != 0;
         printf("\n");
     }
     if (!only || strcmp(only, "emu") == 0) {

@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util.h"
 
@@ -98,6 +99,10 @@ typedef struct hn_op {
     int n_buffers;
     const hn_op_baseline *baselines;
     int n_baselines;
+    /* Mid-size cases for `harness bench ops`, NULL-terminated, each a list of
+     * parameter assignments "in_ch=64,h=128,..." (the others at their defaults;
+     * an axis-named default such as h = img_size must be assigned). */
+    const char *const *bench_cases;
 
     /* Validates the parameters and gives each buffer's element count. */
     int (*shape)(const double *p, int64_t *counts, hn_err *err);
@@ -131,6 +136,12 @@ int hn_op_param_index(const hn_op *op, const char *name);
 int hn_op_buffer_index(const hn_op *op, const char *name);
 /* The index of `value` among param i's choices, or -1. */
 int hn_op_choice_index(const hn_op_param *p, const char *value);
+
+/* Times every operator's reference on its bench cases (all operators, or the
+ * one named only) against a plain copy of the same bytes, and prints a line per
+ * case: GFLOP/s, GB/s, and the reference's time over the copy's. Returns 0, or
+ * -1 when a case cannot be set up. */
+int hn_op_bench(FILE *out, const char *only);
 
 /* Fills a float buffer with seeded standard-normal values (as numpy's randn does
  * in the seed notebook; the exact stream is ours). */

@@ -250,6 +250,12 @@ static int conv2d_reference(const double *p, void *const *bufs, hn_ref *refs, do
     return 0;
 }
 
+static const char *const BENCH[] = {
+    "in_ch=64,out_ch=64,filter_size=3,h=128,w=128",
+    "n=8,in_ch=16,out_ch=32,filter_size=5,h=64,w=64,padding=0,use_bias=1",
+    NULL,
+};
+
 const hn_op hn_op_conv2d = {
     .name = "conv2d",
     .doc = "2D convolution, forward: a batch, any padding (\"same\" by default), bias, NCHW/NHWC/CHWN",
@@ -259,6 +265,7 @@ const hn_op hn_op_conv2d = {
     .n_buffers = (int)HN_ARRAY_LEN(BUFFERS),
     .baselines = conv2d_baselines,
     .n_baselines = CONV2D_N_BASELINES,
+    .bench_cases = BENCH,
     .shape = conv2d_op_shape,
     .flop = conv2d_flop,
     .bytes = conv2d_bytes,
