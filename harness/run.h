@@ -121,8 +121,13 @@ typedef struct {
     int n_outputs;
 } hn_row_check;
 
+/* Whether variant v passes buffer `buffer` to its kernel. */
+int hn_variant_binds(const hn_plan *p, const hn_variant *v, int buffer);
+
 /* Downloads every output buffer of w and checks each against its reference with
- * the plan's tolerances for (case, variant) (v may be NULL: a baseline). */
+ * the plan's tolerances for (case, variant): for a variant, the outputs its
+ * kernel is given (an operator with several outputs may be computed by several
+ * kernels, one output each); for a baseline (v NULL), every output. */
 int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_row_check *rc, hn_err *err);
 
 /* Fills every output buffer with 0xFF bytes (NaN for floats), so elements a
