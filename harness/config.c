@@ -981,15 +981,17 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
 
     if (parse_timing(c, cJSON_GetObjectItemCaseSensitive(root, "timing"), &plan->timing) != 0) goto out;
     plan->emu_max_gflop = -1;
+    plan->emu_max_mb = -1;
     {
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "emu");
-        static const char *const KEYS[] = {"max_gflop", NULL};
+        static const char *const KEYS[] = {"max_gflop", "max_mb", NULL};
         if (e && !cJSON_IsObject(e)) {
             bad(c, "emu", "expected an object, got %s", json_type(e));
             goto out;
         }
         if (e && check_keys(c, e, "emu", KEYS) != 0) goto out;
         if (e && get_number(c, e, "max_gflop", "emu", 0, 1e9, &plan->emu_max_gflop) != 0) goto out;
+        if (e && get_number(c, e, "max_mb", "emu", 0, 1e9, &plan->emu_max_mb) != 0) goto out;
     }
 
     /* variants */

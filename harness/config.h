@@ -117,6 +117,7 @@ typedef struct {
     hn_out_check *out_check; /* per op buffer (outputs only): its own tolerances */
     double reference_gflop; /* above this a case is checked on a sample */
     double emu_max_gflop;   /* < 0: unset */
+    double emu_max_mb;      /* the emulator's budget in bytes moved (MB); < 0: unset */
     hn_timing_cfg timing;
     hn_variant_spec *specs;
     int n_specs;

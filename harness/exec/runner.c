@@ -26,6 +26,10 @@
  * --all (keeps the README's main command near a minute on 2 cores). */
 #define HN_EMU_DEFAULT_MAX_GFLOP 0.05
 
+/* The emulator's budget in bytes a case moves (MB), for memory-bound operators
+ * whose FLOP say nothing of their cost (the config's emu.max_mb). */
+#define HN_EMU_DEFAULT_MAX_MB 256.0
+
 /* Lines of kernel printf a launch may print in a run (--printf-lines). */
 #define HN_RUN_PRINTF_LINES 100
 
@@ -264,6 +268,7 @@ typedef struct {
     hn_sampling_opts sampling;
     int hot;
     double max_gflop;       /* emu budget; < 0 none */
+    double max_mb;          /* emu budget in bytes moved (MB); < 0 none */
     hn_csv *csv;            /* detached: builds row lines */
     FILE *samples_csv;
     compile_pool pool;
@@ -816,10 +821,12 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
         goto out;
     }
     r.max_gflop = -1;
+    r.max_mb = -1;
     if (r.is_emu && !cli->all) {
         r.max_gflop = HN_EMU_DEFAULT_MAX_GFLOP;
         if (p->emu_max_gflop >= 0) r.max_gflop = p->emu_max_gflop;
         if (cli->max_gflop >= 0) r.max_gflop = cli->max_gflop;
+        r.max_mb = p->emu_max_mb >= 0 ? p->emu_max_mb : HN_EMU_DEFAULT_MAX_MB;
     }
 
     /* The compile requests and their keys; the parent decides what is done. */
@@ -903,10 +910,15 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
             continue;
         }
         sink->case_begin(sink->ctx, ci, w.label);
-        if (r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop) {
+        if ((r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop) || (r.max_mb >= 0 && w.bytes * 1e-6 > r.max_mb)) {
             char reason[256];
-            snprintf(reason, sizeof reason, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
-                     w.flop * 1e-9, r.max_gflop);
+            if (r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop)
+                snprintf(reason, sizeof reason, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
+                         w.flop * 1e-9, r.max_gflop);
+            else
+                snprintf(reason, sizeof reason,
+                         "%.3g MB to move is over the emulator budget of %g MB (the config's emu.max_mb, or --all)",
+                         w.bytes * 1e-6, r.max_mb);
             rows_for_all(&r, selected, c, &w, HN_ST_SKIPPED, reason);
             continue;
         }
