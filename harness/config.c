@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "backend.h"
 #include "sweep.h"
 
 /* ---------------------------------------------------------------------- */
@@ -141,11 +142,16 @@ static char *expr_text(ctx *c, const cJSON *j, const char *jpath) {
 
 /* Names an expression may use, for validation at load time. */
 typedef struct {
-    const char *const *sets[4];
-    const int *counts[4];
+    const char *const *sets[5];
+    const int *counts[5];
     int n_sets;
     const char *bad_name;
 } name_check;
+
+const char *const hn_device_names[] = {"max_threads_per_block", "max_shared_per_block", "max_shared_per_block_optin",
+                                       "warp_size", "sm_count", "max_block_dim_x", "max_block_dim_y", "max_block_dim_z",
+                                       NULL};
+static const int n_device_names = 8;
 
 static int known_name(void *p, const char *name) {
     name_check *nc = p;
@@ -166,7 +172,7 @@ typedef struct {
 } name_sets;
 
 /* Parses an expression field and checks its names; which: bit 1 axes, 2 params,
- * 4 defines. */
+ * 4 defines, 8 the device's limits. */
 static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns, int which,
                        hn_expr **out) {
     *out = NULL;
@@ -182,6 +188,7 @@ static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_set
     if (which & 1) nc.sets[nc.n_sets] = ns->axis_names, nc.counts[nc.n_sets++] = &ns->n_axes;
     if (which & 2) nc.sets[nc.n_sets] = ns->param_names, nc.counts[nc.n_sets++] = &ns->n_params;
     if (which & 4) nc.sets[nc.n_sets] = ns->define_names, nc.counts[nc.n_sets++] = &ns->n_defines;
+    if (which & 8) nc.sets[nc.n_sets] = hn_device_names, nc.counts[nc.n_sets++] = &n_device_names;
     if (hn_expr_names(*out, known_name, &nc) != 0) {
         hn_sb names;
         hn_sb_init(&names);
@@ -359,7 +366,7 @@ static const char *kernel_name_error(const char *text) {
 
 static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
                                            "shared_bytes", "where", "args", "include_dirs",
-                                           "options", "precision", NULL};
+                                           "options", "precision", "tune", "restrict", NULL};
 
 /* Looks a key up in the variant, then in the config's "defaults". */
 static const cJSON *vget(const cJSON *v, const cJSON *defaults, const char *key) {
@@ -524,6 +531,83 @@ static int split_options(ctx *c, const hn_plan *plan, hn_variant_spec *s, char *
     return rc;
 }
 
+/* The most values one tunable may have. */
+#define HN_TUNE_MAX_VALUES 4096
+
+/* One tunable's values: a list, {"range": [lo, hi, step]} (hi included), or
+ * {"pow2": [lo, hi]} (the powers of two from lo to hi); numbers or strings. */
+static int tune_values(ctx *c, const cJSON *j, const char *jpath, hn_axis *ax) {
+    if (!cJSON_IsObject(j)) return parse_axis_values(c, j, jpath, ax);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(j, "range");
+    const cJSON *p2 = cJSON_GetObjectItemCaseSensitive(j, "pow2");
+    static const char *const KEYS[] = {"range", "pow2", NULL};
+    if (check_keys(c, j, jpath, KEYS) != 0) return -1;
+    const cJSON *a = r ? r : p2;
+    int want = r ? 3 : 2;
+    if (!a || (r && p2) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) != want)
+        return bad(c, jpath, "expected a list of values, {\"range\": [lo, hi, step]} or {\"pow2\": [lo, hi]}");
+    double v[3] = {0, 0, 1};
+    int i = 0;
+    for (const cJSON *e = a->child; e; e = e->next, i++) {
+        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || fabs(e->valuedouble) > 1e15)
+            return bad(c, jpath, "%s[%d]: expected a whole number", r ? "range" : "pow2", i);
+        v[i] = e->valuedouble;
+    }
+    double count;
+    if (r) {
+        if (v[2] <= 0 || v[1] < v[0]) return bad(c, jpath, "range [%g, %g, %g]: expected lo <= hi and a step > 0", v[0], v[1], v[2]);
+        count = floor((v[1] - v[0]) / v[2]) + 1;
+    } else {
+        if (v[0] < 1 || v[1] < v[0] || (int64_t)v[0] & ((int64_t)v[0] - 1) || (int64_t)v[1] & ((int64_t)v[1] - 1))
+            return bad(c, jpath, "pow2 [%g, %g]: expected powers of two, 1 <= lo <= hi", v[0], v[1]);
+        count = log2(v[1]) - log2(v[0]) + 1;
+    }
+    if (count > HN_TUNE_MAX_VALUES) return bad(c, jpath, "%.0f values is too many (at most %d)", count, HN_TUNE_MAX_VALUES);
+    int n = (int)count;
+    ax->values = xcalloc((size_t)n, sizeof *ax->values);
+    ax->texts = xcalloc((size_t)n, sizeof *ax->texts);
+    for (int k = 0; k < n; k++) {
+        int64_t x = r ? (int64_t)(v[0] + k * v[2]) : (int64_t)v[0] << k;
+        ax->values[k] = (hn_value){.type = HN_VAL_INT, .i = x};
+        ax->texts[k] = xasprintf("%lld", (long long)x);
+        ax->n = k + 1;
+    }
+    return 0;
+}
+
+/* "tune": {NAME: values, ...}: defines of the variant whose values `harness
+ * tune` searches (restricted by "restrict"); `harness run` uses one point of the
+ * space (the first valid one, or a tuned one). */
+static int parse_tune(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJSON *j, const char *jpath,
+                      const name_sets *ns) {
+    if (!cJSON_IsObject(j) || !j->child)
+        return bad(c, jpath, "expected an object of NAME: values with at least one tunable, got %s", json_type(j));
+    s->defines = xrealloc(s->defines, (size_t)(s->n_defines + cJSON_GetArraySize(j) + 1) * sizeof *s->defines);
+    for (const cJSON *d = j->child; d; d = d->next) {
+        char *dp = jp(jpath, d->string);
+        hn_axis *ax = &s->defines[s->n_defines];
+        memset(ax, 0, sizeof *ax);
+        int rc = is_identifier(d->string) ? 0 : bad(c, dp, "'%s' is not a valid macro name", d->string);
+        for (int i = 0; rc == 0 && i < s->n_defines; i++)
+            if (strcmp(s->defines[i].name, d->string) == 0) rc = bad(c, dp, "'%s' is also in defines", d->string);
+        for (int i = 0; rc == 0 && i < ns->n_axes; i++)
+            if (strcmp(ns->axis_names[i], d->string) == 0) rc = bad(c, dp, "tunable '%s' has the name of an axis", d->string);
+        for (int i = 0; rc == 0 && i < ns->n_params; i++)
+            if (strcmp(ns->param_names[i], d->string) == 0)
+                rc = bad(c, dp, "tunable '%s' has the name of a %s parameter", d->string, plan->op->name);
+        for (int i = 0; rc == 0 && hn_device_names[i]; i++)
+            if (strcmp(hn_device_names[i], d->string) == 0)
+                rc = bad(c, dp, "tunable '%s' has the name of a device limit", d->string);
+        if (rc == 0) rc = tune_values(c, d, dp, ax);
+        free(dp);
+        ax->name = xstrdup(d->string);
+        ax->tunable = 1;
+        s->n_defines++;
+        if (rc != 0) return -1;
+    }
+    return 0;
+}
+
 static void spec_free(hn_variant_spec *s) {
     free(s->name);
     free(s->file);
@@ -536,6 +620,8 @@ static void spec_free(hn_variant_spec *s) {
     }
     hn_expr_free(s->shared);
     hn_expr_free(s->precision);
+    for (int i = 0; i < s->n_restrict; i++) hn_expr_free(s->restrict_[i]);
+    free(s->restrict_);
     for (int i = 0; i < s->n_where; i++) hn_expr_free(s->where[i]);
     free(s->where);
     for (int i = 0; i < s->n_args; i++) {
@@ -644,6 +730,14 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
         }
         free(p);
     }
+    /* tune: defines whose values are a search space */
+    j = vget(v, defaults, "tune");
+    if (j) {
+        p = jp(jpath, "tune");
+        int trc = parse_tune(c, plan, s, j, p, &ns);
+        free(p);
+        if (trc != 0) return -1;
+    }
     const char **dnames = xcalloc((size_t)s->n_defines + 1, sizeof *dnames);
     for (int i = 0; i < s->n_defines; i++) dnames[i] = s->defines[i].name;
     ns.define_names = dnames;
@@ -667,6 +761,9 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     p = jp(jpath, "where");
     if (parse_expr_list(c, vget(v, defaults, "where"), p, &ns, 7, &s->where, &s->n_where) != 0)
         goto done;
+    free(p);
+    p = jp(jpath, "restrict");
+    if (parse_expr_list(c, vget(v, defaults, "restrict"), p, &ns, 15, &s->restrict_, &s->n_restrict) != 0) goto done;
     free(p);
     p = jp(jpath, "precision");
     j = vget(v, defaults, "precision");
@@ -730,7 +827,7 @@ done:
 
 static const char *const TOP_KEYS[] = {"name", "description", "op", "params", "axes", "where",
                                        "sample", "check", "timing", "emu", "defaults",
-                                       "variants", NULL};
+                                       "variants", "tuning", NULL};
 
 void hn_plan_free(hn_plan *p) {
     if (!p) return;
@@ -738,6 +835,8 @@ void hn_plan_free(hn_plan *p) {
     free(p->dir);
     free(p->name);
     free(p->description);
+    free(p->tuning.strategy);
+    free(p->tuning.budget);
     if (p->params && p->op)
         for (int i = 0; i < p->op->n_params; i++) hn_expr_free(p->params[i]);
     free(p->params);
@@ -994,6 +1093,42 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         if (e && get_number(c, e, "max_mb", "emu", 0, 1e9, &plan->emu_max_mb) != 0) goto out;
     }
 
+    /* tuning defaults */
+    plan->tuning.top = plan->tuning.across = -1;
+    {
+        const cJSON *tj = cJSON_GetObjectItemCaseSensitive(root, "tuning");
+        static const char *const KEYS[] = {"strategy", "budget", "top", "across", NULL};
+        if (tj && !cJSON_IsObject(tj)) {
+            bad(c, "tuning", "expected an object, got %s", json_type(tj));
+            goto out;
+        }
+        if (tj && check_keys(c, tj, "tuning", KEYS) != 0) goto out;
+        const cJSON *st = tj ? cJSON_GetObjectItemCaseSensitive(tj, "strategy") : NULL;
+        const cJSON *bu = tj ? cJSON_GetObjectItemCaseSensitive(tj, "budget") : NULL;
+        const cJSON *ac = tj ? cJSON_GetObjectItemCaseSensitive(tj, "across") : NULL;
+        if (st && !cJSON_IsString(st)) {
+            bad(c, "tuning.strategy", "expected a strategy's name, got %s", json_type(st));
+            goto out;
+        }
+        if (st) plan->tuning.strategy = xstrdup(st->valuestring);
+        if (bu && !cJSON_IsString(bu) && !cJSON_IsNumber(bu)) {
+            bad(c, "tuning.budget", "expected evaluations (100), seconds (\"60s\") or a fraction (\"10%%\"), got %s",
+                json_type(bu));
+            goto out;
+        }
+        if (bu && cJSON_IsNumber(bu) && !(bu->valuedouble >= 1)) {
+            bad(c, "tuning.budget", "%g: a budget must allow at least one evaluation", bu->valuedouble);
+            goto out;
+        }
+        if (bu) plan->tuning.budget = cJSON_IsString(bu) ? xstrdup(bu->valuestring) : xasprintf("%.0f", bu->valuedouble);
+        if (ac && !cJSON_IsBool(ac)) {
+            bad(c, "tuning.across", "expected true or false, got %s", json_type(ac));
+            goto out;
+        }
+        if (ac) plan->tuning.across = cJSON_IsTrue(ac);
+        if (tj && get_int(c, tj, "top", "tuning", 0, 16, &plan->tuning.top) != 0) goto out;
+    }
+
     /* variants */
     const cJSON *defaults = cJSON_GetObjectItemCaseSensitive(root, "defaults");
     if (defaults) {
@@ -1141,6 +1276,21 @@ int hn_scope_lookup(void *scope, const char *name, hn_value *out) {
             return 0;
         }
     }
+    if (s->dev) {
+        const hn_device_info *d = s->dev;
+        long long v = -1;
+        if (strcmp(name, "max_threads_per_block") == 0) v = d->max_threads_per_block;
+        else if (strcmp(name, "max_shared_per_block") == 0) v = (long long)d->shared_per_block;
+        else if (strcmp(name, "max_shared_per_block_optin") == 0) v = (long long)d->shared_per_block_optin;
+        else if (strcmp(name, "warp_size") == 0) v = d->warp_size;
+        else if (strcmp(name, "sm_count") == 0) v = d->sm_count;
+        else if (strncmp(name, "max_block_dim_", 14) == 0 && name[14] >= 'x' && name[14] <= 'z' && !name[15])
+            v = d->max_block_dim[name[14] - 'x'];
+        if (v >= 0) {
+            *out = (hn_value){.type = HN_VAL_INT, .i = v};
+            return 0;
+        }
+    }
     if (s->c)
         for (int a = 0; a < p->n_axes; a++)
             if (strcmp(p->axes[a].name, name) == 0) {
@@ -1151,7 +1301,7 @@ int hn_scope_lookup(void *scope, const char *name, hn_value *out) {
 }
 
 int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_err *err) {
-    hn_scope s = {p, c, NULL, NULL, 0};
+    hn_scope s = {p, c, NULL, NULL, 0, NULL};
     for (int i = 0; i < p->op->n_params; i++) {
         const hn_op_param *pd = &p->op->params[i];
         /* the parameters before this one are known */

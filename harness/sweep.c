@@ -1,5 +1,6 @@
 /* sweep.c: see sweep.h. */
 #include "sweep.h"
+#include "tune/space.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ int hn_sweep_enumerate(hn_plan *p, hn_err *err) {
             hn_errf(err, "%s (for %s)", e.msg, buf);
             goto fail;
         }
-        hn_scope s = {p, &c, NULL, params, 0};
+        hn_scope s = {p, &c, NULL, params, 0, NULL};
         int ok = 1;
         for (int w = 0; ok && w < p->n_where; w++) {
             hn_value v;
@@ -111,7 +112,8 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
     for (int si = 0; si < p->n_specs; si++) {
         hn_variant_spec *s = &p->specs[si];
         int64_t combos = 1;
-        for (int d = 0; d < s->n_defines; d++) combos *= s->defines[d].n;
+        for (int d = 0; d < s->n_defines; d++)
+            if (!s->defines[d].tunable) combos *= s->defines[d].n;
         if (combos > 100000)
             return hn_errf(err, "variants[%d].defines: %lld combinations is too many", si, (long long)combos);
         int kept = 0;
@@ -120,11 +122,32 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
             v.choice = xcalloc((size_t)s->n_defines + 1, sizeof *v.choice);
             int64_t r = k;
             for (int d = s->n_defines - 1; d >= 0; d--) {
+                if (s->defines[d].tunable) continue;
                 v.choice[d] = (int)(r % s->defines[d].n);
                 r /= s->defines[d].n;
             }
+            /* Tunables: the first configuration of the space (restrictions that
+             * need a case or a device wait for harness tune); none is an error. */
+            int tunables = 0;
+            for (int d = 0; d < s->n_defines; d++) tunables += s->defines[d].tunable;
+            if (tunables) {
+                hn_space *sp = NULL;
+                if (hn_space_build(p, &v, NULL, NULL, NULL, HN_SPACE_FIRST, &sp, err) != 0) {
+                    free(v.choice);
+                    return -1;
+                }
+                int empty = sp->n_valid == 0;
+                if (!empty) hn_space_apply(sp, sp->valid[0], &v);
+                hn_space_free(sp);
+                if (empty) {
+                    free(v.choice);
+                    return hn_errf(err, "variants[%d].restrict: no configuration of the tunables satisfies the "
+                                        "restrictions (the tune space is empty)",
+                                   si);
+                }
+            }
             int ok = 1;
-            hn_scope scope = {p, NULL, &v, NULL, 0};
+            hn_scope scope = {p, NULL, &v, NULL, 0, NULL};
             for (int w = 0; ok && w < s->n_where; w++) {
                 if (hn_expr_names(s->where[w], only_defines, s) != 0) continue;
                 hn_value val;
@@ -145,7 +168,7 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
             hn_sb_adds(&label, s->name);
             int multi = 0;
             for (int d = 0; d < s->n_defines; d++) {
-                if (s->defines[d].n < 2) continue;
+                if (s->defines[d].n < 2 || s->defines[d].tunable) continue;
                 hn_sb_addf(&label, "%s%s=%s", multi ? "," : "[", s->defines[d].name,
                            s->defines[d].texts[v.choice[d]]);
                 multi = 1;
@@ -177,7 +200,7 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
 int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_case *c,
                              const double *params, const char **failed, hn_err *err) {
     const hn_variant_spec *s = &p->specs[v->spec];
-    hn_scope scope = {p, c, v, params, 0};
+    hn_scope scope = {p, c, v, params, 0, NULL};
     for (int w = 0; w < s->n_where; w++) {
         hn_value val;
         if (hn_expr_eval(s->where[w], hn_scope_lookup, &scope, &val, err) != 0) {
