@@ -91,6 +91,8 @@ static void entry_copy(hn_journal_entry *dst, const hn_journal_entry *src) {
     dst->phase = dup_or_empty(src->phase);
     dst->status = dup_or_empty(src->status);
     dst->reason = dup_or_empty(src->reason);
+    dst->timestamp = dup_or_empty(src->timestamp);
+    dst->compile_s = src->compile_s;
     dst->case_id = src->case_id;
     dst->time_ms = src->time_ms;
     dst->noise = src->noise;
@@ -99,6 +101,7 @@ static void entry_copy(hn_journal_entry *dst, const hn_journal_entry *src) {
 static void entry_free(hn_journal_entry *e) {
     free(e->key), free(e->variant), free(e->config), free(e->case_values), free(e->label), free(e->compile_key);
     free(e->device), free(e->backend), free(e->phase), free(e->status), free(e->reason);
+    free(e->timestamp);
 }
 
 static void add(hn_journal *j, const hn_journal_entry *e) {
@@ -147,12 +150,15 @@ static int parse_line(const char *line, hn_journal_entry *e) {
         .phase = (char *)str_of(o, "phase"),
         .status = (char *)st,
         .reason = (char *)str_of(o, "reason"),
+        .timestamp = (char *)str_of(o, "timestamp"),
         .case_id = (long long)c->valuedouble,
     };
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "time_ms");
     const cJSON *z = cJSON_GetObjectItemCaseSensitive(o, "noise");
     tmp.time_ms = cJSON_IsNumber(t) ? t->valuedouble : NAN;
     tmp.noise = cJSON_IsNumber(z) ? z->valuedouble : NAN;
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(o, "compile_s");
+    tmp.compile_s = cJSON_IsNumber(cs) ? cs->valuedouble : NAN;
     entry_copy(e, &tmp);
     cJSON_Delete(o);
     return 0;
@@ -274,7 +280,9 @@ int hn_journal_append(hn_journal *j, const hn_journal_entry *e, hn_err *err) {
     cJSON_AddStringToObject(o, "status", e->status);
     if (isfinite(e->time_ms)) cJSON_AddNumberToObject(o, "time_ms", e->time_ms);
     if (isfinite(e->noise)) cJSON_AddNumberToObject(o, "noise", e->noise);
+    if (isfinite(e->compile_s)) cJSON_AddNumberToObject(o, "compile_s", e->compile_s);
     cJSON_AddStringToObject(o, "reason", e->reason ? e->reason : "");
+    if (e->timestamp && *e->timestamp) cJSON_AddStringToObject(o, "timestamp", e->timestamp);
     char *line = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     int ok = fprintf(j->f, "%s\n", line) > 0 && fflush(j->f) == 0;

@@ -14,7 +14,8 @@
  *   {"key":"...","variant":"conv2d_igemm","config":"BM=64,BN=32,...","case":3,
  *    "case_values":"in_ch=3,out_ch=8,...","label":"...","compile_key":"...",
  *    "device":"NVIDIA H200","backend":"cuda","phase":"search","status":"ok",
- *    "time_ms":0.123,"noise":0.004,"reason":""}
+ *    "time_ms":0.123,"noise":0.004,"compile_s":0.8,"reason":"",
+ *    "timestamp":"2026-11-30T16:00:00Z"}
  *
  * Replay (harness tune --replay) looks entries up by (variant, config, case
  * values) only, so a journal recorded on one machine drives strategies anywhere.
@@ -28,9 +29,11 @@
 
 typedef struct {
     char *key, *variant, *config, *case_values, *label, *compile_key, *device, *backend, *phase, *status, *reason;
+    char *timestamp;   /* when it finished, UTC, ISO 8601 ("" in older journals) */
     long long case_id;
-    double time_ms; /* NAN when the evaluation did not run correctly */
+    double time_ms;    /* NAN when the evaluation did not run correctly */
     double noise;
+    double compile_s;  /* the compile's wall time (0 from the cache); NAN unknown */
 } hn_journal_entry;
 
 typedef struct hn_journal hn_journal;

@@ -228,3 +228,25 @@ char *hn_space_describe(const hn_space *s, int64_t raw) {
     for (int t = 0; t < n; t++) vals[t] = hn_space_value(s, raw, t);
     return hn_space_describe_vals(s, vals, n);
 }
+
+int64_t hn_space_parse(const hn_space *s, const char *config) {
+    const hn_variant_spec *spec = &s->plan->specs[s->spec];
+    int vals[64];
+    if (s->n_tunables > 64) return -1;
+    for (int t = 0; t < s->n_tunables; t++) {
+        const hn_axis *ax = &spec->defines[s->define_index[t]];
+        size_t nl = strlen(ax->name);
+        vals[t] = -1;
+        /* NAME=text, between commas (texts hold no commas: they are define values) */
+        for (const char *p = config; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+            if (strncmp(p, ax->name, nl) != 0 || p[nl] != '=') continue;
+            const char *v = p + nl + 1, *end = strchr(v, ',');
+            size_t vl = end ? (size_t)(end - v) : strlen(v);
+            for (int k = 0; k < s->n_values[t] && vals[t] < 0; k++)
+                if (strlen(ax->texts[k]) == vl && strncmp(ax->texts[k], v, vl) == 0) vals[t] = k;
+            break;
+        }
+        if (vals[t] < 0) return -1;
+    }
+    return hn_space_raw(s, vals);
+}

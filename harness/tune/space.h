@@ -60,6 +60,11 @@ int64_t hn_space_raw(const hn_space *s, const int *vals);
 /* The position of raw among the valid configurations, or -1. */
 int64_t hn_space_find(const hn_space *s, int64_t raw);
 
+/* The raw index of a configuration written as hn_space_describe writes it
+ * ("BM=64,BN=32,..."), or -1 when a tunable is missing or has a value the
+ * space does not list. */
+int64_t hn_space_parse(const hn_space *s, const char *config);
+
 /* Fills v (a variant of the spec) with the choices of raw configuration `raw`:
  * v->choice must hold spec->n_defines entries; non-tunable defines keep theirs. */
 void hn_space_apply(const hn_space *s, int64_t raw, hn_variant *v);

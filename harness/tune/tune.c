@@ -12,7 +12,8 @@
  * is recorded as failed) and a new worker. Every evaluation is appended to the
  * journal (journal.h) as soon as it is known, so a tune that is killed resumes
  * without repeating one; --replay evaluates from a recorded journal instead of a
- * device, so strategies can run anywhere (and be compared: compare.c).
+ * device, so strategies can run anywhere (and be compared:
+ * compare_strategies.c).
  *
  * Outputs: <out>.journal, <out>.csv (every evaluation as a row, as harness run
  * writes them), <out>.best.json, and a summary table.
@@ -23,6 +24,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -31,6 +33,7 @@
 #include "exec/runner.h"
 #include "exec/worker.h"
 #include "emu/emu_source.h"
+#include "compare_strategies.h"
 #include "journal.h"
 #include "results/verdict.h"
 #include "strategy.h"
@@ -61,7 +64,7 @@ typedef struct {
     int have_dev;
     int tag;                   /* the next request's tag */
     hn_csv *csv;               /* <prefix>.csv, or NULL */
-    int n_evals, n_failed, n_cached;
+    int n_evals, n_failed, n_cached, n_missing;
     double t_start;
 } tune_ctx;
 
@@ -148,13 +151,36 @@ static void fill_request(const tune_ctx *t, hn_run_request *q, const hn_variant 
 /* One evaluation on the device: status, median and noise; the row's CSV line
  * goes to <prefix>.csv. A worker that dies takes the configuration with it
  * (fault or timeout) and is replaced. */
+/* Fields of a row's CSV line: its reason and compile time. */
+static void row_fields(const hn_plan *p, const char *line, char *reason, size_t reason_size, double *compile_s) {
+    int n_cols;
+    const char **cols = hn_run_columns(p, &n_cols);
+    hn_sb sb;
+    hn_sb_init(&sb);
+    for (int i = 0; i < n_cols; i++) {
+        if (i) hn_sb_addc(&sb, ',');
+        hn_csv_quote(&sb, cols[i]);
+    }
+    hn_sb_addf(&sb, "\n%s\n", line);
+    free(cols);
+    hn_table tb;
+    hn_err e;
+    if (hn_table_parse(sb.buf, "row", &tb, &e) == 0 && tb.n_rows == 1) {
+        const char *r = hn_table_get(&tb, 0, "reason"), *c = hn_table_get(&tb, 0, "compile_s");
+        if (*r) snprintf(reason, reason_size, "%s", r);
+        if (*c) *compile_s = strtod(c, NULL);
+        hn_table_free(&tb);
+    }
+    hn_sb_free(&sb);
+}
+
 static int device_eval(tune_ctx *t, const hn_variant *v, int64_t case_id, int full, int *status, double *ms,
-                       double *noise, char *reason, size_t reason_size, hn_err *err) {
+                       double *noise, double *compile_s, char *reason, size_t reason_size, hn_err *err) {
     if (!t->wk && start_worker(t, err) != 0) return -1;
     hn_run_request q = {.type = HN_REQ_EVAL, .case_id = case_id, .full = full, .tag = t->tag++};
     fill_request(t, &q, v);
     *status = HN_ST_FAULT;
-    *ms = *noise = NAN;
+    *ms = *noise = *compile_s = NAN;
     reason[0] = '\0';
     if (hn_worker_request(t->wk, &q) != 0) goto died;
     int killed = 0;
@@ -172,8 +198,8 @@ static int device_eval(tune_ctx *t, const hn_variant *v, int64_t case_id, int fu
                     hn_err werr;
                     if (hn_csv_write_line(t->csv, m.row.line, &werr) != 0) fprintf(stderr, "harness: %s\n", werr.msg);
                 }
-                /* the reason is in the line; the journal keeps the status */
-                if (*status != HN_ST_OK) snprintf(reason, reason_size, "%s", hn_status_names[*status]);
+                row_fields(t->plan, m.row.line, reason, reason_size, compile_s);
+                if (*status != HN_ST_OK && !reason[0]) snprintf(reason, reason_size, "%s", hn_status_names[*status]);
             }
             hn_msg_free(&m);
             if (mine) return 0;
@@ -205,6 +231,15 @@ died:;
 /* ---------------------------------------------------------------------- */
 /* evaluations, through the journal */
 
+/* The compile key of configuration v on this device. */
+static void config_compile_key(const tune_ctx *t, const hn_variant *v, char key[33]) {
+    int emu = strcmp(t->dev.backend, "emu") == 0;
+    hn_build b;
+    hn_build_init(&b, t->plan, v, NULL, 0, emu ? NULL : t->dev.dev.arch, t->cache_dir);
+    hn_compile_key(emu ? HN_TARGET_EMU : HN_TARGET_CUDA, &b.req, key);
+    hn_build_free(&b);
+}
+
 /* The cost of configuration `raw` of space s on case case_id in phase
  * "search" or "final": from the journal when known, else replayed or measured
  * (and journaled). */
@@ -230,18 +265,15 @@ static double eval_case(tune_ctx *t, const hn_space *s, int64_t raw, int64_t cas
         if (e) {
             cost = strcmp(e->status, "ok") == 0 && isfinite(e->time_ms) ? e->time_ms : INFINITY;
             *noise = e->noise;
+        } else {
+            t->n_missing++;
         }
         *fresh = 1; /* a replayed evaluation spends budget like a measured one */
         t->n_evals++;
         if (!isfinite(cost)) t->n_failed++;
         goto done;
     }
-    {
-        hn_build b;
-        hn_build_init(&b, p, &v, NULL, 0, strcmp(t->dev.backend, "emu") == 0 ? NULL : t->dev.dev.arch, t->cache_dir);
-        hn_compile_key(strcmp(t->dev.backend, "emu") == 0 ? HN_TARGET_EMU : HN_TARGET_CUDA, &b.req, compile_key);
-        hn_build_free(&b);
-    }
+    config_compile_key(t, &v, compile_key);
     hn_journal_key(compile_key, t->dev.dev.name, t->dev.backend, cv, phase, key);
     e = hn_journal_find(t->journal, key);
     if (e) {
@@ -252,9 +284,9 @@ static double eval_case(tune_ctx *t, const hn_space *s, int64_t raw, int64_t cas
     }
     {
         int status;
-        double ms, nz;
-        char reason[256];
-        if (device_eval(t, &v, case_id, final, &status, &ms, &nz, reason, sizeof reason, err) != 0) {
+        double ms, nz, compile_s;
+        char reason[512];
+        if (device_eval(t, &v, case_id, final, &status, &ms, &nz, &compile_s, reason, sizeof reason, err) != 0) {
             cost = NAN; /* no device at all */
             goto done;
         }
@@ -267,11 +299,16 @@ static double eval_case(tune_ctx *t, const hn_space *s, int64_t raw, int64_t cas
         hn_err serr;
         char label[128] = "";
         if (hn_workload_shape(&w, p, &p->cases[case_id], &serr) == 0) snprintf(label, sizeof label, "%s", w.label);
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tmv;
+        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
         hn_journal_entry je = {.key = key, .variant = p->specs[v.spec].name, .config = config, .case_values = cv,
                                .label = label, .compile_key = compile_key, .device = t->dev.dev.name,
                                .backend = t->dev.backend, .phase = (char *)phase,
-                               .status = (char *)hn_status_names[status], .reason = reason, .case_id = case_id,
-                               .time_ms = status == HN_ST_OK ? ms : NAN, .noise = nz};
+                               .status = (char *)hn_status_names[status], .reason = reason, .timestamp = stamp,
+                               .case_id = case_id, .time_ms = status == HN_ST_OK ? ms : NAN, .noise = nz,
+                               .compile_s = compile_s};
         if (hn_journal_append(t->journal, &je, err) != 0) cost = NAN;
     }
 done:
@@ -368,15 +405,19 @@ static void cm_free(cost_map *m) {
     free(m->pos), free(m->cost), free(m->noise);
 }
 
-int hn_tune_search(const hn_strategy *st, const hn_space *s, uint64_t seed, const hn_tune_budget *budget,
-                   hn_tune_eval_fn eval, void *ctx, hn_tune_trace *trace, hn_err *err) {
-    memset(trace, 0, sizeof *trace);
+int64_t hn_tune_max_evals(const hn_tune_budget *budget, const hn_space *s) {
     int64_t max_evals = budget->evals > 0 ? budget->evals : INT64_MAX;
     if (budget->fraction > 0) {
         int64_t f = (int64_t)ceil(budget->fraction * (double)s->n_valid);
         max_evals = f < 1 ? 1 : f;
     }
-    if (max_evals > s->n_valid) max_evals = s->n_valid;
+    return max_evals > s->n_valid ? s->n_valid : max_evals;
+}
+
+int hn_tune_search(const hn_strategy *st, const hn_space *s, uint64_t seed, const hn_tune_budget *budget,
+                   hn_tune_eval_fn eval, void *ctx, hn_tune_trace *trace, hn_err *err) {
+    memset(trace, 0, sizeof *trace);
+    int64_t max_evals = hn_tune_max_evals(budget, s);
     double t0 = hn_now();
     void *state = st->create(s, seed);
     cost_map known = {0};
@@ -440,11 +481,41 @@ typedef struct {
     tune_ctx *t;
     const int64_t *cases;
     int n_cases;
+    /* progress on stderr */
+    const char *what;
+    int64_t max_evals, done;
+    double t0, best, printed;
+    int tty;
 } unit_ctx;
+
+/* The search's evaluations so far, its best and the time left: at most once a
+ * second (always the last), one line each, or one updated line on a terminal. */
+static void unit_progress(unit_ctx *u) {
+    const hn_cli *cli = u->t->cli;
+    double now = hn_now(), el = now - u->t0;
+    int last = u->done >= u->max_evals;
+    if (cli->quiet || (!last && now - u->printed < 1.0)) return;
+    u->printed = now;
+    char left[48] = "", best[48] = "no correct configuration yet";
+    double budget_s = u->t->budget.seconds;
+    double rest = u->done ? el / (double)u->done * (double)(u->max_evals - u->done) : NAN;
+    if (budget_s > 0 && (!isfinite(rest) || budget_s - el < rest)) rest = budget_s - el;
+    if (!last && isfinite(rest) && rest >= 0) snprintf(left, sizeof left, ", about %.0f s left", rest);
+    if (isfinite(u->best)) snprintf(best, sizeof best, "best %.5g ms", u->best);
+    char total[24] = "?";
+    if (u->max_evals < INT64_MAX) snprintf(total, sizeof total, "%lld", (long long)u->max_evals);
+    fprintf(stderr, "%s[tune] %s: %lld/%s evaluations, %s, %.1f s%s%s", u->tty ? "\r\033[K" : "", u->what,
+            (long long)u->done, total, best, el, left, u->tty && !last ? "" : "\n");
+    fflush(stderr);
+}
 
 static double unit_eval(void *ctx, const hn_space *s, int64_t pos, double *noise, int *fresh, hn_err *err) {
     unit_ctx *u = ctx;
-    return eval_unit(u->t, s, s->valid[pos], u->cases, u->n_cases, 0, noise, fresh, err);
+    double c = eval_unit(u->t, s, s->valid[pos], u->cases, u->n_cases, 0, noise, fresh, err);
+    u->done++;
+    if (c < u->best) u->best = c;
+    unit_progress(u);
+    return c;
 }
 
 /* Compiles a batch ahead: the worker queues the configurations it has not seen. */
@@ -500,6 +571,84 @@ static int source_uses(const hn_variant_spec *spec, const char *name) {
     return used;
 }
 
+/* Journal entries of a unit, grouped by configuration and compile key. */
+typedef struct {
+    const char *config, *compile_key;
+    int n;
+    double logsum;
+} known_cfg;
+
+static int by_config(const void *a, const void *b) {
+    const known_cfg *x = a, *y = b;
+    int c = strcmp(x->config, y->config);
+    return c ? c : strcmp(x->compile_key, y->compile_key);
+}
+
+static int by_logsum(const void *a, const void *b) {
+    double x = ((const known_cfg *)a)->logsum, y = ((const known_cfg *)b)->logsum;
+    return (x > y) - (x < y);
+}
+
+/* The best time the journal knows for the unit (its cases; across cases the
+ * geometric mean of configurations known on all of them), INFINITY if none.
+ * From a device journal only entries of this device whose compile key is still
+ * the configuration's count: an edited kernel's old times are not "known". */
+static double best_known(tune_ctx *t, const hn_space *s, const int64_t *cases, int n_cases) {
+    const hn_journal *j = t->replay ? t->replay : t->journal;
+    const hn_plan *p = t->plan;
+    const char *variant = p->specs[t->base.spec].name;
+    char **cvs = xcalloc((size_t)n_cases, sizeof *cvs);
+    for (int i = 0; i < n_cases; i++) cvs[i] = case_values(p, &p->cases[cases[i]]);
+    int n = hn_journal_count(j), k = 0;
+    known_cfg *all = xcalloc((size_t)n + 1, sizeof *all);
+    for (int i = 0; i < n; i++) {
+        const hn_journal_entry *e = hn_journal_at(j, i);
+        if (strcmp(e->variant, variant) != 0 || strcmp(e->phase, "search") != 0 || strcmp(e->status, "ok") != 0 ||
+            !(e->time_ms > 0))
+            continue;
+        if (!t->replay && (strcmp(e->device, t->dev.dev.name) != 0 || strcmp(e->backend, t->dev.backend) != 0))
+            continue;
+        for (int c = 0; c < n_cases; c++)
+            if (strcmp(e->case_values, cvs[c]) == 0)
+                all[k++] = (known_cfg){e->config, t->replay ? "" : e->compile_key, 1, log(e->time_ms)};
+    }
+    qsort(all, (size_t)k, sizeof *all, by_config);
+    /* each configuration's cases merged (the cases are distinct journal keys) */
+    int m = 0;
+    for (int i = 0; i < k;) {
+        int e = i + 1;
+        known_cfg g = all[i];
+        for (; e < k && by_config(&all[e], &g) == 0; e++) g.n++, g.logsum += all[e].logsum;
+        if (g.n >= n_cases) {
+            g.logsum /= g.n;
+            all[m++] = g;
+        }
+        i = e;
+    }
+    qsort(all, (size_t)m, sizeof *all, by_logsum);
+    double best = INFINITY;
+    int nd = p->specs[t->base.spec].n_defines;
+    hn_variant v = t->base;
+    v.choice = xcalloc((size_t)nd + 1, sizeof *v.choice);
+    for (int i = 0; i < m && !isfinite(best); i++) {
+        int64_t raw = hn_space_parse(s, all[i].config);
+        if (raw < 0 || hn_space_find(s, raw) < 0) continue;
+        if (!t->replay) { /* still the same kernel? */
+            memcpy(v.choice, t->base.choice, (size_t)nd * sizeof *v.choice);
+            hn_space_apply(s, raw, &v);
+            char key[33];
+            config_compile_key(t, &v, key);
+            if (strcmp(key, all[i].compile_key) != 0) continue;
+        }
+        best = exp(all[i].logsum);
+    }
+    free(v.choice);
+    free(all);
+    for (int i = 0; i < n_cases; i++) free(cvs[i]);
+    free(cvs);
+    return best;
+}
+
 static void write_best(tune_ctx *t, FILE *f, cJSON *units) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "config", t->plan->path);
@@ -514,6 +663,38 @@ static void write_best(tune_ctx *t, FILE *f, cJSON *units) {
     fprintf(f, "%s\n", text);
     free(text);
     cJSON_Delete(root);
+}
+
+/* --compare-strategies: the units' names and case values for compare_strategies.c. */
+static int compare(tune_ctx *t, hn_space **spaces, int n_units, int across) {
+    const hn_plan *p = t->plan;
+    char **names = xcalloc((size_t)n_units, sizeof *names);
+    int *n_cases = xcalloc((size_t)n_units, sizeof *n_cases);
+    char ***cvs = xcalloc((size_t)n_units, sizeof *cvs);
+    for (int u = 0; u < n_units; u++) {
+        n_cases[u] = across ? t->n_cases : 1;
+        names[u] = across ? xasprintf("across %d cases", t->n_cases) : xasprintf("case %lld", (long long)t->cases[u]);
+        cvs[u] = xcalloc((size_t)n_cases[u], sizeof *cvs[u]);
+        for (int c = 0; c < n_cases[u]; c++) cvs[u][c] = case_values(p, &p->cases[t->cases[across ? c : u]]);
+    }
+    hn_tune_compare_in in = {.variant = p->specs[t->base.spec].name, .journal = t->replay,
+                             .journal_path = t->cli->replay, .n_units = n_units, .spaces = spaces,
+                             .unit_names = (const char *const *)names, .unit_n_cases = n_cases,
+                             .unit_case_values = (char *const *const *)cvs, .budget = &t->budget,
+                             .repeats = t->cli->repeats,
+                             .seed = t->cli->seed >= 0 ? (uint64_t)t->cli->seed : p->seed, .prefix = t->prefix};
+    hn_err err;
+    int rc = hn_tune_compare(&in, &err) == 0 ? 0 : 1;
+    if (rc) fprintf(stderr, "harness tune: %s\n", err.msg);
+    for (int u = 0; u < n_units; u++) {
+        for (int c = 0; c < n_cases[u]; c++) free(cvs[u][c]);
+        free(cvs[u]);
+        free(names[u]);
+    }
+    free(cvs);
+    free(names);
+    free(n_cases);
+    return rc;
 }
 
 int hn_cmd_tune(const hn_cli *cli) {
@@ -574,6 +755,16 @@ int hn_cmd_tune(const hn_cli *cli) {
     if (!t.strategy) {
         fprintf(stderr, "harness tune: %s%s: unknown strategy '%s' (known: %s)\n", cli->strategy ? "--strategy" : p->path,
                 cli->strategy ? "" : ": tuning.strategy", sname, hn_strategy_names());
+        goto done;
+    }
+    if (cli->compare_strategies && !cli->replay) {
+        fprintf(stderr, "harness tune: --compare-strategies needs --replay JOURNAL (a recorded journal, best a "
+                        "brute-force one: --strategy brute_force --budget 100%%)\n");
+        goto done;
+    }
+    if (cli->compare_strategies && t.budget.seconds > 0) {
+        fprintf(stderr, "harness tune: --compare-strategies: the budget must be evaluations or a fraction of the "
+                        "space (a replayed evaluation takes no time)\n");
         goto done;
     }
     int across = cli->across || p->tuning.across == 1;
@@ -652,6 +843,10 @@ int hn_cmd_tune(const hn_cli *cli) {
         rc = 0;
         goto done;
     }
+    if (cli->compare_strategies) {
+        rc = compare(&t, spaces, n_units, across);
+        goto done;
+    }
 
     /* the results file and the journal */
     if (!t.replay) {
@@ -687,14 +882,18 @@ int hn_cmd_tune(const hn_cli *cli) {
 
     trace = xmalloc(sizeof *trace);
     units = cJSON_CreateArray();
-    printf("\n%-34s %-14s %6s %12s %12s %12s %9s  %s\n", "unit", "strategy", "evals", "search ms", "final ms",
-           "runner-up", "margin", "configuration");
+    printf("\n%-26s %-14s %6s %11s %8s %11s %11s %9s  %s\n", "unit", "strategy", "evals", "search ms", "of best",
+           "final ms", "runner-up", "margin", "configuration");
     int top_k = cli->top >= 0 ? cli->top : p->tuning.top >= 0 ? p->tuning.top : TUNE_DEFAULT_TOP;
     if (top_k > HN_TUNE_MAX_TOP) top_k = HN_TUNE_MAX_TOP;
     rc = 0;
     for (int u = 0; u < n_units; u++) {
         hn_space *s = spaces[u];
-        unit_ctx uc = {&t, across ? t.cases : &t.cases[u], across ? t.n_cases : 1};
+        char what[96];
+        if (across) snprintf(what, sizeof what, "across %d cases", t.n_cases);
+        else snprintf(what, sizeof what, "case %lld", (long long)t.cases[u]);
+        unit_ctx uc = {&t, across ? t.cases : &t.cases[u], across ? t.n_cases : 1, what,
+                       hn_tune_max_evals(&t.budget, s), 0, hn_now(), INFINITY, 0, isatty(2)};
         hn_tune_eval_fn ev = {unit_eval, unit_prefetch};
         uint64_t seed = cli->seed >= 0 ? (uint64_t)cli->seed : p->seed;
         if (hn_tune_search(t.strategy, s, seed, &t.budget, ev, &uc, trace, &err) != 0) {
@@ -718,9 +917,6 @@ int hn_cmd_tune(const hn_cli *cli) {
                 second = trace->top[k], second_ms = c, second_noise = nz;
             }
         }
-        char what[96];
-        if (across) snprintf(what, sizeof what, "across %d cases", t.n_cases);
-        else snprintf(what, sizeof what, "case %lld", (long long)t.cases[u]);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "unit", what);
         if (!across) {
@@ -732,7 +928,8 @@ int hn_cmd_tune(const hn_cli *cli) {
         cJSON_AddNumberToObject(o, "evaluations", (double)trace->evals);
         cJSON_AddNumberToObject(o, "valid_configurations", (double)s->n_valid);
         if (win < 0) {
-            printf("%-34s %-14s %6lld %12s\n", what, t.strategy->name, (long long)trace->evals, "no valid configuration ran");
+            printf("%-26s %-14s %6lld  %s\n", what, t.strategy->name, (long long)trace->evals,
+                   "no configuration ran correctly");
             cJSON_AddStringToObject(o, "result", "no configuration ran correctly");
             cJSON_AddItemToArray(units, o);
             rc = 1;
@@ -742,8 +939,12 @@ int hn_cmd_tune(const hn_cli *cli) {
         int within = second >= 0 && hn_verdict_within_noise(win_ms, win_noise, second_ms, second_noise);
         char margin[32] = "-";
         if (second >= 0) snprintf(margin, sizeof margin, "%.3fx%s", second_ms / win_ms, within ? "~" : "");
-        printf("%-34s %-14s %6lld %12.5g %12.5g %12.5g %9s  %s\n", what, t.strategy->name, (long long)trace->evals,
-               trace->best_cost, win_ms, second_ms, margin, cfg);
+        double known = best_known(&t, s, uc.cases, uc.n_cases);
+        if (!(known < trace->best_cost)) known = trace->best_cost;
+        char of_best[16];
+        snprintf(of_best, sizeof of_best, "%.1f%%", 100.0 * known / trace->best_cost);
+        printf("%-26s %-14s %6lld %11.5g %8s %11.5g %11.5g %9s  %s\n", what, t.strategy->name, (long long)trace->evals,
+               trace->best_cost, of_best, win_ms, second_ms, margin, cfg);
         cJSON *conf = cJSON_CreateObject();
         const hn_variant_spec *sp = &p->specs[spec];
         for (int ti = 0; ti < s->n_tunables; ti++) {
@@ -766,6 +967,9 @@ int hn_cmd_tune(const hn_cli *cli) {
             free(rcfg);
         }
         cJSON_AddNumberToObject(o, "found_at_evaluation", (double)trace->best_at);
+        cJSON_AddNumberToObject(o, "search_ms", trace->best_cost);
+        cJSON_AddNumberToObject(o, "best_known_ms", known);
+        cJSON_AddNumberToObject(o, "fraction_of_best_known", known / trace->best_cost);
         cJSON_AddItemToArray(units, o);
         free(cfg);
     }
@@ -783,9 +987,12 @@ int hn_cmd_tune(const hn_cli *cli) {
         }
         free(bpath);
     }
-    printf("evaluations: %d measured (%d failed), %d from the journal; %.1f s\n", t.n_evals, t.n_failed, t.n_cached,
-           hn_now() - t.t_start);
-    if (n_units && !across) printf("(~ after a margin: within the rows' measured noise)\n");
+    printf("evaluations: %d %s (%d failed), %d from the journal; %.1f s\n", t.n_evals,
+           t.replay ? "replayed" : "measured", t.n_failed, t.n_cached, hn_now() - t.t_start);
+    if (t.replay && t.n_missing)
+        printf("%d configuration(s) proposed are not in %s (counted as failed)\n", t.n_missing, cli->replay);
+    printf("(of best: the best search time known for the unit, in the journal, over this search's best; ~ after a "
+           "margin: within the measured noise)\n");
 done:
     cJSON_Delete(units);
     free(trace);

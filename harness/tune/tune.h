@@ -1,6 +1,6 @@
 /*
  * tune.h: the search loop of `harness tune`, shared by the command (tune.c)
- * and the strategy comparison (compare.c): a strategy proposes, an evaluator
+ * and the strategy comparison (compare_strategies.c): a strategy proposes, an evaluator
  * answers, within a budget.
  */
 #ifndef HN_TUNE_H
@@ -49,6 +49,10 @@ typedef struct {
     int64_t top[HN_TUNE_MAX_TOP];
     double top_cost[HN_TUNE_MAX_TOP];
 } hn_tune_trace;
+
+/* The evaluations budget b allows on space s (INT64_MAX: only a time limit,
+ * but never more than the space holds). */
+int64_t hn_tune_max_evals(const hn_tune_budget *b, const hn_space *s);
 
 /* Runs strategy st on space s from seed within budget. Returns 0, or -1 when
  * an evaluation could not be made at all (err). trace is large: allocate it. */
