@@ -38,16 +38,17 @@ static int conv2d_shape(const double *p, int64_t *counts, hn_err *err) {
     for (int i = 0; i < 5; i++)
         if (!(p[i] >= 1 && p[i] <= 1 << 30))
             return hn_errf(err, "conv2d: %s = %g must be between 1 and 2^30", names[i], p[i]);
-    int64_t in_ch = (int64_t)p[P_IN_CH], out_ch = (int64_t)p[P_OUT_CH], fs = (int64_t)p[P_FS];
-    int64_t h = (int64_t)p[P_H], w = (int64_t)p[P_W];
-    counts[B_IN] = in_ch * h * w;
-    counts[B_FILTER] = out_ch * in_ch * fs * fs;
-    counts[B_OUT] = out_ch * h * w;
-    for (int i = 0; i < 3; i++)
-        if (counts[i] > ((int64_t)1 << 31) - 1)
-            return hn_errf(err, "conv2d: buffer '%s' would have %lld elements (more than 2^31-1; "
+    /* In doubles (exact below 2^53, and each factor is at most 2^30), so that no
+     * product overflows before the check. */
+    double n[3] = {p[P_IN_CH] * p[P_H] * p[P_W], p[P_OUT_CH] * p[P_IN_CH] * p[P_FS] * p[P_FS],
+                   p[P_OUT_CH] * p[P_H] * p[P_W]};
+    for (int i = 0; i < 3; i++) {
+        if (n[i] > (double)(((int64_t)1 << 31) - 1))
+            return hn_errf(err, "conv2d: buffer '%s' would have %.0f elements (more than 2^31-1; "
                                 "the kernels index with int)",
-                           BUFFERS[i].name, (long long)counts[i]);
+                           BUFFERS[i].name, n[i]);
+        counts[i] = (int64_t)n[i];
+    }
     return 0;
 }
 
