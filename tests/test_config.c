@@ -234,7 +234,9 @@ static void test_bad_input(void) {
  * names given twice, more define names than used to fit. */
 static void test_hostile_input(void) {
     const char *tmp = getenv("HARNESS_TMP");
-    char *path = xasprintf("%s/test_config_nul.%d.json", tmp ? tmp : "/tmp", (int)getpid());
+    if (!tmp) tmp = "/tmp";
+    hn_mkdirs(tmp, NULL);
+    char *path = xasprintf("%s/test_config_nul.%d.json", tmp, (int)getpid());
     static const char text[] = "{\"op\": \"conv2d\",\n \"axes\": {}\0, \"junk\"}";
     hn_plan *p = NULL;
     hn_err err;

@@ -3,19 +3,16 @@
  * crash. Every input under tests/fuzz_regressions/<target>/ (inputs that once
  * crashed the harness or tripped a sanitizer: the hostile user's, and what
  * scripts/fuzz.sh finds, which it adds there) and the seed corpus go through the
- * fuzzers' own entry points (fuzz/fuzz_targets.c), each in a child process so
- * that a crash is reported with its file and the rest still run; then
- * hand-written cases at and past every limit: nesting, length and size of
- * expressions in every config field, JSON nesting, axis and define products,
+ * fuzzers' own entry points (fuzz/fuzz_targets.c) in this process: a crash, a
+ * sanitizer report or a leak fails the test, and the line printed just before
+ * names the input (CTest shows it on failure). Then hand-written cases at and
+ * past every limit: nesting, length and size of expressions in every config field, JSON nesting, axis and define products,
  * huge numbers, sample.count, long strings, thousands of axes and variants, a
  * --set after a NUL byte.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <signal.h>
 #include <stdint.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "hn_test.h"
 
@@ -26,44 +23,11 @@
 
 typedef int (*target_fn)(const uint8_t *data, size_t size, hn_err *err);
 
-enum { ACCEPTED = 10, REFUSED = 11 };
-
-/* Runs fn on the input in a child process. Returns ACCEPTED or REFUSED (with the
- * message in msg), or anything else for a crash: a signal (128 + its number), a
- * sanitizer's exit code. */
-static int run_isolated(target_fn fn, const void *data, size_t size, char *msg, size_t msg_size) {
-    int fds[2];
-    msg[0] = '\0';
-    if (pipe(fds) != 0) return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        close(fds[0]);
-        hn_err err = {0};
-        int rc = fn(data, size, &err);
-        if (rc != 0 && write(fds[1], err.msg, strlen(err.msg)) < 0) rc = -1;
-        close(fds[1]);
-        exit(rc == 0 ? ACCEPTED : REFUSED); /* exit, not _exit: LeakSanitizer runs at exit */
-    }
-    close(fds[1]);
-    size_t n = 0;
-    ssize_t got;
-    while (n + 1 < msg_size && (got = read(fds[0], msg + n, msg_size - 1 - n)) > 0) n += (size_t)got;
-    msg[n] = '\0';
-    close(fds[0]);
-    int status;
-    if (waitpid(pid, &status, 0) != pid) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static const char *outcome(int rc) {
-    static char buf[64];
-    if (rc == ACCEPTED) return "accepted";
-    if (rc == REFUSED) return "refused";
-    if (rc > 128) snprintf(buf, sizeof buf, "killed by signal %d", rc - 128);
-    else snprintf(buf, sizeof buf, "exit code %d (a sanitizer report?)", rc);
-    return buf;
+/* Runs fn on one input; returns 0 (accepted) or -1 (refused, with the message). */
+static int run(const char *name, int line, target_fn fn, const void *data, size_t size, hn_err *err) {
+    if (name) fprintf(stderr, "input %s\n", name);
+    else fprintf(stderr, "input of line %d\n", line);
+    return fn(data, size, err);
 }
 
 /* Every file in dir through fn: no crash; when want_accepted, each must load.
@@ -79,10 +43,9 @@ static int replay_folder(const char *dir, target_fn fn, int want_accepted) {
         char *data;
         size_t size;
         if (hn_read_file(path, &data, &size, NULL) == 0) {
-            char msg[2048];
-            int rc = run_isolated(fn, data, size, msg, sizeof msg);
-            CHECK_MSG(rc == ACCEPTED || rc == REFUSED, "%s: %s", path, outcome(rc));
-            if (want_accepted) CHECK_MSG(rc == ACCEPTED, "%s: %s: %s", path, outcome(rc), msg);
+            hn_err err;
+            int rc = run(path, 0, fn, data, size, &err);
+            if (want_accepted) CHECK_MSG(rc == 0, "%s: refused: %s", path, err.msg);
             free(data);
             n++;
         }
@@ -103,7 +66,7 @@ static void test_replay(void) {
     for (int t = 0; t < 2; t++) {
         char *dir = xasprintf("%s/tests/fuzz_regressions/%s", root(), targets[t]);
         int n = replay_folder(dir, fns[t], 0);
-        fprintf(stderr, "%s: %d input(s)\n", dir, n);
+        CHECK_MSG(n > 0, "no inputs in %s", dir);
         free(dir);
         /* The seeds are valid configs, so the fuzzer starts from what loads. */
         dir = xasprintf("%s/fuzz/corpus/%s", root(), targets[t]);
@@ -121,16 +84,16 @@ static void test_replay(void) {
 #define EXPECT(fn, text, needle) expect_at(__LINE__, fn, text, needle)
 
 static void expect_at(int line, target_fn fn, const char *text, const char *needle) {
-    char msg[2048];
-    int rc = run_isolated(fn, text, strlen(text), msg, sizeof msg);
+    hn_err err;
+    int rc = run(NULL, line, fn, text, strlen(text), &err);
     if (!needle) {
-        if (rc != ACCEPTED) {
-            fprintf(stderr, "line %d: expected acceptance, got %s: %s\n", line, outcome(rc), msg);
+        if (rc != 0) {
+            fprintf(stderr, "line %d: expected acceptance, got: %s\n", line, err.msg);
             hn_test_failures++;
         }
-    } else if (rc != REFUSED || !strstr(msg, needle)) {
-        fprintf(stderr, "line %d: expected a refusal with \"%s\", got %s: %s\n", line, needle,
-                outcome(rc), msg);
+    } else if (rc == 0 || !strstr(err.msg, needle)) {
+        fprintf(stderr, "line %d: expected a refusal with \"%s\", got %s\n", line, needle,
+                rc == 0 ? "acceptance" : err.msg);
         hn_test_failures++;
     }
 }
@@ -411,12 +374,10 @@ static void test_make_case(void) {
     char *data = xmalloc(n + sizeof tail);
     memcpy(data, good, n);
     memcpy(data + n, tail, sizeof tail - 1);
-    char msg[2048];
-    int rc = run_isolated(hn_fuzz_config, data, n + sizeof tail - 1, msg, sizeof msg);
-    CHECK_MSG(rc == ACCEPTED, "%s", outcome(rc));
+    hn_err err;
+    CHECK(run(NULL, __LINE__, hn_fuzz_config, data, n + sizeof tail - 1, &err) == 0);
     memcpy(data + n, "\0junk", 5);
-    rc = run_isolated(hn_fuzz_config, data, n + 5, msg, sizeof msg);
-    CHECK_MSG(rc == ACCEPTED, "%s", outcome(rc));
+    CHECK(run(NULL, __LINE__, hn_fuzz_config, data, n + 5, &err) == 0);
     free(data);
     free(good);
 }
