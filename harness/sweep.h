@@ -19,11 +19,13 @@
 
 /* Upper limits: the combinations of the axes enumerated before sampling; the
  * combinations of one variant's defines; the variant instances of a plan. (The
- * fuzzing build lowers the first, so that one input cannot take minutes.) */
+ * fuzzing build lowers the first two, so that one input cannot take minutes.) */
 #ifndef HN_SWEEP_MAX_COMBINATIONS
 #define HN_SWEEP_MAX_COMBINATIONS 20000000LL
 #endif
+#ifndef HN_SWEEP_MAX_DEFINE_COMBINATIONS
 #define HN_SWEEP_MAX_DEFINE_COMBINATIONS 100000LL
+#endif
 #define HN_SWEEP_MAX_VARIANTS 100000
 
 int hn_sweep_enumerate(hn_plan *p, hn_err *err);

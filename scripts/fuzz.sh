@@ -7,7 +7,7 @@
 #   scripts/fuzz.sh 3600     an hour per target
 #
 # Prints each target's runs and execution rate. A finding (a crash, a sanitizer
-# report, a leak, a broken invariant, an input slower than 10 s) stops that target:
+# report, a leak, a broken invariant, an input slower than 60 s) stops that target:
 # its input is copied into tests/fuzz_regressions/<target>/, where
 # test_fuzz_regressions replays it in every build (fix the bug, keep the file),
 # and the script exits 1. Reproduce one with build-fuzz/fuzz_<target> FILE.
@@ -26,7 +26,7 @@ for t in "${targets[@]}"; do
   rm -f "build-fuzz/findings/$t"/*
   # New inputs go to the first folder; the seeds and the regressions are read.
   # -max_len lets an input pass the 4096-character limit of an expression.
-  build-fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+  build-fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 -max_len=8192 \
     -dict="fuzz/$t.dict" -artifact_prefix="build-fuzz/findings/$t/" -print_final_stats=1 \
     "build-fuzz/corpus/$t" "fuzz/corpus/$t" $(ls -d "tests/fuzz_regressions/$t" 2>/dev/null) \
     >"build-fuzz/fuzz_$t.log" 2>&1 &
