@@ -26,13 +26,20 @@ typedef struct {
 
 static int bad(ctx *c, const char *jpath, const char *fmt, ...) HN_PRINTF(3, 4);
 
+/* A string from the config in a message: its start when it is long, so that the
+ * message keeps its end (the problem). The buffer lives until the end of the
+ * enclosing block. */
+#define CUT(s) hn_excerpt((s), (char[96]){0}, 96)
+
 static int bad(ctx *c, const char *jpath, const char *fmt, ...) {
     char msg[1536];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (jpath && *jpath) return hn_errf(c->err, "%s: %s: %s", c->file, jpath, msg);
+    char where[256]; /* a path holds the config's keys, which may be long */
+    if (jpath && *jpath)
+        return hn_errf(c->err, "%s: %s: %s", c->file, hn_excerpt(jpath, where, sizeof where), msg);
     return hn_errf(c->err, "%s: %s", c->file, msg);
 }
 
@@ -71,9 +78,9 @@ static int edit_distance(const char *a, const char *b) {
     return d[n][m];
 }
 
-/* Fails on any key of obj not in allowed (NULL-terminated). */
-static int check_keys(ctx *c, const cJSON *obj, const char *jpath, const char *const *allowed) {
-    for (const cJSON *k = obj->child; k; k = k->next) {
+/* Fails on a key that obj gives twice ("//" comments aside). */
+static int check_unique(ctx *c, const cJSON *obj, const char *jpath) {
+    for (const cJSON *k = obj->child; k; k = k->next)
         for (const cJSON *e = obj->child; e != k; e = e->next)
             if (strcmp(e->string, k->string) == 0 && strncmp(k->string, "//", 2) != 0) {
                 char *where = jp(jpath, k->string);
@@ -81,6 +88,13 @@ static int check_keys(ctx *c, const cJSON *obj, const char *jpath, const char *c
                 free(where);
                 return -1;
             }
+    return 0;
+}
+
+/* Fails on a duplicate key, or on any key of obj not in allowed (NULL-terminated). */
+static int check_keys(ctx *c, const cJSON *obj, const char *jpath, const char *const *allowed) {
+    if (check_unique(c, obj, jpath) != 0) return -1;
+    for (const cJSON *k = obj->child; k; k = k->next) {
         int ok = strncmp(k->string, "//", 2) == 0; /* "//": a comment */
         for (const char *const *a = allowed; *a; a++)
             if (strcmp(k->string, *a) == 0) ok = 1;
@@ -179,8 +193,10 @@ static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_set
     char *text = expr_text(c, j, jpath);
     if (!text) return -1;
     hn_err e;
+    char quoted[128]; /* a hostile text may be long; the message keeps its start */
+    hn_excerpt(text, quoted, sizeof quoted);
     if (hn_expr_parse(text, out, &e) != 0) {
-        bad(c, jpath, "in '%s': %s", text, e.msg);
+        bad(c, jpath, "in '%s': %s", quoted, e.msg);
         free(text);
         return -1;
     }
@@ -195,7 +211,7 @@ static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_set
         for (int s = 0; s < nc.n_sets; s++)
             for (int i = 0; i < *nc.counts[s]; i++)
                 hn_sb_addf(&names, "%s%s", names.len ? ", " : "", nc.sets[s][i]);
-        bad(c, jpath, "in '%s': unknown name '%s' (known here: %s)", text, nc.bad_name,
+        bad(c, jpath, "in '%s': unknown name '%s' (known here: %s)", quoted, CUT(nc.bad_name),
             names.len ? names.buf : "none");
         hn_sb_free(&names);
         hn_expr_free(*out);
@@ -265,7 +281,7 @@ static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis 
         }
         for (int k = 0; k < i; k++)
             if (strcmp(ax->texts[k], ax->texts[i]) == 0) {
-                bad(c, p, "value %s appears twice", ax->texts[i]);
+                bad(c, p, "value %s appears twice", CUT(ax->texts[i]));
                 free(p);
                 ax->n = i + 1;
                 return -1;
@@ -431,7 +447,7 @@ static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
         for (size_t i = 0; i < HN_ARRAY_LEN(TYPES); i++)
             if (strcmp(t, TYPES[i].name) == 0) a->type = TYPES[i].code;
         if (!a->type) {
-            bad(c, jpath, "unknown argument type '%s' (expected int, unsigned, long, float or double)", t);
+            bad(c, jpath, "unknown argument type '%s' (expected int, unsigned, long, float or double)", CUT(t));
             free(type);
             return -1;
         }
@@ -469,7 +485,7 @@ static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
     bad(c, jpath,
         "unknown argument '%s' (%s buffers: %s; or debug_counter; or a typed expression such as "
         "'int: TILE_SIZE * 2')",
-        s, op->name, names.buf);
+        CUT(s), op->name, names.buf);
     hn_sb_free(&names);
     return -1;
 }
@@ -482,7 +498,7 @@ static int add_include_dir(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
     char *joined = hn_path_join(plan->dir, dir);
     char *abs = realpath(joined, NULL);
     if (!abs) {
-        bad(c, jpath, "include folder '%s' not found (looked for %s)", dir, joined);
+        bad(c, jpath, "include folder '%s' not found (looked for %s)", CUT(dir), CUT(joined));
         free(joined);
         return -1;
     }
@@ -508,7 +524,7 @@ static int split_options(ctx *c, const hn_plan *plan, hn_variant_spec *s, char *
         if (strcmp(o, "-I") == 0 || strcmp(o, "--include-path") == 0) {
             if (i + 1 == n) {
                 char *ip = jpi(jpath, i);
-                rc = bad(c, ip, "'%s' needs a folder after it", o);
+                rc = bad(c, ip, "'%s' needs a folder after it", CUT(o));
                 free(ip);
                 break;
             }
@@ -523,7 +539,7 @@ static int split_options(ctx *c, const hn_plan *plan, hn_variant_spec *s, char *
             continue;
         }
         char *ip = jpi(jpath, at);
-        rc = *dir ? add_include_dir(c, plan, s, dir, ip) : bad(c, ip, "'%s' names no folder", o);
+        rc = *dir ? add_include_dir(c, plan, s, dir, ip) : bad(c, ip, "'%s' names no folder", CUT(o));
         free(ip);
     }
     for (int i = 0; i < n; i++) free(opts[i]);
@@ -656,7 +672,7 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
             bad(c, p, "'%s' is not a kernel's C++ name: %s (expected a name such as "
                       "\"conv2d\", \"ns::conv2d\" or \"reduce<256, TILE_SIZE>\": names, numbers "
                       "and defines as template arguments)",
-                j->valuestring, why);
+                CUT(j->valuestring), why);
             free(p);
             return -1;
         }
@@ -683,7 +699,7 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     }
     s->file = hn_path_join(plan->dir, j->valuestring);
     if (!hn_file_exists(s->file)) {
-        bad(c, p, "file '%s' not found (looked for %s)", j->valuestring, s->file);
+        bad(c, p, "file '%s' not found (looked for %s)", CUT(j->valuestring), CUT(s->file));
         free(p);
         return -1;
     }
@@ -706,6 +722,10 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
             free(p);
             return -1;
         }
+        if (check_unique(c, j, p) != 0) {
+            free(p);
+            return -1;
+        }
         s->defines = xcalloc((size_t)cJSON_GetArraySize(j) + 1, sizeof *s->defines);
         for (const cJSON *d = j->child; d; d = d->next) {
             char *dp = jp(p, d->string);
@@ -713,13 +733,13 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
             ax->name = xstrdup(d->string);
             int rc = 0;
             if (!is_identifier(d->string))
-                rc = bad(c, dp, "'%s' is not a valid macro name", d->string);
+                rc = bad(c, dp, "'%s' is not a valid macro name", CUT(d->string));
             for (int i = 0; rc == 0 && i < ns.n_axes; i++)
                 if (strcmp(ns.axis_names[i], d->string) == 0)
-                    rc = bad(c, dp, "define '%s' has the name of an axis", d->string);
+                    rc = bad(c, dp, "define '%s' has the name of an axis", CUT(d->string));
             for (int i = 0; rc == 0 && i < ns.n_params; i++)
                 if (strcmp(ns.param_names[i], d->string) == 0)
-                    rc = bad(c, dp, "define '%s' has the name of a %s parameter", d->string,
+                    rc = bad(c, dp, "define '%s' has the name of a %s parameter", CUT(d->string),
                              plan->op->name);
             if (rc == 0) rc = parse_axis_values(c, d, dp, ax);
             free(dp);
@@ -934,7 +954,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         if (!ok)
             return bad(c, "name", "'%s' is not a file name (expected 1 to 128 letters, digits, '.', '_' "
                                   "or '-'; it names results/<name>.csv)",
-                       n);
+                       CUT(n));
         plan->name = xstrdup(n);
     } else {
         /* The config's file name, made safe the same way. */
@@ -956,7 +976,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
                    j ? "" : "; it is missing");
     plan->op = hn_op_find(j->valuestring);
     if (!plan->op)
-        return bad(c, "op", "unknown operator '%s' (known: %s)", j->valuestring, hn_op_names());
+        return bad(c, "op", "unknown operator '%s' (known: %s)", CUT(j->valuestring), hn_op_names());
     const hn_op *op = plan->op;
 
     /* axes */
@@ -964,13 +984,14 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
     if (!cJSON_IsObject(j) || !j->child)
         return bad(c, "axes", "expected an object of axis: [values] with at least one axis%s",
                    j ? "" : "; it is missing");
+    if (check_unique(c, j, "axes") != 0) return -1;
     plan->axes = xcalloc((size_t)cJSON_GetArraySize(j), sizeof *plan->axes);
     for (const cJSON *a = j->child; a; a = a->next) {
         char *p = jp("axes", a->string);
         hn_axis *ax = &plan->axes[plan->n_axes++];
         ax->name = xstrdup(a->string);
         int rc = is_identifier(a->string) ? parse_axis_values(c, a, p, ax)
-                                          : bad(c, p, "'%s' is not a valid name", a->string);
+                                          : bad(c, p, "'%s' is not a valid name", CUT(a->string));
         free(p);
         if (rc != 0) return -1;
     }
@@ -1155,13 +1176,17 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
     }
 
     /* Union of define names, for CSV columns and tolerance expressions. */
-    plan->define_names = xcalloc(64, sizeof *plan->define_names);
+    {
+        size_t n_all = 1;
+        for (int s = 0; s < plan->n_specs; s++) n_all += (size_t)plan->specs[s].n_defines;
+        plan->define_names = xcalloc(n_all, sizeof *plan->define_names);
+    }
     for (int s = 0; s < plan->n_specs; s++)
         for (int d = 0; d < plan->specs[s].n_defines; d++) {
             const char *name = plan->specs[s].defines[d].name;
             int seen = 0;
             for (int k = 0; k < plan->n_define_names; k++) seen |= strcmp(plan->define_names[k], name) == 0;
-            if (!seen && plan->n_define_names < 64) plan->define_names[plan->n_define_names++] = xstrdup(name);
+            if (!seen) plan->define_names[plan->n_define_names++] = xstrdup(name);
         }
     tol_ns.define_names = (const char **)plan->define_names;
     tol_ns.n_defines = plan->n_define_names;
@@ -1214,6 +1239,34 @@ out:
     return rc;
 }
 
+/* Line and column (1-based) of at in text. */
+static void line_col(const char *text, const char *at, int *line, int *col) {
+    *line = 1, *col = 1;
+    for (const char *p = text; at && p < at && *p; p++) {
+        if (*p == '\n') ++*line, *col = 1;
+        else ++*col;
+    }
+}
+
+/* How many arrays and objects are open at `at` (strings skipped): cJSON stops at
+ * CJSON_NESTING_LIMIT, and that deserves its own message. */
+static int json_depth_at(const char *text, const char *at) {
+    int depth = 0, in_string = 0;
+    for (const char *p = text; *p && p < at; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1]) p++;
+            else if (*p == '"') in_string = 0;
+        } else if (*p == '"') {
+            in_string = 1;
+        } else if (*p == '[' || *p == '{') {
+            depth++;
+        } else if (*p == ']' || *p == '}') {
+            depth--;
+        }
+    }
+    return depth;
+}
+
 int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
                   hn_err *err) {
     *out = NULL;
@@ -1222,11 +1275,11 @@ int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root) {
         const char *at = end ? end : cJSON_GetErrorPtr();
-        int line = 1, col = 1;
-        for (const char *p = text; at && p < at && *p; p++) {
-            if (*p == '\n') line++, col = 1;
-            else col++;
-        }
+        int line, col;
+        line_col(text, at, &line, &col);
+        if (at && json_depth_at(text, at) >= CJSON_NESTING_LIMIT)
+            return hn_errf(err, "%s:%d:%d: JSON nested deeper than %d levels", path, line, col,
+                           CJSON_NESTING_LIMIT);
         return hn_errf(err, "%s:%d:%d: invalid JSON near '%.20s'", path, line, col, at ? at : "");
     }
     hn_plan *plan = xcalloc(1, sizeof *plan);
@@ -1244,8 +1297,17 @@ int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_
 
 int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err) {
     char *text;
+    size_t size;
     *out = NULL;
-    if (hn_read_file(path, &text, NULL, err) != 0) return -1;
+    if (hn_read_file(path, &text, &size, err) != 0) return -1;
+    const char *nul = memchr(text, '\0', size);
+    if (nul) {
+        /* JSON is text; the parser would stop there and never see the rest. */
+        int line, col;
+        line_col(text, nul, &line, &col);
+        free(text);
+        return hn_errf(err, "%s:%d:%d: a NUL byte (a config is JSON text)", path, line, col);
+    }
     int rc = hn_plan_parse(text, path, seed_override, out, err);
     free(text);
     return rc;
@@ -1300,17 +1362,20 @@ int hn_scope_lookup(void *scope, const char *name, hn_value *out) {
     return -1;
 }
 
+#define HN_PARAM_INT_MAX 9007199254740992LL /* 2^53 */
+
 int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_err *err) {
     hn_scope s = {p, c, NULL, NULL, 0, NULL};
     for (int i = 0; i < p->op->n_params; i++) {
         const hn_op_param *pd = &p->op->params[i];
+        const char *text = hn_expr_text(p->params[i]);
         /* the parameters before this one are known */
         s.params = i ? params : NULL;
         s.params_limit = i;
         if (pd->type == 'c') {
             hn_value v;
             if (hn_expr_eval(p->params[i], hn_scope_lookup, &s, &v, err) != 0)
-                return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));
+                return hn_err_prefix(err, "params.%s ('%s')", pd->name, CUT(text));
             int k = v.type == HN_VAL_STR ? hn_op_choice_index(pd, v.s) : -1;
             if (k < 0) {
                 char buf[64];
@@ -1318,7 +1383,7 @@ int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_e
                 hn_sb list;
                 hn_sb_init(&list);
                 for (int q = 0; pd->choices && pd->choices[q]; q++) hn_sb_addf(&list, "%s%s", q ? ", " : "", pd->choices[q]);
-                hn_errf(err, "params.%s ('%s') = %s: not one of %s", pd->name, hn_expr_text(p->params[i]), buf,
+                hn_errf(err, "params.%s ('%s') = %s: not one of %s", pd->name, CUT(text), buf,
                         list.buf);
                 hn_sb_free(&list);
                 return -1;
@@ -1327,10 +1392,15 @@ int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_e
         } else if (pd->type == 'i') {
             int64_t v;
             if (hn_expr_eval_int(p->params[i], hn_scope_lookup, &s, &v, err) != 0)
-                return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));
+                return hn_err_prefix(err, "params.%s ('%s')", pd->name, CUT(text));
+            /* Kept as a double and read back as an integer: it must be exact. */
+            if (v < -HN_PARAM_INT_MAX || v > HN_PARAM_INT_MAX)
+                return hn_errf(err, "params.%s ('%s') = %lld is out of range (at most 2^53 in "
+                                    "magnitude)",
+                               pd->name, CUT(text), (long long)v);
             params[i] = (double)v;
         } else if (hn_expr_eval_double(p->params[i], hn_scope_lookup, &s, &params[i], err) != 0) {
-            return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));
+            return hn_err_prefix(err, "params.%s ('%s')", pd->name, CUT(text));
         }
     }
     return 0;
@@ -1373,7 +1443,7 @@ int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err
     for (char *tok = strtok_r(out->strings, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) {
-            hn_errf(err, "--set: '%s' is not name=value", tok);
+            hn_errf(err, "--set: '%s' is not name=value", CUT(tok));
             goto fail;
         }
         *eq = '\0';
@@ -1384,7 +1454,7 @@ int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err
             hn_sb names;
             hn_sb_init(&names);
             for (int i = 0; i < p->n_axes; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", p->axes[i].name);
-            hn_errf(err, "--set: '%s' is not an axis of %s (axes: %s)", name, p->name, names.buf);
+            hn_errf(err, "--set: '%s' is not an axis of %s (axes: %s)", CUT(name), p->name, names.buf);
             hn_sb_free(&names);
             goto fail;
         }

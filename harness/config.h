@@ -174,7 +174,8 @@ extern const char *const hn_device_names[];
 
 int hn_scope_lookup(void *scope, const char *name, hn_value *out);
 
-/* Evaluates the op parameters of a case into params (op->n_params entries). */
+/* Evaluates the op parameters of a case into params (op->n_params entries);
+ * integer parameters must be within 2^53 in magnitude (exact as doubles). */
 int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_err *err);
 
 /* The text of variant v's value of define name, or NULL if v lacks it. */
