@@ -59,6 +59,7 @@ typedef struct {
     int compare_strategies;    /* tune */
     int repeats;               /* tune: seeds per strategy (< 0: default) */
     int space_only;            /* tune */
+    const char *with_best;     /* tune: other devices' best.json files for the C header, comma-separated */
     int top;                   /* tune: configurations re-measured at the end (< 0: default) */
 } hn_cli;
 

@@ -123,6 +123,8 @@ static const opt_def OPTS[] = {
         "with --replay: every strategy over many seeds, scored against random search"),
     OPT("repeats", 'i', repeats, C_TUNE, "N", "seeds per strategy for --compare-strategies (default 100)"),
     OPT("space-only", 'f', space_only, C_TUNE, NULL, "build the space, print its raw and valid sizes, and stop"),
+    OPT("with-best", 's', with_best, C_TUNE, "FILE,...",
+        "the C header <out>.h also selects these tunes' results (best.json of other GPUs)"),
     OPT("top", 'i', top, C_TUNE, "K", "re-measure the best K with the full sampling rules (default 3)"),
     OPT("kernel", 's', kernel, C_DEBUG, "NAME", "the variant to debug"),
     OPT("set", 's', set, C_DEBUG, "a=1,b=2", "the case: a value for every axis (default: the plan's smallest)"),

@@ -69,6 +69,39 @@ PY
 out=$("$h" tune "$cfg" --backend emu --case 0 --out "$tmp/t" 2>&1)
 case "$out" in *"evaluations: 0 measured (0 failed), 8 from the journal"*) ;; *) fail "the rerun measured again: $out" ;; esac
 
+echo "== the C header and the T4 files"
+python3 - "$tmp/t.best.json" "$tmp/t2.best.json" <<'PY' || fail "could not write a second device's best.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["device"] = "Other GPU 9000"
+for r in d["results"]:
+    r["defines"] = "BLOCK=512,ITEMS=1,ORDER=0"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+out=$("$h" tune "$cfg" --backend emu --case 0 --out "$tmp/t" --with-best "$tmp/t2.best.json" 2>&1)
+[ $? = 0 ] || fail "tune --with-best failed: $out"
+case "$out" in *"C header: $tmp/t.h (2 devices)"*) ;; *) fail "no two-device header: $out" ;; esac
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["defines"])' "$tmp/t.best.json")
+# the case's axes as macros select its configuration; the other GPU's target selects its own
+got=$(cc -E -dM -DHN_CASE_IN_CH=2 -DHN_CASE_FILTER_SIZE=3 -DHN_CASE_IMG_SIZE=12 -include "$tmp/t.h" -x c /dev/null |
+      awk '$2 == "BLOCK" || $2 == "ITEMS" || $2 == "ORDER" {print $2 "=" $3}' | sort | paste -sd, -)
+[ "$got" = "$(printf '%s\n' "$want" | tr , '\n' | sort | paste -sd, -)" ] || fail "the header gave $got for case 0, best.json says $want"
+got=$(cc -E -dM -DHN_TARGET_OTHER_GPU_9000 -include "$tmp/t.h" -x c /dev/null | awk '$2 == "BLOCK" {print $3}')
+[ "$got" = 512 ] || fail "HN_TARGET_OTHER_GPU_9000 did not select the other device's configuration: BLOCK=$got"
+python3 - "$tmp/t.t4/case0.json" "$tmp/t.journal" <<'PY' || fail "the T4 file is wrong"
+import json, sys
+t4 = json.load(open(sys.argv[1]))
+assert t4["schema_version"] == "1.0.0"
+rows = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+search = [r for r in rows if r["phase"] == "search" and r["case"] == 0]
+assert len(t4["results"]) == len(search), (len(t4["results"]), len(search))
+for r in t4["results"]:
+    for k in ("timestamp", "configuration", "times", "invalidity", "correctness", "measurements", "objectives"):
+        assert k in r, k
+    assert set(r["configuration"]) == {"BLOCK", "ITEMS", "ORDER"}, r["configuration"]
+    assert r["invalidity"] == "correct" and r["measurements"][0]["name"] == "time" and r["measurements"][0]["value"] > 0
+PY
+
 echo "== kill -9 in the middle of a brute-force tune, then resume"
 "$h" tune "$cfg" --backend emu --case 0 --strategy brute_force --budget 100% --top 0 --out "$tmp/b" >/dev/null 2>&1 &
 pid=$!
@@ -100,6 +133,38 @@ PY
 out=$("$h" tune "$cfg" --replay "$tmp/b.journal" --case 0 --strategy brute_force --budget 100% --top 0 2>&1)
 [ $? = 0 ] || fail "replay failed: $out"
 case "$out" in *" $want"*) ;; *) fail "replay did not find $want: $out" ;; esac
+
+echo "== compare the strategies on the recorded journal"
+expect 2 "--compare-strategies needs --replay" "$h" tune "$cfg" --compare-strategies
+expect 2 "the budget must be evaluations" "$h" tune "$cfg" --replay "$tmp/b.journal" --compare-strategies --budget 5s
+# the recorded configurations with a landscape of our own (emulator times on a
+# loaded machine have outliers that make any average noisy): rank r costs 1 + r/10
+python3 - "$tmp/b.journal" "$tmp/lin.journal" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+rows.sort(key=lambda r: r["config"])
+with open(sys.argv[2], "w") as f:
+    for i, r in enumerate(rows):
+        r["time_ms"] = 1 + ((i * 7) % len(rows)) / 10
+        f.write(json.dumps(r) + "\n")
+PY
+out=$("$h" tune "$cfg" --replay "$tmp/lin.journal" --case 0 --compare-strategies --budget 8 --repeats 1000 --out "$tmp/c" 2>&1)
+[ $? = 0 ] || fail "--compare-strategies failed: $out"
+python3 - "$tmp/c.strategies.csv" <<'PY' || fail "the strategy comparison is wrong: $out"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+units = {r["unit"] for r in rows}
+assert units == {"case 0"}, units
+rnd = [r for r in rows if r["strategy"] == "random"]
+# random search scores about 0 against its own calculated expectation
+for r in rnd:
+    assert abs(float(r["score"])) < 0.05, r
+    assert 1.0 <= float(r["final_over_optimum"]) < 1.2, r
+for r in rows:
+    assert int(r["runs"]) == 1000 and int(r["budget"]) == 8, r
+    assert float(r["score"]) <= 1.0 + 1e-9, r
+PY
+case "$out" in *"random (calc.)"*) ;; *) fail "no calculated random row: $out" ;; esac
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]

@@ -34,6 +34,7 @@
 #include "exec/worker.h"
 #include "emu/emu_source.h"
 #include "compare_strategies.h"
+#include "export.h"
 #include "journal.h"
 #include "results/verdict.h"
 #include "strategy.h"
@@ -649,7 +650,7 @@ static double best_known(tune_ctx *t, const hn_space *s, const int64_t *cases, i
     return best;
 }
 
-static void write_best(tune_ctx *t, FILE *f, cJSON *units) {
+static cJSON *best_doc(tune_ctx *t, cJSON *units) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "config", t->plan->path);
     cJSON_AddStringToObject(root, "variant", t->plan->specs[t->base.spec].name);
@@ -659,10 +660,85 @@ static void write_best(tune_ctx *t, FILE *f, cJSON *units) {
     cJSON_AddStringToObject(root, "device", t->have_dev ? t->dev.dev.name : "");
     cJSON_AddStringToObject(root, "backend", t->have_dev ? t->dev.backend : "");
     cJSON_AddItemToObject(root, "results", units);
-    char *text = cJSON_Print(root);
-    fprintf(f, "%s\n", text);
+    return root;
+}
+
+/* <prefix>.best.json, <prefix>.h (with --with-best's devices) and the T4 files;
+ * takes units. 0, or 2 when one could not be written. */
+static int write_outputs(tune_ctx *t, cJSON *units) {
+    const char *variant = t->plan->specs[t->base.spec].name;
+    int rc = 0, n_docs = 1;
+    hn_err err;
+    cJSON *docs[33] = {best_doc(t, units)};
+    char *bpath = xasprintf("%s.best.json", t->prefix);
+    char *text = cJSON_Print(docs[0]);
+    hn_sb sb;
+    hn_sb_init(&sb);
+    hn_sb_addf(&sb, "%s\n", text);
     free(text);
-    cJSON_Delete(root);
+    if (hn_write_file(bpath, sb.buf, sb.len, &err) != 0) {
+        fprintf(stderr, "harness tune: %s\n", err.msg);
+        rc = 2;
+    } else {
+        printf("\nbest configurations: %s\n", bpath);
+    }
+    hn_sb_free(&sb);
+    free(bpath);
+    /* other devices' results for the header */
+    char *list = t->cli->with_best ? xstrdup(t->cli->with_best) : NULL;
+    for (char *save = NULL, *f = list ? strtok_r(list, ",", &save) : NULL; f && n_docs < 33;
+         f = strtok_r(NULL, ",", &save)) {
+        char *json = NULL;
+        cJSON *d = NULL;
+        if (hn_read_file(f, &json, NULL, &err) == 0) d = cJSON_Parse(json);
+        free(json);
+        const cJSON *v = d ? cJSON_GetObjectItemCaseSensitive(d, "variant") : NULL;
+        if (!d || !cJSON_IsString(v) || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(d, "results"))) {
+            fprintf(stderr, "harness tune: --with-best %s: not a best.json written by harness tune\n", f);
+            cJSON_Delete(d);
+            rc = 2;
+            continue;
+        }
+        if (strcmp(v->valuestring, variant) != 0) {
+            fprintf(stderr, "harness tune: --with-best %s: tunes variant '%s', not '%s'\n", f, v->valuestring, variant);
+            cJSON_Delete(d);
+            rc = 2;
+            continue;
+        }
+        docs[n_docs++] = d;
+    }
+    free(list);
+    char *hpath = xasprintf("%s.h", t->prefix);
+    if (hn_tune_write_header(hpath, variant, docs, n_docs, &err) != 0) {
+        fprintf(stderr, "harness tune: %s\n", err.msg);
+        rc = 2;
+    } else {
+        printf("C header: %s (%d device%s)\n", hpath, n_docs, n_docs == 1 ? "" : "s");
+    }
+    free(hpath);
+    for (int i = 0; i < n_docs; i++) cJSON_Delete(docs[i]);
+    /* T4: every evaluation of each case on this device */
+    if (t->have_dev) {
+        long long *ids = xcalloc((size_t)t->n_cases, sizeof *ids);
+        char **cvs = xcalloc((size_t)t->n_cases, sizeof *cvs);
+        for (int i = 0; i < t->n_cases; i++) {
+            ids[i] = t->cases[i];
+            cvs[i] = case_values(t->plan, &t->plan->cases[t->cases[i]]);
+        }
+        char *dir = xasprintf("%s.t4", t->prefix);
+        int n = hn_tune_write_t4(dir, t->journal, variant, t->dev.dev.name, t->dev.backend, ids, cvs, t->n_cases, &err);
+        if (n < 0) {
+            fprintf(stderr, "harness tune: %s\n", err.msg);
+            rc = 2;
+        } else {
+            printf("T4 results: %s/ (%d case%s)\n", dir, n, n == 1 ? "" : "s");
+        }
+        free(dir);
+        for (int i = 0; i < t->n_cases; i++) free(cvs[i]);
+        free(cvs);
+        free(ids);
+    }
+    return rc;
 }
 
 /* --compare-strategies: the units' names and case values for compare_strategies.c. */
@@ -974,18 +1050,9 @@ int hn_cmd_tune(const hn_cli *cli) {
         free(cfg);
     }
     if (!t.replay) {
-        char *bpath = xasprintf("%s.best.json", t.prefix);
-        FILE *f = fopen(bpath, "w");
-        if (f) {
-            write_best(&t, f, units);
-            units = NULL;
-            fclose(f);
-            printf("\nbest configurations: %s\n", bpath);
-        } else {
-            fprintf(stderr, "harness tune: %s: %s\n", bpath, strerror(errno));
-            rc = 2;
-        }
-        free(bpath);
+        int wrc = write_outputs(&t, units);
+        units = NULL;
+        if (wrc) rc = wrc;
     }
     printf("evaluations: %d %s (%d failed), %d from the journal; %.1f s\n", t.n_evals,
            t.replay ? "replayed" : "measured", t.n_failed, t.n_cached, hn_now() - t.t_start);
