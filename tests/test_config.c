@@ -163,7 +163,7 @@ static void test_define_axes_and_where(void) {
     for (int i = 0; i < n; i++) free(defs[i]);
     free(defs);
     /* The case-dependent constraint is checked per case. */
-    double params[8];
+    double params[32]; /* conv2d has 10 parameters; an operator at most 32 */
     hn_err err;
     hn_plan_case_params(p, &p->cases[0], params, &err);
     const char *failed = NULL;
