@@ -529,7 +529,8 @@ static void write_config(const char *path, const char *root, int backward) {
                    "  {\"file\": \"%s/kernels/pool2d_backward/pool2d_backward_gather.cu\", \"kernel\": "
                    "\"pool2d_backward_gather\", \"grid\": [\"ceil_div(n * channels * h * w, TILE_SIZE)\"]},\n"
                    "  {\"file\": \"%s/kernels/pool2d_backward/pool2d_backward_scatter.cu\", \"kernel\": "
-                   "\"pool2d_backward_scatter\", \"grid\": [\"ceil_div(n * channels * (h / k) * (w / k), TILE_SIZE)\"]}]}\n",
+                   "\"pool2d_backward_scatter\",\n"
+                   "   \"grid\": [\"ceil_div(n * channels * (h / k) * (w / k), TILE_SIZE)\"]}]}\n",
                    LAYOUT_ARG, root, root);
     else
         hn_sb_addf(&s,
