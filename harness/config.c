@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "backend.h"
+#include "run.h"
 #include "sweep.h"
 
 /* ---------------------------------------------------------------------- */
@@ -1230,6 +1231,23 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
     }
     if (hn_sweep_enumerate(plan, c->err) != 0) {
         hn_err_prefix(c->err, "%s", c->file);
+        goto out;
+    }
+    /* every case must be a problem the operator can pose */
+    for (int64_t i = 0; i < plan->n_cases; i++) {
+        hn_workload w;
+        if (hn_workload_shape(&w, plan, &plan->cases[i], c->err) == 0) continue;
+        hn_sb vals;
+        hn_sb_init(&vals);
+        for (int a = 0; a < plan->n_axes; a++) {
+            char buf[64];
+            hn_value_format(&plan->cases[i].values[a], buf, sizeof buf);
+            hn_sb_addf(&vals, "%s%s=%s", a ? ", " : "", plan->axes[a].name, buf);
+        }
+        hn_err_prefix(c->err, "%s: axes: case %lld (%s)", c->file, (long long)i, CUT(vals.buf));
+        hn_sb_free(&vals);
+        snprintf(c->err->msg + strlen(c->err->msg), sizeof c->err->msg - strlen(c->err->msg),
+                 " (leave such cases out with \"where\")");
         goto out;
     }
     rc = 0;

@@ -214,6 +214,12 @@ static void test_bad_input(void) {
     e = error_of("{\"op\": \"conv3d\", \"axes\": {\"a\": [1]}, \"variants\": []}");
     /* the list grows with every operator folder: check its start only */
     CHECK_CONTAINS(e, "op: unknown operator 'conv3d' (known: conv2d");
+    /* a case the operator cannot pose: the file, "axes", the case and the op's reason */
+    e = error_of("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": 1, \"out_ch\": 1, \"filter_size\": [3, 9], "
+                 "\"img_size\": 8}, \"params\": {\"padding\": 0}, \"variants\": [" BASE_VARIANT "]}");
+    CHECK_CONTAINS(e, "axes: case 1 (in_ch=1, out_ch=1, filter_size=9, img_size=8): conv2d: a 9x9 filter with padding "
+                      "0 does not fit a 8x8 image");
+    CHECK_CONTAINS(e, "(leave such cases out with \"where\")");
     e = error_of("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1, 1]}, \"variants\": []}");
     CHECK_CONTAINS(e, "axes.in_ch[1]: value 1 appears twice");
     e = error_of("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1], \"out_ch\": 1, \"filter_size\": 3}, \"variants\": [" BASE_VARIANT "]}");

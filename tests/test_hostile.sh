@@ -86,7 +86,7 @@ cat >"$tmp/big_shape.json" <<JSON
  "img_size": 1073741824}, "variants": [{"file": "$kernel", "kernel": "conv2d_pad", "block": [8],
  "grid": [1], "args": []}]}
 JSON
-expect 0 "(conv2d: buffer 'in' would have 1237940039285380274899124224 elements" "$h" list "$tmp/big_shape.json"
+expect 2 "big_shape.json: axes: case 0 (in_ch=1073741824, out_ch=1073741824, filter_size=1073741824, img_size=1073741824): conv2d: buffer 'in' would have 1237940039285380274899124224 elements" "$h" list "$tmp/big_shape.json"
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
