@@ -54,7 +54,7 @@ static const cmd_def CMDS[] = {
     {"plot", hn_cmd_plot, C_PLOT, "CSV | --all", 0, "draw charts of a results file (gnuplot)"},
     {"compare", hn_cmd_compare, C_COMPARE, "CSV", 1,
      "compare variants or a define (--by ACCUM_DTYPE) in time and accuracy"},
-    {"bench", hn_cmd_bench, C_BENCH, "", 0, "print the harness's own benchmark figures"},
+    {"bench", hn_cmd_bench, C_BENCH, "[reference|ops|emu|tune]", 0, "print the harness's own benchmark figures"},
     {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends"},
     {"tune", hn_cmd_tune, C_TUNE, "CONFIG", 1,
      "search a variant's tunable space for the fastest configuration per case (or across cases)"},

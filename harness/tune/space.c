@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A restriction's results are remembered per combination of the tunables it
+ * names when there are at most this many combinations. */
+#define MEMO_MAX ((int64_t)1 << 22)
+
 /* The names a restriction's expression looks up, resolved once: the lookup
  * callback sees the same name pointers on every evaluation, so a small table
  * keyed by pointer avoids string compares in the inner loop. */
@@ -58,12 +62,14 @@ typedef struct {
     build_ctx *b;
     int level;
     int needs_case, needs_device;
+    unsigned char *named; /* [n_tunables]: the tunables it names */
 } names_ctx;
 
 static int note_name(void *ctx, const char *name) {
     names_ctx *n = ctx;
     int t = tunable_of(n->b, name);
     if (t > n->level) n->level = t;
+    if (t >= 0) n->named[t] = 1;
     if (t >= 0) return 0;
     const hn_plan *p = n->b->s->plan;
     for (int a = 0; a < p->n_axes; a++) n->needs_case |= strcmp(p->axes[a].name, name) == 0;
@@ -103,16 +109,36 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
 
     int *vals = xcalloc((size_t)s->n_tunables + 1, sizeof *vals);
     build_ctx b = {.s = s, .spec = spec, .vals = vals, .scope = {p, c, base, params, 0, dev}};
-    /* each restriction at the level of the last tunable it names */
+    /* each restriction at the level of the last tunable it names; its result
+     * remembered per combination of the tunables it names (everything else it
+     * reads is fixed for the build), so each combination is evaluated once */
     int nr = spec->n_restrict;
     int *level = xcalloc((size_t)nr + 1, sizeof *level);
+    int64_t **stride = xcalloc((size_t)nr + 1, sizeof *stride);
+    unsigned char **memo = xcalloc((size_t)nr + 1, sizeof *memo);
+    unsigned char *named = xcalloc((size_t)s->n_tunables + 1, 1);
     int rc = 0;
     for (int i = 0; i < nr && rc == 0; i++) {
-        names_ctx n = {&b, -1, 0, 0};
+        memset(named, 0, (size_t)s->n_tunables + 1);
+        names_ctx n = {&b, -1, 0, 0, named};
         hn_expr_names(spec->restrict_[i], note_name, &n);
         level[i] = n.level;
         /* without a case (or a device), restrictions that need one are left out */
         if ((n.needs_case && !c) || (n.needs_device && !dev)) level[i] = -2;
+        if (level[i] < 0) continue;
+        int64_t size = 1;
+        stride[i] = xcalloc((size_t)s->n_tunables + 1, sizeof *stride[i]);
+        for (int t = 0; t < s->n_tunables && size <= MEMO_MAX; t++)
+            if (named[t]) stride[i][t] = size, size *= s->n_values[t];
+        if (size <= MEMO_MAX) memo[i] = xcalloc((size_t)size, 1);
+    }
+    /* the restrictions of each level, in order */
+    int *by_level = xcalloc((size_t)nr + 1, sizeof *by_level), *level_start = xcalloc((size_t)s->n_tunables + 2, sizeof *level_start);
+    for (int t = 0, k = 0; t < s->n_tunables; t++) {
+        level_start[t] = k;
+        for (int i = 0; i < nr; i++)
+            if (level[i] == t) by_level[k++] = i;
+        level_start[t + 1] = k;
     }
     int64_t cap = 0;
     /* depth-first: vals[0..depth) bound; restrictions of a level checked when it binds */
@@ -135,8 +161,18 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
                 continue;
             }
             int ok = 1;
-            for (int i = 0; ok && i < nr; i++) {
-                if (level[i] != depth) continue;
+            for (int k = level_start[depth]; ok && k < level_start[depth + 1]; k++) {
+                int i = by_level[k];
+                unsigned char *m = NULL;
+                if (memo[i]) {
+                    int64_t idx = 0;
+                    for (int t = 0; t <= depth; t++) idx += vals[t] * stride[i][t];
+                    m = &memo[i][idx];
+                    if (*m) {
+                        ok = *m == 1;
+                        continue;
+                    }
+                }
                 hn_value v;
                 if (hn_expr_eval(spec->restrict_[i], lookup, &b, &v, err) != 0) {
                     char *at = hn_space_describe_vals(s, vals, depth + 1);
@@ -147,6 +183,7 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
                 }
                 s->evaluations++;
                 ok = hn_value_truthy(&v);
+                if (m) *m = ok ? 1 : 2;
             }
             if (rc != 0 || !ok) continue;
             if (depth + 1 < s->n_tunables) {
@@ -167,6 +204,12 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
         }
     }
     free(vals);
+    for (int i = 0; i < nr; i++) free(stride[i]), free(memo[i]);
+    free(stride);
+    free(memo);
+    free(named);
+    free(by_level);
+    free(level_start);
     free(level);
     free(b.slots);
     s->build_seconds = hn_now() - t0;

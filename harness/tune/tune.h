@@ -7,6 +7,7 @@
 #define HN_TUNE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "space.h"
 #include "strategy.h"
@@ -58,5 +59,8 @@ int64_t hn_tune_max_evals(const hn_tune_budget *b, const hn_space *s);
  * an evaluation could not be made at all (err). trace is large: allocate it. */
 int hn_tune_search(const hn_strategy *st, const hn_space *s, uint64_t seed, const hn_tune_budget *budget,
                    hn_tune_eval_fn eval, void *ctx, hn_tune_trace *trace, hn_err *err);
+
+/* `harness bench tune` (bench_tune.c): prints the figures; -1 when one failed. */
+int hn_tune_bench(FILE *out);
 
 #endif
