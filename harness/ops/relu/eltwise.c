@@ -50,7 +50,7 @@ double *eltwise_values(int64_t n) {
  * The threaded driver: contiguous ranges, one per thread.
  */
 
-enum { ELT_MIN_PER_THREAD = 1 << 20 };
+enum { ELT_MIN_PER_THREAD = 1 << 18 };
 
 typedef struct {
     eltwise_fn fn;

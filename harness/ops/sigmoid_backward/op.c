@@ -56,7 +56,7 @@ static int sb_reference(const double *p, void *const *bufs, hn_ref *refs, double
     return 0;
 }
 
-static const char *const BENCH[] = {"n=4194304", "n=1000003", NULL};
+static const char *const BENCH[] = {"n=2097152", "n=1000003", NULL};
 
 const hn_op hn_op_sigmoid_backward = {
     .name = "sigmoid_backward",

@@ -185,7 +185,7 @@ static int sce_reference(const double *p, void *const *bufs, hn_ref *refs, doubl
     return 0;
 }
 
-static const char *const BENCH[] = {"batch=4096,classes=1000", "batch=255,classes=10007", NULL};
+static const char *const BENCH[] = {"batch=1024,classes=1000", "batch=255,classes=10007", NULL};
 
 const hn_op hn_op_softmax_cross_entropy = {
     .name = "softmax_cross_entropy",
