@@ -65,7 +65,7 @@ static void test_conv2d_variants(void) {
         CHECK_MSG(hn_workload_create(&w, p, &c, be, 1e9, &err) == 0, "%s", err.msg);
         for (int v = 0; v < p->n_variants; v++) {
             const char *failed;
-            double params[16];
+            double params[HN_MAX_PARAMS];
             hn_plan_case_params(p, &c, params, &err);
             if (hn_sweep_variant_applies(p, &p->variants[v], &c, params, &failed, &err) != 1) continue;
             hn_build b;

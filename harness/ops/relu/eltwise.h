@@ -1,0 +1,69 @@
+/*
+ * relu/eltwise.h: what the element-wise operators share. relu, relu_backward,
+ * sigmoid and sigmoid_backward are an operator each (a folder each, as the
+ * registry wants), with one parameter and flat buffers:
+ *
+ *   n   elements (a tensor of any shape, flattened: element-wise operators do
+ *       not care, and torch's functions give the same numbers on a flat view)
+ *   x   (n) float32   the input (forward) or the forward pass's input (backward)
+ *   dy  (n) float32   backward only: the gradient of the output
+ *   y / dx (n) float32 the output
+ *
+ * This folder (relu's) holds their common code: the shape check, labels, the
+ * input generator, a threaded driver for references, and a vectorized fp64
+ * exp (which softmax_cross_entropy uses too).
+ */
+#ifndef HN_OPS_ELTWISE_H
+#define HN_OPS_ELTWISE_H
+
+#include <stdint.h>
+
+#include "ops/op.h"
+
+/* The one parameter's position. */
+enum { ELT_N };
+
+/* out[i] = f(x[i], dy[i]) for i < n (dy NULL for forward operators), in fp64. */
+typedef void (*eltwise_fn)(double *out, const float *x, const float *dy, int64_t n);
+
+/* Checks n (1 .. 2^31-1) and gives each of the n_buffers buffers n elements;
+ * messages start with `op`. */
+int eltwise_shape(const char *op, const double *p, int n_buffers, int64_t *counts, hn_err *err);
+/* Every buffer is (n). */
+int eltwise_dims(const double *p, int buffer, int64_t dims[4]);
+/* "n:1048576". */
+void eltwise_label(const double *p, char *buf, size_t size);
+
+/* x[i] = scale * N(0, 1), seeded; with `zeros`, x[i] = +0 where i % 16 == 5 and
+ * -0 where i % 16 == 13, so a kernel's handling of exactly 0 (relu's gradient
+ * there is 0, as torch's) is checked on every case. */
+void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed);
+
+/* n doubles for a reference's values (freed with free()). Large ones are
+ * marked for transparent huge pages (madvise, where Linux has it), so first
+ * touches fault 2 MB in at a time instead of 4 KB: writing a fresh 32 MB
+ * buffer took 5x less time that way on the 2-core VM this was measured on,
+ * where page faults cost more than the element-wise work itself. */
+double *eltwise_values(int64_t n);
+
+/* The full reference of an element-wise output: ref gets fn over all n
+ * elements, on `threads` threads (<= 0: one per CPU) when n is large. */
+void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, hn_ref *ref, int threads);
+
+/* y[i] = exp(x[i]) for i < n, fp64, relative error under 1e-15 (a degree-12
+ * polynomial after reduction by ln 2), arguments clamped to [-708, 708] (so
+ * results stay normal: exp(-745) and below, 0 in double, come out near 3e-308).
+ * AVX-512 or AVX2 where the CPU has them; y may be x. */
+void eltwise_exp(double *y, const double *x, int64_t n);
+
+/* out[i] = s = 1 / (1 + e), e = exp(-x[i]) (eltwise_exp's), when dy is NULL;
+ * else out[i] = dy[i] s (1 - s), computed as dy[i] e / (1 + e)^2, which does not
+ * cancel where s is near 1 (and is 0 where (1 + e)^2 overflows, x < -354). */
+void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n);
+
+/* out[i] = x[i] > 0 ? x[i] : 0 when dy is NULL, else x[i] > 0 ? dy[i] : 0; both
+ * keep the value where x is NaN (as torch's relu and threshold_backward do:
+ * they test x <= 0) and give +0 for x = -0. */
+void eltwise_relu(double *out, const float *x, const float *dy, int64_t n);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * softmax_cross_entropy/op.c: the classifier's loss and its gradient, in one
+ * operator (torch.nn.functional.cross_entropy(logits, labels), reduction
+ * 'mean', and what its autograd gives for the logits):
+ *
+ *   logits   (batch, classes)  float32
+ *   labels   (batch)           int32, each in [0, classes)
+ *   loss     (1)               float32  mean over rows of -log softmax(logits[b])[labels[b]]
+ *   dlogits  (batch, classes)  float32  (softmax(logits[b]) - onehot(labels[b])) / batch
+ *
+ *   m_b = max_c logits[b][c],  s_b = sum_c exp(logits[b][c] - m_b)
+ *   loss          = (1 / batch) sum_b (m_b + log s_b - logits[b][labels[b]])
+ *   dlogits[b][c] = (exp(logits[b][c] - m_b) / s_b - (c == labels[b])) / batch
+ *
+ * logits are 3 N(0, 1) plus a per-row offset cycling through -96, 96, -32, 32
+ * (row 0 first), so every case has rows whose exp overflows (e^96 > FLT_MAX) or
+ * underflows without the max subtracted: a kernel must be numerically stable.
+ * labels are uniform. The reference is fp64 (a vectorized exp, ../relu/eltwise.h)
+ * on threads over rows; the loss sums the rows' terms in double.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "../relu/eltwise.h"
+
+static const hn_op_param PARAMS[] = {
+    {"batch", 'i', NULL, "rows (samples)", NULL},
+    {"classes", 'i', NULL, "columns (classes, logits per sample)", NULL},
+};
+
+enum { P_BATCH, P_CLASSES };
+enum { B_LOGITS, B_LABELS, B_LOSS, B_DLOGITS, B_COUNT };
+
+static const hn_op_buffer BUFFERS[] = {
+    {"logits", HN_DT_F32, HN_BUF_IN, "(batch, classes)"},
+    {"labels", HN_DT_I32, HN_BUF_IN, "(batch)"},
+    {"loss", HN_DT_F32, HN_BUF_OUT, "(1)"},
+    {"dlogits", HN_DT_F32, HN_BUF_OUT, "(batch, classes)"},
+};
+
+static int sce_shape(const double *p, int64_t *counts, hn_err *err) {
+    for (int i = P_BATCH; i <= P_CLASSES; i++)
+        if (!(p[i] >= 1 && p[i] <= 1 << 30 && p[i] == (double)(int)p[i]))
+            return hn_errf(err, "softmax_cross_entropy: %s = %g must be a whole number between 1 and 2^30",
+                           PARAMS[i].name, p[i]);
+    const double n = p[P_BATCH] * p[P_CLASSES];
+    if (n > 2147483647.0)
+        return hn_errf(err, "softmax_cross_entropy: batch * classes = %g * %g = %.0f logits (more than 2^31-1; the "
+                            "kernels index with int)",
+                       p[P_BATCH], p[P_CLASSES], n);
+    counts[B_LOGITS] = counts[B_DLOGITS] = (int64_t)n;
+    counts[B_LABELS] = (int64_t)p[P_BATCH];
+    counts[B_LOSS] = 1;
+    return 0;
+}
+
+/* Per logit: the max, the subtraction, exp (counted as one), the sum and the
+ * scaling; per row a log and the loss term are left out. */
+static double sce_flop(const double *p) {
+    return 5.0 * p[P_BATCH] * p[P_CLASSES];
+}
+
+static double sce_bytes(const double *p) {
+    return 4.0 * (2.0 * p[P_BATCH] * p[P_CLASSES] + p[P_BATCH] + 1);
+}
+
+static int sce_dims(const double *p, int buffer, int64_t dims[4]) {
+    switch (buffer) {
+    case B_LOGITS:
+    case B_DLOGITS: dims[0] = (int64_t)p[P_BATCH], dims[1] = (int64_t)p[P_CLASSES]; return 2;
+    case B_LABELS: dims[0] = (int64_t)p[P_BATCH]; return 1;
+    default: dims[0] = 1; return 1;
+    }
+}
+
+static void sce_label(const double *p, char *buf, size_t size) {
+    snprintf(buf, size, "b:%d, classes:%d", (int)p[P_BATCH], (int)p[P_CLASSES]);
+}
+
+/* The offset of row b's logits (see the top). */
+static float row_offset(int64_t b) {
+    static const float OFFSETS[4] = {-96.0f, 96.0f, -32.0f, 32.0f};
+    return OFFSETS[b % 4];
+}
+
+static void sce_generate(const double *p, void *const *bufs, uint64_t seed) {
+    const int64_t batch = (int64_t)p[P_BATCH], classes = (int64_t)p[P_CLASSES];
+    float *logits = bufs[B_LOGITS];
+    hn_fill_randn_f32(logits, batch * classes, seed * 2 + 1);
+    for (int64_t b = 0; b < batch; b++)
+        for (int64_t c = 0; c < classes; c++) logits[b * classes + c] = 3.0f * logits[b * classes + c] + row_offset(b);
+    hn_fill_uniform_i32(bufs[B_LABELS], batch, 0, (int32_t)classes, seed * 2 + 2);
+}
+
+/* ------------------------------------------------------------------------------------
+ * The reference: rows [lo, hi) per thread, each thread's sum of loss terms kept
+ * apart and added in thread order.
+ */
+
+typedef struct {
+    const float *logits;
+    const int32_t *labels;
+    double *dlogits; /* the reference's values, (batch, classes) */
+    int64_t lo, hi, classes, batch;
+    double loss_sum;
+} sce_job;
+
+/* The max of x[0 .. n), over 8 running maxima (no chain of dependent compares). */
+static float row_max(const float *x, int64_t n) {
+    float m8[8];
+    for (int k = 0; k < 8; k++) m8[k] = x[0];
+    int64_t c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; k++) m8[k] = x[c + k] > m8[k] ? x[c + k] : m8[k];
+    for (; c < n; c++) m8[0] = x[c] > m8[0] ? x[c] : m8[0];
+    float m = m8[0];
+    for (int k = 1; k < 8; k++) m = m8[k] > m ? m8[k] : m;
+    return m;
+}
+
+/* The sum of d[0 .. n), over 8 running sums. */
+static double row_sum(const double *d, int64_t n) {
+    double s8[8] = {0};
+    int64_t c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; k++) s8[k] += d[c + k];
+    for (; c < n; c++) s8[0] += d[c];
+    return ((s8[0] + s8[1]) + (s8[2] + s8[3])) + ((s8[4] + s8[5]) + (s8[6] + s8[7]));
+}
+
+static void *sce_rows(void *arg) {
+    sce_job *j = arg;
+    const int64_t classes = j->classes;
+    double sum_terms = 0;
+    for (int64_t b = j->lo; b < j->hi; b++) {
+        const float *x = j->logits + b * classes;
+        double *d = j->dlogits + b * classes;
+        const float m = row_max(x, classes);
+        for (int64_t c = 0; c < classes; c++) d[c] = (double)x[c] - m;
+        eltwise_exp(d, d, classes);
+        const double s = row_sum(d, classes);
+        const int32_t label = j->labels[b];
+        sum_terms += (double)m + log(s) - (double)x[label];
+        const double scale = 1.0 / (s * (double)j->batch);
+        for (int64_t c = 0; c < classes; c++) d[c] *= scale;
+        d[label] -= 1.0 / (double)j->batch;
+    }
+    j->loss_sum = sum_terms;
+    return NULL;
+}
+
+static int sce_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
+                         int threads, hn_err *err) {
+    (void)budget_gflop, (void)seed, (void)err;
+    const int64_t batch = (int64_t)p[P_BATCH], classes = (int64_t)p[P_CLASSES];
+    hn_ref *dl = &refs[B_DLOGITS], *loss = &refs[B_LOSS];
+    dl->n = batch * classes;
+    dl->values = eltwise_values(dl->n);
+    snprintf(dl->method, sizeof dl->method, "full");
+    if (threads <= 0) threads = hn_cpu_count();
+    if (threads > 64) threads = 64;
+    if (threads > dl->n / (1 << 20)) threads = (int)(dl->n / (1 << 20));
+    if (threads > batch) threads = (int)batch;
+    if (threads < 1) threads = 1;
+    sce_job jobs[64];
+    pthread_t tid[64];
+    int started[64] = {0};
+    for (int t = 0; t < threads; t++) {
+        jobs[t] = (sce_job){bufs[B_LOGITS], bufs[B_LABELS], dl->values, batch * t / threads,
+                            batch * (t + 1) / threads, classes, batch, 0};
+        started[t] = t > 0 && pthread_create(&tid[t], NULL, sce_rows, &jobs[t]) == 0;
+    }
+    for (int t = 0; t < threads; t++)
+        if (!started[t]) sce_rows(&jobs[t]);
+    double total = 0;
+    for (int t = 0; t < threads; t++) {
+        if (started[t]) pthread_join(tid[t], NULL);
+        total += jobs[t].loss_sum;
+    }
+    loss->n = 1;
+    loss->values = xmalloc(sizeof(double));
+    loss->values[0] = total / (double)batch;
+    snprintf(loss->method, sizeof loss->method, "full");
+    return 0;
+}
+
+static const char *const BENCH[] = {"batch=1024,classes=1000", "batch=255,classes=10007", NULL};
+
+const hn_op hn_op_softmax_cross_entropy = {
+    .name = "softmax_cross_entropy",
+    .doc = "mean cross-entropy of softmax(logits) against integer labels, and its gradient "
+           "(torch.nn.functional.cross_entropy)",
+    .params = PARAMS,
+    .n_params = (int)HN_ARRAY_LEN(PARAMS),
+    .buffers = BUFFERS,
+    .n_buffers = (int)HN_ARRAY_LEN(BUFFERS),
+    .bench_cases = BENCH,
+    .shape = sce_shape,
+    .flop = sce_flop,
+    .bytes = sce_bytes,
+    .dims = sce_dims,
+    .label = sce_label,
+    .generate = sce_generate,
+    .reference = sce_reference,
+};

@@ -1,0 +1,192 @@
+/*
+ * test_activation.c: the element-wise operators (relu, relu_backward, sigmoid,
+ * sigmoid_backward; their shared code in harness/ops/relu/eltwise.c): counts,
+ * labels and shape errors; the vectorized fp64 exp against libm over the whole
+ * range, tails and clamps included, at lengths that are not multiples of 8;
+ * each reference against a loop written here from the definition, on odd
+ * lengths, with exact zeros (+0, -0: relu's gradient there is 0, torch's
+ * convention), NaN (kept, as torch's) and extreme inputs; one thread against
+ * two; and every kernel of the four sweep configs on the emulator (run, debug).
+ */
+#define _GNU_SOURCE
+#define HN_TEST_SCRATCH "activation"
+#include <stdint.h>
+
+#include "hn_test.h"
+#include "hn_test_files.h"
+#include "hn_test_sweep.h"
+#include "ops/op.h"
+#include "ops/relu/eltwise.h"
+
+static const char *const OPS[] = {"relu", "relu_backward", "sigmoid", "sigmoid_backward"};
+
+static void test_counts_and_errors(void) {
+    static const double FLOP[] = {1, 1, 3, 6};
+    for (int i = 0; i < 4; i++) {
+        const hn_op *op = hn_op_find(OPS[i]);
+        CHECK_MSG(op != NULL, "%s not registered", OPS[i]);
+        if (!op) continue;
+        const int backward = strstr(OPS[i], "backward") != NULL;
+        CHECK_INT(op->n_buffers, backward ? 3 : 2);
+        double p[4] = {1000003};
+        int64_t counts[8], dims[4];
+        hn_err err;
+        CHECK(op->shape(p, counts, &err) == 0);
+        for (int b = 0; b < op->n_buffers; b++) {
+            CHECK_INT(counts[b], 1000003);
+            CHECK_INT(op->dims(p, b, dims), 1);
+            CHECK_INT(dims[0], 1000003);
+        }
+        CHECK_NEAR(op->flop(p), FLOP[i] * 1000003, 0);
+        CHECK_NEAR(op->bytes(p), 4.0 * op->n_buffers * 1000003, 0);
+        char label[64];
+        op->label(p, label, sizeof label);
+        CHECK_STR(label, "n:1000003");
+        CHECK_STR(op->buffers[op->n_buffers - 1].name, backward ? "dx" : "y");
+        p[0] = 0;
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, OPS[i]);
+        CHECK_CONTAINS(err.msg, "n = 0");
+        p[0] = 2147483648.0;
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "2^31-1");
+        p[0] = 1;
+        CHECK(op->shape(p, counts, &err) == 0);
+    }
+}
+
+static void test_exp(void) {
+    enum { N = 100003 };
+    double *x = xmalloc(sizeof *x * N), *y = xmalloc(sizeof *y * N);
+    uint64_t s = 7;
+    for (int i = 0; i < N; i++) x[i] = (hn_rand_unit(&s) * 2 - 1) * (i % 3 == 0 ? 700 : i % 3 == 1 ? 20 : 1);
+    x[0] = 0, x[1] = -0.0, x[2] = 708, x[3] = -708, x[4] = 1e-300, x[5] = 0.5 * 0.6931471805599453;
+    eltwise_exp(y, x, N);
+    double worst = 0;
+    for (int i = 0; i < N; i++) {
+        double d = fabs(y[i] - exp(x[i])) / exp(x[i]);
+        if (d > worst) worst = d;
+    }
+    CHECK_MSG(worst < 1e-15, "exp: worst relative error %g", worst);
+    /* Clamped beyond +-708: finite, normal, and where exp is (near) 0 or huge. */
+    double big[3] = {800, -800, -1e30}, out[3];
+    eltwise_exp(out, big, 3);
+    CHECK(isfinite(out[0]) && out[0] > 1e307);
+    CHECK(out[1] > 0 && out[1] < 1e-306 && out[2] > 0 && out[2] < 1e-306);
+    /* Every length up to 17 (the tail of a vector), in place. */
+    for (int n = 1; n <= 17; n++) {
+        double a[17];
+        for (int i = 0; i < n; i++) a[i] = i - 8.5;
+        eltwise_exp(a, a, n);
+        for (int i = 0; i < n; i++) CHECK_NEAR(a[i] / exp(i - 8.5), 1.0, 1e-15);
+    }
+    free(x), free(y);
+}
+
+/* The definitions, written out. */
+static double want_of(int op, float x, float dy) {
+    switch (op) {
+    case 0: return x > 0 || isnan(x) ? x : 0.0;
+    case 1: return x > 0 || isnan(x) ? dy : 0.0;
+    case 2: return 1.0 / (1.0 + exp(-(double)x));
+    default: /* s (1 - s) = 1 / ((1 + e^-x) (1 + e^x)), which does not cancel */
+        return dy / ((1.0 + exp(-(double)x)) * (1.0 + exp((double)x)));
+    }
+}
+
+/* op's reference on the generated inputs of a case of n elements, with the
+ * first few inputs replaced by special values; threads 1 and 2 agree. */
+static void check_op(int i, int64_t n) {
+    const hn_op *op = hn_op_find(OPS[i]);
+    double p[4] = {(double)n};
+    int64_t counts[8];
+    hn_err err;
+    CHECK(op->shape(p, counts, &err) == 0);
+    void *bufs[3];
+    for (int b = 0; b < op->n_buffers; b++) bufs[b] = xcalloc((size_t)counts[b] + 1, 4);
+    op->generate(p, bufs, 3);
+    float *x = bufs[0], *dy = op->n_buffers == 3 ? bufs[1] : NULL;
+    static const float SPECIAL[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 20.0f, -20.0f, 100.0f, -100.0f, 3e38f, -3e38f, NAN};
+    for (size_t k = 0; k < HN_ARRAY_LEN(SPECIAL) && (int64_t)k < n; k++) x[k] = SPECIAL[k];
+    hn_ref r1[3] = {{0}}, r2[3] = {{0}};
+    CHECK(op->reference(p, bufs, r1, 1e9, 3, 1, &err) == 0);
+    CHECK(op->reference(p, bufs, r2, 1e9, 3, 2, &err) == 0);
+    const int out = op->n_buffers - 1;
+    CHECK(r1[out].n == n && r1[out].index == NULL);
+    int64_t zeros = 0, bad = 0;
+    for (int64_t k = 0; k < n; k++) {
+        const double want = want_of(i, x[k], dy ? dy[k] : 0), got = r1[out].values[k];
+        if (x[k] == 0) zeros++;
+        const int same = isnan(want) ? isnan(got) : fabs(got - want) <= 1e-14 * fabs(want) + 1e-300;
+        if (!same && bad++ < 5)
+            CHECK_MSG(0, "%s n %lld: x[%lld] = %.9g: reference %.17g, want %.17g", OPS[i], (long long)n, (long long)k,
+                      (double)x[k], got, want);
+        if (memcmp(&r1[out].values[k], &r2[out].values[k], sizeof(double)) != 0 && !isnan(got) && bad++ < 5)
+            CHECK_MSG(0, "%s: one thread and two differ at %lld", OPS[i], (long long)k);
+    }
+    /* relu's inputs hold exact zeros (1 in 8), whose outputs are exactly 0. */
+    if (i < 2 && n > 100) CHECK_MSG(zeros >= n / 8, "%s: %lld zeros in %lld inputs", OPS[i], (long long)zeros, (long long)n);
+    if (i < 2)
+        for (int64_t k = 0; k < n; k++)
+            if (x[k] == 0 && r1[out].values[k] != 0) {
+                CHECK_MSG(0, "%s: x = %g at %lld gives %g", OPS[i], (double)x[k], (long long)k, r1[out].values[k]);
+                break;
+            }
+    for (int b = 0; b < op->n_buffers; b++) {
+        hn_ref_free(&r1[b]);
+        hn_ref_free(&r2[b]);
+        free(bufs[b]);
+    }
+}
+
+static void test_references(void) {
+    static const int64_t N[] = {1, 7, 11, 1000, 4097, (1 << 21) + 3};
+    for (int i = 0; i < 4; i++)
+        for (size_t k = 0; k < HN_ARRAY_LEN(N); k++) check_op(i, N[k]);
+    /* sigmoid's gradient does not cancel where s is near 1: e / (1 + e)^2. */
+    const hn_op *op = hn_op_find("sigmoid_backward");
+    double p[4] = {2};
+    float x[3] = {30.0f, -30.0f, 0}, dy[3] = {1.0f, 1.0f, 0};
+    void *bufs[3] = {x, dy, NULL};
+    double out[2];
+    bufs[2] = out;
+    hn_ref r[3] = {{0}};
+    hn_err err;
+    CHECK(op->reference(p, bufs, r, 1e9, 1, 1, &err) == 0);
+    CHECK_NEAR(r[2].values[0] / exp(-30.0), 1.0, 1e-12);
+    CHECK_NEAR(r[2].values[1] / exp(-30.0), 1.0, 1e-12);
+    for (int b = 0; b < 3; b++) hn_ref_free(&r[b]);
+}
+
+static void test_generator(void) {
+    float a[64], b[64];
+    eltwise_fill_x(a, 64, 4.0f, 1, 9);
+    eltwise_fill_x(b, 64, 4.0f, 1, 9);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    CHECK(a[5] == 0 && !signbit(a[5]) && a[13] == 0 && signbit(a[13]) && a[21] == 0);
+    double sq = 0;
+    for (int i = 0; i < 64; i++) sq += (double)a[i] * a[i];
+    CHECK_MSG(sq / 64 > 4 && sq / 64 < 36, "scale 4: mean square %g", sq / 64);
+}
+
+static void test_kernels_on_emu(void) {
+    CHECK(hn_test_sweep_emu("configs/relu_sweep.json", "0.0001") >= 4);
+    CHECK(hn_test_sweep_emu("configs/relu_backward_sweep.json", "0.0001") >= 4);
+    CHECK(hn_test_sweep_emu("configs/sigmoid_sweep.json", "0.0003") >= 4);
+    CHECK(hn_test_sweep_emu("configs/sigmoid_backward_sweep.json", "0.0006") >= 4);
+    hn_test_debug_emu("configs/relu_sweep.json", "relu_grid_stride", "n=37");
+    hn_test_debug_emu("configs/relu_backward_sweep.json", "relu_backward_grid_stride", "n=37");
+    hn_test_debug_emu("configs/sigmoid_sweep.json", "sigmoid_grid_stride", "n=37");
+    hn_test_debug_emu("configs/sigmoid_backward_sweep.json", "sigmoid_backward_grid_stride", "n=37");
+}
+
+int main(void) {
+    test_counts_and_errors();
+    test_exp();
+    test_references();
+    test_generator();
+    if (getenv("HARNESS_BIN")) test_kernels_on_emu();
+    else fprintf(stderr, "HARNESS_BIN not set: the kernels were not run on the emulator\n");
+    hn_test_cleanup();
+    return hn_test_exit();
+}
