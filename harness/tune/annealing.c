@@ -95,6 +95,14 @@ static void observe(void *st, int64_t pos, double cost) {
     }
 }
 
+/* A better configuration found elsewhere: the walk goes on from there. */
+static void learn(void *st, int64_t pos, double cost) {
+    annealer *a = st;
+    hn_memo_put(&a->memo, pos, cost);
+    if (cost < a->best_cost) a->best = pos, a->best_cost = cost;
+    if (cost < a->cur_cost && a->waiting < 0) a->cur = pos, a->cur_cost = cost;
+}
+
 static void destroy(void *st) {
     annealer *a = st;
     if (!a) return;
@@ -104,4 +112,4 @@ static void destroy(void *st) {
 }
 
 const hn_strategy hn_strategy_annealing = {"annealing", "simulated annealing over neighbouring configurations", create,
-                                           propose, observe, destroy};
+                                           propose, observe, destroy, learn};

@@ -141,6 +141,8 @@ static void observe(void *st, int64_t pos, double cost) {
     int gain = cost < b->best_cost;
     if (gain) b->best_cost = cost;
     if (a >= 0) arm_kinds[a]->observe(b->arm[a], pos, cost);
+    for (int o = 0; o < N_ARMS && gain; o++)
+        if (o != a && arm_kinds[o]->learn) arm_kinds[o]->learn(b->arm[o], pos, cost);
     b->hist_arm[b->next_hist] = (signed char)a;
     b->hist_gain[b->next_hist] = (signed char)gain;
     b->next_hist = (b->next_hist + 1) % WINDOW;
@@ -159,4 +161,4 @@ static void destroy(void *st) {
 }
 
 const hn_strategy hn_strategy_bandit = {"bandit", "AUC bandit sharing the budget between the search strategies", create,
-                                        propose, observe, destroy};
+                                        propose, observe, destroy, NULL};

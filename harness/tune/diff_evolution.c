@@ -151,6 +151,18 @@ static void observe(void *st, int64_t pos, double cost) {
     hn_memo_put(&e->memo, pos, cost);
 }
 
+/* A configuration found elsewhere replaces the worst member if it is better. */
+static void learn(void *st, int64_t pos, double cost) {
+    evolver *e = st;
+    hn_memo_put(&e->memo, pos, cost);
+    int worst = -1;
+    for (int i = 0; i < e->n_pop; i++) {
+        if (e->pop[i] == pos) return;
+        if (worst < 0 || e->pop_cost[i] > e->pop_cost[worst]) worst = i;
+    }
+    if (worst >= 0 && cost < e->pop_cost[worst]) e->pop[worst] = pos, e->pop_cost[worst] = cost;
+}
+
 static void destroy(void *st) {
     evolver *e = st;
     if (!e) return;
@@ -167,4 +179,4 @@ static void destroy(void *st) {
 }
 
 const hn_strategy hn_strategy_diff_evolution = {"diff_evolution", "differential evolution (DE/best/1/bin)", create,
-                                                propose, observe, destroy};
+                                                propose, observe, destroy, learn};

@@ -146,6 +146,18 @@ static void observe(void *st, int64_t pos, double cost) {
     hn_memo_put(&g->memo, pos, cost);
 }
 
+/* A configuration found elsewhere replaces the worst member if it is better. */
+static void learn(void *st, int64_t pos, double cost) {
+    genetic *g = st;
+    hn_memo_put(&g->memo, pos, cost);
+    int worst = -1;
+    for (int i = 0; i < g->n_pop; i++) {
+        if (g->pop[i] == pos) return;
+        if (worst < 0 || g->pop_cost[i] > g->pop_cost[worst]) worst = i;
+    }
+    if (worst >= 0 && cost < g->pop_cost[worst]) g->pop[worst] = pos, g->pop_cost[worst] = cost;
+}
+
 static void destroy(void *st) {
     genetic *g = st;
     if (!g) return;
@@ -160,4 +172,4 @@ static void destroy(void *st) {
 }
 
 const hn_strategy hn_strategy_genetic = {"genetic", "genetic algorithm (tournaments, uniform crossover, mutation, elitism)",
-                                         create, propose, observe, destroy};
+                                         create, propose, observe, destroy, learn};

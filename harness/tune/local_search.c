@@ -131,6 +131,13 @@ static void observe(void *st, int64_t pos, double cost) {
     if (--c->in_flight == 0 && c->batch_best_cost < c->cur_cost) move_to(c, c->batch_best, c->batch_best_cost);
 }
 
+/* A better configuration found elsewhere: the climb goes on from there. */
+static void learn(void *st, int64_t pos, double cost) {
+    climber *c = st;
+    hn_memo_put(&c->memo, pos, cost);
+    if (cost < c->cur_cost && c->in_flight <= 0 && c->start < 0) move_to(c, pos, cost);
+}
+
 static void destroy(void *st) {
     climber *c = st;
     if (!c) return;
@@ -141,4 +148,4 @@ static void destroy(void *st) {
 }
 
 const hn_strategy hn_strategy_local_search = {"local_search", "greedy iterated local search (first improvement, kicks, restarts)",
-                                              create, propose, observe, destroy};
+                                              create, propose, observe, destroy, learn};

@@ -143,6 +143,13 @@ static void observe(void *st, int64_t pos, double cost) {
     hn_memo_put(&w->memo, pos, cost);
 }
 
+/* A better configuration found elsewhere becomes the swarm's best. */
+static void learn(void *st, int64_t pos, double cost) {
+    swarm *w = st;
+    hn_memo_put(&w->memo, pos, cost);
+    if (cost < w->best_cost) w->best = pos, w->best_cost = cost;
+}
+
 static void destroy(void *st) {
     swarm *w = st;
     if (!w) return;
@@ -158,4 +165,4 @@ static void destroy(void *st) {
 }
 
 const hn_strategy hn_strategy_pso = {"pso", "particle swarm (inertia 0.5, own best 2, swarm best 1)", create, propose,
-                                     observe, destroy};
+                                     observe, destroy, learn};

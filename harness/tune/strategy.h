@@ -37,6 +37,10 @@ typedef struct {
     /* The cost of a position it proposed. */
     void (*observe)(void *st, int64_t pos, double cost);
     void (*destroy)(void *st);
+    /* Optional (NULL: not used): the cost of a position someone else evaluated
+     * (the bandit tells its arms each new best another arm finds). The strategy
+     * may take it in, as a migrant, but never waits for one. */
+    void (*learn)(void *st, int64_t pos, double cost);
 } hn_strategy;
 
 /* The strategies, NULL-terminated; and one by name (NULL if unknown). */
