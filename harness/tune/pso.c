@@ -10,7 +10,8 @@
  * valid one. A failed configuration (INFINITY) never becomes a best. A particle
  * landing on a known configuration is judged from its known cost; the unseen
  * ones of a generation are proposed as one batch. After STALL (3) generations
- * with nothing new, every particle but the swarm's best is scattered again.
+ * that do not improve on the swarm's best (a swarm that has converged, or
+ * brings nothing new), every particle but the best is scattered again.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -97,6 +98,7 @@ static int64_t fly(swarm *w, int i) {
 
 /* The generation that came back updates the bests; the swarm moves on. */
 static void advance(swarm *w) {
+    double before = w->best_cost;
     if (w->started)
         for (int i = 0; i < w->size; i++) {
             double c = INFINITY;
@@ -105,6 +107,8 @@ static void advance(swarm *w) {
             if (c < w->own_cost[i]) w->own[i] = w->at[i], w->own_cost[i] = c;
             if (c < w->best_cost) w->best = w->at[i], w->best_cost = c;
         }
+    if (w->started && !(w->best_cost < before)) w->stall++;
+    else w->stall = 0;
     int restart = !w->started || w->stall >= STALL;
     if (w->stall >= STALL) w->stall = 0;
     w->n_todo = w->next_todo = 0;
@@ -117,7 +121,6 @@ static void advance(swarm *w) {
         }
     }
     w->started = 1;
-    if (!w->n_todo) w->stall++;
 }
 
 static int propose(void *st, int64_t *out, int max) {
