@@ -27,6 +27,7 @@
 #define COOLING 0.97
 #define T_MIN 0.002
 #define FREE_MOVES 64
+#define KICK 3
 
 typedef struct {
     const hn_space *s;
@@ -36,6 +37,7 @@ typedef struct {
     double cur_cost, best_cost, temp;
     int jump;                   /* the waiting one is a jump: taken whatever its cost */
     int64_t *nb;                /* [2 * n_tunables] */
+    int *vals;                  /* [n_tunables] */
 } annealer;
 
 static void *create(const hn_space *s, uint64_t seed) {
@@ -47,6 +49,7 @@ static void *create(const hn_space *s, uint64_t seed) {
     a->cur_cost = a->best_cost = INFINITY;
     a->temp = T0;
     a->nb = xcalloc(2 * (size_t)s->n_tunables + 1, sizeof *a->nb);
+    a->vals = xcalloc((size_t)s->n_tunables + 1, sizeof *a->vals);
     return a;
 }
 
@@ -55,6 +58,19 @@ static int accepts(annealer *a, double cost) {
     if (isinf(cost)) return 0;
     double d = (cost - a->cur_cost) / fabs(a->cur_cost > 0 ? a->cur_cost : 1e-30);
     return hn_rand_unit(&a->rng) < exp(-d / a->temp);
+}
+
+/* Somewhere unseen to go on from: near the best (KICK random steps of up to 2),
+ * or every other time anywhere. */
+static int64_t jump(annealer *a) {
+    const hn_space *s = a->s;
+    if (a->best >= 0 && s->n_tunables && hn_rand_below(&a->rng, 2)) {
+        hn_space_vals(s, a->best, a->vals);
+        for (int k = 0; k < KICK; k++) a->vals[hn_rand_below(&a->rng, (uint64_t)s->n_tunables)] += (int)hn_rand_below(&a->rng, 5) - 2;
+        int64_t q = hn_space_nearest(s, a->vals, &a->rng);
+        if (!hn_memo_get(&a->memo, q, NULL)) return q;
+    }
+    return hn_memo_unseen(&a->memo, s, &a->rng);
 }
 
 static int propose(void *st, int64_t *out, int max) {
@@ -75,7 +91,7 @@ static int propose(void *st, int64_t *out, int max) {
             }
             if (accepts(a, cost)) a->cur = c, a->cur_cost = cost;
         }
-    if (q < 0) q = hn_memo_unseen(&a->memo, a->s, &a->rng);
+    if (q < 0) q = jump(a);
     hn_memo_put(&a->memo, q, NAN);
     a->waiting = out[0] = q;
     return 1;
@@ -108,6 +124,7 @@ static void destroy(void *st) {
     if (!a) return;
     hn_memo_free(&a->memo);
     free(a->nb);
+    free(a->vals);
     free(a);
 }
 

@@ -10,8 +10,9 @@
  * valid one. A failed configuration (INFINITY) never becomes a best. A particle
  * landing on a known configuration is judged from its known cost; the unseen
  * ones of a generation are proposed as one batch. After STALL (3) generations
- * that do not improve on the swarm's best (a swarm that has converged, or
- * brings nothing new), every particle but the best is scattered again.
+ * that do not improve on the swarm's best (it has converged, or brings nothing
+ * new) the swarm starts afresh: every particle scattered, its best forgotten
+ * (the driver keeps the best found), so it settles in another basin.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -110,10 +111,10 @@ static void advance(swarm *w) {
     if (w->started && !(w->best_cost < before)) w->stall++;
     else w->stall = 0;
     int restart = !w->started || w->stall >= STALL;
-    if (w->stall >= STALL) w->stall = 0;
+    if (w->stall >= STALL) w->stall = 0, w->best = -1, w->best_cost = INFINITY;
     w->n_todo = w->next_todo = 0;
     for (int i = 0; i < w->size; i++) {
-        int64_t q = restart && w->own[i] != w->best ? scatter(w, i) : fly(w, i);
+        int64_t q = restart ? scatter(w, i) : fly(w, i);
         w->at[i] = q;
         if (!hn_memo_get(&w->memo, q, NULL)) {
             hn_memo_put(&w->memo, q, NAN);
