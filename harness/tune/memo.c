@@ -29,6 +29,7 @@ void hn_memo_free(hn_memo *m) {
 }
 
 int hn_memo_get(const hn_memo *m, int64_t pos, double *cost) {
+    if (pos < 0) return 0;
     for (int64_t h = slot(pos, m->size);; h = (h + 1) % m->size) {
         if (m->pos[h] == pos) {
             if (cost) *cost = m->cost[h];

@@ -25,7 +25,7 @@ void hn_memo_init(hn_memo *m);
 void hn_memo_free(hn_memo *m);
 /* 1 with *cost (NAN while pending) when pos is in m, else 0. */
 int hn_memo_get(const hn_memo *m, int64_t pos, double *cost);
-/* Adds pos or replaces its cost. */
+/* Adds pos (>= 0) or replaces its cost. */
 void hn_memo_put(hn_memo *m, int64_t pos, double cost);
 /* Whether pos is in m with a cost observed (not pending). */
 int hn_memo_known(const hn_memo *m, int64_t pos);
