@@ -27,4 +27,4 @@ static void observe(void *st, int64_t pos, double cost) {
 }
 
 const hn_strategy hn_strategy_brute_force = {"brute_force", "every valid configuration in order", create, propose,
-                                             observe, free};
+                                             observe, free, NULL};

@@ -86,4 +86,4 @@ static void destroy(void *st) {
 }
 
 const hn_strategy hn_strategy_random = {"random", "uniform sampling without replacement", create, propose, observe,
-                                        destroy};
+                                        destroy, NULL};

@@ -4,9 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const hn_strategy hn_strategy_brute_force, hn_strategy_random;
+#include "util.h"
 
-const hn_strategy *const hn_strategies[] = {&hn_strategy_brute_force, &hn_strategy_random, NULL};
+extern const hn_strategy hn_strategy_brute_force, hn_strategy_random, hn_strategy_annealing, hn_strategy_genetic,
+    hn_strategy_diff_evolution, hn_strategy_pso, hn_strategy_local_search, hn_strategy_bandit;
+
+/* Exhaustive first, then the baseline, the searches, and the bandit over them. */
+const hn_strategy *const hn_strategies[] = {&hn_strategy_brute_force, &hn_strategy_random,       &hn_strategy_annealing,
+                                            &hn_strategy_genetic,     &hn_strategy_diff_evolution, &hn_strategy_pso,
+                                            &hn_strategy_local_search, &hn_strategy_bandit,      NULL};
 
 const hn_strategy *hn_strategy_find(const char *name) {
     for (int i = 0; hn_strategies[i]; i++)
@@ -39,16 +45,21 @@ int hn_space_neighbours(const hn_space *s, int64_t pos, int64_t *out, int max) {
     return n;
 }
 
+void hn_space_vals(const hn_space *s, int64_t pos, int *vals) {
+    for (int t = 0; t < s->n_tunables; t++) vals[t] = hn_space_value(s, s->valid[pos], t);
+}
+
 int64_t hn_space_random(const hn_space *s, uint64_t *rng) {
     return s->n_valid ? (int64_t)hn_rand_below(rng, (uint64_t)s->n_valid) : -1;
 }
 
 int64_t hn_space_nearest(const hn_space *s, const int *vals, uint64_t *rng) {
     if (!s->n_valid) return -1;
+    int *at = xcalloc((size_t)s->n_tunables + 1, sizeof *at), *try = xcalloc((size_t)s->n_tunables + 1, sizeof *try);
+    for (int t = 0; t < s->n_tunables; t++) at[t] = vals[t] < 0 ? 0 : vals[t] >= s->n_values[t] ? s->n_values[t] - 1 : vals[t];
+    vals = at;
     int64_t q = hn_space_find(s, hn_space_raw(s, vals));
-    if (q >= 0) return q;
     /* widen: random points within a growing box around vals */
-    int *try = calloc((size_t)s->n_tunables + 1, sizeof *try);
     for (int radius = 1; radius < 64 && q < 0; radius *= 2)
         for (int attempt = 0; attempt < 64 && q < 0; attempt++) {
             for (int t = 0; t < s->n_tunables; t++) {
@@ -60,5 +71,6 @@ int64_t hn_space_nearest(const hn_space *s, const int *vals, uint64_t *rng) {
             q = hn_space_find(s, hn_space_raw(s, try));
         }
     free(try);
+    free(at);
     return q >= 0 ? q : hn_space_random(s, rng);
 }

@@ -14,8 +14,11 @@
  *   - failed configurations (INFINITY) never end a search;
  *   - propose() returns at most `max` positions; returning several lets the
  *     driver compile them ahead, in parallel with measuring.
- * One file per strategy (brute_force.c, random.c, ...), each defining its
- * hn_strategy table; the list is in strategy.c.
+ * One file per strategy (brute_force.c, random.c, annealing.c, ...), each
+ * defining its hn_strategy table; the list is in strategy.c and what each does
+ * is in docs/strategies.md. The search ones work on value indices (a tunable's
+ * position in its value list, so a step is to the next value) and keep what they
+ * have asked in an hn_memo (memo.h).
  */
 #ifndef HN_STRATEGY_H
 #define HN_STRATEGY_H
@@ -34,6 +37,10 @@ typedef struct {
     /* The cost of a position it proposed. */
     void (*observe)(void *st, int64_t pos, double cost);
     void (*destroy)(void *st);
+    /* Optional (NULL: not used): the cost of a position someone else evaluated
+     * (the bandit tells its arms each new best another arm finds). The strategy
+     * may take it in, as a migrant, but never waits for one. */
+    void (*learn)(void *st, int64_t pos, double cost);
 } hn_strategy;
 
 /* The strategies, NULL-terminated; and one by name (NULL if unknown). */
@@ -48,11 +55,14 @@ const char *hn_strategy_names(void);
  * it in one tunable by one step of that tunable's value list. Writes at most
  * max positions; returns how many. */
 int hn_space_neighbours(const hn_space *s, int64_t pos, int64_t *out, int max);
+/* The value indices (vals[n_tunables]) of position pos. */
+void hn_space_vals(const hn_space *s, int64_t pos, int *vals);
 /* A uniformly random valid position. */
 int64_t hn_space_random(const hn_space *s, uint64_t *rng);
 /* The valid position nearest (in value indices, per tunable) to a point given
- * as value indices, which need not be valid: the first valid one found by
- * widening a search around it; -1 only if the space is empty. */
+ * as value indices, which need not be valid nor in range (each is clamped to
+ * its tunable's list first): the first valid one found by widening a search
+ * around it; -1 only if the space is empty. */
 int64_t hn_space_nearest(const hn_space *s, const int *vals, uint64_t *rng);
 
 #endif
