@@ -212,7 +212,7 @@ static void test_bad_input(void) {
     e = error_of(SMALL_CONFIG(", \"check\": {\"min_match\": 2}", BASE_VARIANT));
     CHECK_CONTAINS(e, "check.min_match: 2 is out of range");
     e = error_of("{\"op\": \"conv3d\", \"axes\": {\"a\": [1]}, \"variants\": []}");
-    CHECK_CONTAINS(e, "op: unknown operator 'conv3d' (known: conv2d)");
+    CHECK_CONTAINS(e, "op: unknown operator 'conv3d' (known: conv2d"); /* and every other operator */
     e = error_of("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1, 1]}, \"variants\": []}");
     CHECK_CONTAINS(e, "axes.in_ch[1]: value 1 appears twice");
     e = error_of("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1], \"out_ch\": 1, \"filter_size\": 3}, \"variants\": [" BASE_VARIANT "]}");

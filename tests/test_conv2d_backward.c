@@ -13,9 +13,12 @@
  *     reference) and `harness debug` of each kernel (skipped, 77, without
  *     HARNESS_BIN).
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "csv.h"
 #include "hn_test.h"
 #include "ops/conv2d/ref.h"
 #include "ops/op.h"
@@ -76,7 +79,7 @@ static void loop_filter(double *dfilter, const float *in, const float *dout, con
                 }
 }
 
-__attribute__((unused)) static void loop_bias(double *dbias, const float *dout, const geom *g) {
+static void loop_bias(double *dbias, const float *dout, const geom *g) {
     const int64_t npix = (int64_t)out_h(g) * out_w(g);
     for (int o = 0; o < g->out_ch; o++) {
         double s = 0;
@@ -215,8 +218,370 @@ static void test_general_batch(void) {
     free(in), free(f), free(batch), free(one);
 }
 
+static void test_bias_reference(void) {
+    static const geom g[] = {{1, 0, 1, 1, 1, 1, -1, 0}, {3, 0, 5, 3, 7, 9, 0, 0}, {2, 0, 3, 1, 300, 301, 2, 0}};
+    for (size_t i = 0; i < HN_ARRAY_LEN(g); i++) {
+        const int64_t npix = (int64_t)out_h(&g[i]) * out_w(&g[i]), n_out = (int64_t)g[i].n * g[i].out_ch * npix;
+        uint64_t seed = 7 + i;
+        float *dout = random_floats(n_out, &seed);
+        double want[8], got[8];
+        loop_bias(want, dout, &g[i]);
+        for (int isa = CONV2D_ISA_BEST; isa <= CONV2D_ISA_AVX512; isa++)
+            for (int threads = 1; threads <= 3; threads++) {
+                conv2d_ref_backward_bias(got, dout, g[i].n, g[i].out_ch, npix, threads, (conv2d_isa)isa);
+                CHECK_MSG(worst_diff(got, want, g[i].out_ch) < 1e-12, "bias case %zu isa %d threads %d", i, isa,
+                          threads);
+            }
+        free(dout);
+    }
+}
+
+/* ------------------------------------------------------------------------------------
+ * The operators.
+ */
+
+/* Parameters of op by name (absent ones are not set); the rest at 0. */
+static void params(const hn_op *op, double *p, const geom *g) {
+    for (int i = 0; i < op->n_params; i++) p[i] = 0;
+    const struct {
+        const char *name;
+        double v;
+    } v[] = {{"n", g->n}, {"in_ch", g->in_ch}, {"out_ch", g->out_ch}, {"filter_size", g->fs},
+             {"h", g->h}, {"w", g->w},         {"padding", g->padding}, {"pad", g->pad}};
+    for (size_t i = 0; i < HN_ARRAY_LEN(v); i++) {
+        int k = hn_op_param_index(op, v[i].name);
+        if (k >= 0) p[k] = v[i].v;
+    }
+}
+
+static const hn_op *find(const char *name) {
+    const hn_op *op = hn_op_find(name);
+    CHECK_MSG(op != NULL, "operator %s is not registered", name);
+    return op;
+}
+
+static void test_counts_labels_shapes(void) {
+    const hn_op *data = find("conv2d_backward_data"), *filt = find("conv2d_backward_filter"),
+                *bias = find("conv2d_backward_bias");
+    if (!data || !filt || !bias) return;
+    double p[32];
+    int64_t counts[16], dims[4];
+    hn_err err;
+    char label[128];
+
+    /* A batch of 2, 3 -> 4 channels, 5x5 filter, 7x11 image, padding 1: 5x9 output. */
+    const geom g = {2, 3, 4, 5, 7, 11, 1, 0.5f};
+    const double flop = 2.0 * 2 * 3 * 4 * 5 * 9 * 25;
+    params(data, p, &g);
+    CHECK(data->shape(p, counts, &err) == 0);
+    CHECK_INT(counts[hn_op_buffer_index(data, "dout")], 2 * 4 * 5 * 9);
+    CHECK_INT(counts[hn_op_buffer_index(data, "filter")], 4 * 3 * 25);
+    CHECK_INT(counts[hn_op_buffer_index(data, "din")], 2 * 3 * 7 * 11);
+    CHECK_NEAR(data->flop(p), flop, 0);
+    CHECK_NEAR(data->bytes(p), 4.0 * (2 * 4 * 5 * 9 + 4 * 3 * 25 + 2 * 3 * 7 * 11), 0);
+    data->label(p, label, sizeof label);
+    CHECK_STR(label, "7x11x3 -> 4, f:5x5, n:2, p:1");
+    CHECK_INT(data->dims(p, hn_op_buffer_index(data, "dout"), dims), 4);
+    CHECK(dims[0] == 2 && dims[1] == 4 && dims[2] == 5 && dims[3] == 9);
+    CHECK_INT(data->dims(p, hn_op_buffer_index(data, "din"), dims), 4);
+    CHECK(dims[0] == 2 && dims[1] == 3 && dims[2] == 7 && dims[3] == 11);
+
+    params(filt, p, &g);
+    CHECK(filt->shape(p, counts, &err) == 0);
+    CHECK_INT(counts[hn_op_buffer_index(filt, "in")], 2 * 3 * 7 * 11);
+    CHECK_INT(counts[hn_op_buffer_index(filt, "dout")], 2 * 4 * 5 * 9);
+    CHECK_INT(counts[hn_op_buffer_index(filt, "dfilter")], 4 * 3 * 25);
+    CHECK_NEAR(filt->flop(p), flop, 0);
+    CHECK_NEAR(filt->bytes(p), 4.0 * (2 * 4 * 5 * 9 + 4 * 3 * 25 + 2 * 3 * 7 * 11), 0);
+    filt->label(p, label, sizeof label);
+    CHECK_STR(label, "7x11x3 -> 4, f:5x5, n:2, p:1, pad:0.5");
+    CHECK_INT(filt->dims(p, hn_op_buffer_index(filt, "dfilter"), dims), 4);
+    CHECK(dims[0] == 4 && dims[1] == 3 && dims[2] == 5 && dims[3] == 5);
+    p[hn_op_param_index(filt, "pad")] = NAN;
+    CHECK(filt->shape(p, counts, &err) != 0);
+    CHECK_CONTAINS(err.msg, "pad = nan");
+
+    params(bias, p, &g);
+    CHECK(bias->shape(p, counts, &err) == 0);
+    CHECK_INT(counts[hn_op_buffer_index(bias, "dout")], 2 * 4 * 5 * 9);
+    CHECK_INT(counts[hn_op_buffer_index(bias, "dbias")], 4);
+    CHECK_NEAR(bias->flop(p), 2 * 4 * 5 * 9, 0);
+    CHECK_NEAR(bias->bytes(p), 4.0 * (2 * 4 * 5 * 9 + 4), 0);
+    bias->label(p, label, sizeof label);
+    CHECK_STR(label, "7x11 -> 4, f:5x5, n:2, p:1");
+    CHECK_INT(bias->dims(p, hn_op_buffer_index(bias, "dbias"), dims), 1);
+    CHECK_INT(dims[0], 4);
+    CHECK(hn_op_param_index(bias, "in_ch") < 0);
+
+    /* "Same" (the default label has no padding) with an even filter. */
+    const geom same = {1, 2, 3, 4, 6, 5, -1, 0};
+    params(data, p, &same);
+    CHECK(data->shape(p, counts, &err) == 0);
+    CHECK_INT(counts[hn_op_buffer_index(data, "dout")], 3 * 6 * 5);
+    data->label(p, label, sizeof label);
+    CHECK_STR(label, "6x5x2 -> 3, f:4x4");
+
+    /* Errors name the parameter and its value, in every operator. */
+    const hn_op *ops[] = {data, filt, bias};
+    for (size_t i = 0; i < 3; i++) {
+        const hn_op *op = ops[i];
+        const geom bad_fit = {1, 1, 1, 9, 5, 5, 0, 0};
+        params(op, p, &bad_fit);
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "does not fit a 5x5 image");
+        CHECK_CONTAINS(err.msg, op->name);
+        const geom fits = {1, 1, 1, 9, 5, 5, 2, 0}; /* 5 + 4 - 9 + 1 = 1 */
+        params(op, p, &fits);
+        CHECK(op->shape(p, counts, &err) == 0);
+        const geom bad_padding = {1, 1, 1, 3, 5, 5, -2, 0};
+        params(op, p, &bad_padding);
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "padding = -2");
+        const geom zero_out = {1, 1, 0, 3, 5, 5, -1, 0};
+        params(op, p, &zero_out);
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "out_ch = 0");
+        const geom half_n = {1, 1, 1, 3, 5, 5, -1, 0};
+        params(op, p, &half_n);
+        p[hn_op_param_index(op, "n")] = 1.5;
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "n = 1.5");
+        const geom huge = {64, 512, 512, 3, 512, 512, -1, 0};
+        params(op, p, &huge);
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "more than 2^31-1");
+    }
+    params(data, p, &(geom){1, 0, 1, 3, 5, 5, -1, 0});
+    CHECK(data->shape(p, counts, &err) != 0);
+    CHECK_CONTAINS(err.msg, "in_ch = 0");
+}
+
+/* The operator's buffers for g, generated from seed. */
+static void **make_bufs(const hn_op *op, const geom *g, double *p, int64_t *counts, uint64_t seed) {
+    params(op, p, g);
+    hn_err err;
+    CHECK_MSG(op->shape(p, counts, &err) == 0, "%s", err.msg);
+    void **bufs = xcalloc(16, sizeof *bufs);
+    for (int i = 0; i < op->n_buffers; i++) bufs[i] = xcalloc((size_t)counts[i] + 1, sizeof(float));
+    op->generate(p, bufs, seed);
+    return bufs;
+}
+
+static void free_bufs(const hn_op *op, void **bufs, hn_ref *refs) {
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (refs) hn_ref_free(&refs[i]);
+        free(bufs[i]);
+    }
+    free(bufs);
+}
+
+/* The operator's reference (full, or sampled under a tiny budget) against the loops;
+ * a sample's values equal the full reference's at their elements. */
+static void op_case(const hn_op *op, const geom *g, int sampled) {
+    double p[32];
+    int64_t counts[16];
+    void **bufs = make_bufs(op, g, p, counts, 11);
+    hn_ref refs[16] = {{0}};
+    hn_err err;
+    CHECK(op->reference(p, bufs, refs, sampled ? 1e-9 : 1e9, 11, 2, &err) == 0);
+    const int out = op->n_buffers - 1; /* every operator's output is its last buffer */
+    CHECK(op->buffers[out].role == HN_BUF_OUT);
+    double *want = xcalloc((size_t)counts[out] + 1, sizeof *want);
+    if (strcmp(op->name, "conv2d_backward_data") == 0)
+        loop_data(want, bufs[hn_op_buffer_index(op, "dout")], bufs[hn_op_buffer_index(op, "filter")], g);
+    else if (strcmp(op->name, "conv2d_backward_filter") == 0)
+        loop_filter(want, bufs[hn_op_buffer_index(op, "in")], bufs[hn_op_buffer_index(op, "dout")], g);
+    else
+        loop_bias(want, bufs[hn_op_buffer_index(op, "dout")], g);
+    const hn_ref *r = &refs[out];
+    if (sampled && strcmp(op->name, "conv2d_backward_bias") != 0) {
+        CHECK_MSG(r->index && r->n < counts[out], "%s: expected a sample, got %s", op->name, r->method);
+        CHECK_CONTAINS(r->method, "sampled");
+    } else {
+        CHECK(r->index == NULL && r->n == counts[out]);
+        CHECK_STR(r->method, "full");
+    }
+    double worst = 0;
+    for (int64_t k = 0; k < r->n; k++) {
+        int64_t e = r->index ? r->index[k] : k;
+        CHECK(e >= 0 && e < counts[out]);
+        double d = fabs(r->values[k] - want[e]) / (fabs(want[e]) > 1 ? fabs(want[e]) : 1);
+        if (!(d <= worst)) worst = d;
+    }
+    CHECK_MSG(worst < 1e-12, "%s n %d %d->%d fs %d %dx%d padding %d pad %g%s: worst %g", op->name, g->n, g->in_ch,
+              g->out_ch, g->fs, g->h, g->w, g->padding, (double)g->pad, sampled ? " (sampled)" : "", worst);
+    free(want);
+    free_bufs(op, bufs, refs);
+}
+
+static void test_operator_references(void) {
+    const char *names[] = {"conv2d_backward_data", "conv2d_backward_filter", "conv2d_backward_bias"};
+    for (size_t i = 0; i < 3; i++) {
+        const hn_op *op = find(names[i]);
+        if (!op) continue;
+        for (size_t s = 0; s < HN_ARRAY_LEN(shapes); s++) op_case(op, &shapes[s], 0);
+    }
+    /* Sampled: large enough that a sample is smaller than the whole. */
+    const geom big_data = {2, 3, 4, 3, 50, 61, 0, 0};
+    op_case(find("conv2d_backward_data"), &big_data, 1);
+    const geom big_filter = {2, 30, 3, 3, 9, 10, 1, -0.5f};
+    op_case(find("conv2d_backward_filter"), &big_filter, 1);
+    op_case(find("conv2d_backward_bias"), &big_filter, 1); /* never sampled */
+}
+
+/* The sampled data reference: every border pixel (where the window leaves dout) of
+ * every image and channel, plus at least 1024 random ones. */
+static void test_sampled_data_pixels(void) {
+    const hn_op *op = find("conv2d_backward_data");
+    if (!op) return;
+    const geom g = {2, 2, 3, 5, 60, 70, 0, 0}; /* valid 5x5: din's border is 4 wide */
+    double p[32];
+    int64_t counts[16];
+    void **bufs = make_bufs(op, &g, p, counts, 3);
+    hn_ref refs[16] = {{0}};
+    hn_err err;
+    CHECK(op->reference(p, bufs, refs, 1e-9, 3, 1, &err) == 0);
+    const hn_ref *r = &refs[hn_op_buffer_index(op, "din")];
+    const int64_t border_per_plane = 60 * 70 - 52 * 62;
+    int64_t border = 0;
+    for (int64_t k = 0; k < r->n; k++) {
+        int64_t pix = r->index[k] % (60 * 70), y = pix / 70, x = pix % 70;
+        border += y < 4 || y >= 56 || x < 4 || x >= 66;
+    }
+    CHECK_INT(border, 2 * 2 * border_per_plane);
+    CHECK_INT(r->n, 2 * 2 * (border_per_plane + 1024));
+    free_bufs(op, bufs, refs);
+}
+
+static void test_generator(void) {
+    const hn_op *op = find("conv2d_backward_filter");
+    if (!op) return;
+    const geom g = {2, 3, 4, 3, 9, 7, -1, 0};
+    double p[32];
+    int64_t counts[16];
+    void **a = make_bufs(op, &g, p, counts, 5), **b = make_bufs(op, &g, p, counts, 5), **c = make_bufs(op, &g, p, counts, 6);
+    for (int i = 0; i < 2; i++) { /* the inputs */
+        CHECK(memcmp(a[i], b[i], (size_t)counts[i] * 4) == 0);
+        CHECK(memcmp(a[i], c[i], (size_t)counts[i] * 4) != 0);
+    }
+    free_bufs(op, a, NULL), free_bufs(op, b, NULL), free_bufs(op, c, NULL);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Through the harness binary: configs and kernels.
+ */
+
+/* Runs the harness with args; returns its exit status and its output in *out. */
+static int harness(char **out, const char *a1, const char *a2, const char *a3, const char *a4, const char *a5,
+                   const char *a6, const char *a7, const char *a8, const char *a9) {
+    char *argv[] = {getenv("HARNESS_BIN"), (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5, (char *)a6,
+                    (char *)a7, (char *)a8, (char *)a9, NULL};
+    hn_sb sb;
+    hn_sb_init(&sb);
+    hn_err err;
+    int rc = hn_spawn(argv, HN_SPAWN_STDOUT | HN_SPAWN_STDERR, &sb, &err);
+    if (rc < 0) hn_sb_adds(&sb, err.msg);
+    *out = hn_sb_detach(&sb);
+    return rc;
+}
+
+/* Counts the CSV's rows and those whose status is "ok"; prints the others. */
+static void count_rows(const char *path, int *rows, int *ok) {
+    hn_table t;
+    hn_err err;
+    *rows = *ok = 0;
+    if (hn_table_load(path, &t, &err) != 0) {
+        CHECK_MSG(0, "%s", err.msg);
+        return;
+    }
+    *rows = t.n_rows;
+    for (int r = 0; r < t.n_rows; r++) {
+        if (strcmp(hn_table_get(&t, r, "status"), "ok") == 0)
+            (*ok)++;
+        else
+            fprintf(stderr, "%s: case %s %s: %s: %s\n", path, hn_table_get(&t, r, "case"),
+                    hn_table_get(&t, r, "variant"), hn_table_get(&t, r, "status"), hn_table_get(&t, r, "reason"));
+    }
+    hn_table_free(&t);
+}
+
+static void test_kernels_on_emulator(const char *tmp) {
+    static const struct {
+        const char *config, *kernels[2], *set;
+    } sweeps[] = {
+        {"configs/conv2d_backward_data_sweep.json",
+         {"conv2d_bwd_data_naive", "conv2d_bwd_data_tiled"},
+         "n=2,in_ch=5,out_ch=3,filter_size=4,h=9,w=18,padding=-1"},
+        {"configs/conv2d_backward_filter_sweep.json",
+         {"conv2d_bwd_filter_naive", "conv2d_bwd_filter_block_reduce"},
+         "n=2,in_ch=3,out_ch=2,filter_size=3,h=7,w=9,padding=2,pad=0.5"},
+        {"configs/conv2d_backward_bias_sweep.json",
+         {"conv2d_bwd_bias_naive", "conv2d_bwd_bias_block_reduce"},
+         "n=3,out_ch=5,filter_size=2,h=13,w=1,padding=1"},
+    };
+    for (size_t i = 0; i < HN_ARRAY_LEN(sweeps); i++) {
+        char *csv = xasprintf("%s/bwd%zu.csv", tmp, i), *out = NULL;
+        int rc = harness(&out, "run", sweeps[i].config, "--backend", "emu", "--quick", "--out", csv, NULL, NULL);
+        CHECK_MSG(rc == 0, "run %s exited %d:\n%s", sweeps[i].config, rc, out);
+        int rows, ok;
+        count_rows(csv, &rows, &ok);
+        CHECK_MSG(rows == 48 && ok == rows, "%s: %d of %d rows ok (want 48)", sweeps[i].config, ok, rows);
+        free(out);
+        free(csv);
+        for (int k = 0; k < 2; k++) {
+            rc = harness(&out, "debug", sweeps[i].config, "--kernel", sweeps[i].kernels[k], "--set", sweeps[i].set,
+                         "--backend", "emu", NULL);
+            CHECK_MSG(rc == 0, "debug %s exited %d:\n%s", sweeps[i].kernels[k], rc, out);
+            CHECK_CONTAINS(out, "verdict: output matches the reference");
+            CHECK_CONTAINS(out, "block ");
+            free(out);
+        }
+    }
+}
+
+/* A config with a case whose filter does not fit: `harness list` shows the
+ * operator's message naming the values on that case (the framework lists the case
+ * with its error, exit 0; `run` makes it a row with the message as its reason). */
+static void test_bad_config(const char *tmp) {
+    char *path = xasprintf("%s/bwd_bad.json", tmp), *out = NULL;
+    const char *json =
+        "{\"name\": \"bad\", \"op\": \"conv2d_backward_filter\",\n"
+        " \"axes\": {\"in_ch\": 1, \"out_ch\": 1, \"filter_size\": 9, \"h\": 5, \"w\": 5, \"padding\": 0},\n"
+        " \"defaults\": {\"file\": \"bwd_bad.cu\", \"kernel\": \"k\", \"block\": [1], \"grid\": [1], \"args\": []},\n"
+        " \"variants\": [{}]}\n";
+    char *cu = xasprintf("%s/bwd_bad.cu", tmp);
+    hn_err err;
+    CHECK(hn_write_file(cu, "", 0, &err) == 0);
+    free(cu);
+    CHECK(hn_write_file(path, json, strlen(json), &err) == 0);
+    int rc = harness(&out, "list", path, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    CHECK_MSG(rc == 0 || rc == 2, "list of a config that does not fit exited %d:\n%s", rc, out);
+    CHECK_CONTAINS(out, "conv2d_backward_filter: a 9x9 filter with padding 0 does not fit a 5x5 image");
+    free(out);
+    free(path);
+}
+
 int main(void) {
     test_references();
     test_general_batch();
+    test_bias_reference();
+    test_counts_labels_shapes();
+    test_operator_references();
+    test_sampled_data_pixels();
+    test_generator();
+    const char *bin = getenv("HARNESS_BIN"), *tmp_env = getenv("HARNESS_TMP");
+    if (!bin || !*bin) {
+        fprintf(stderr, "HARNESS_BIN not set: the configs and kernels are not run\n");
+        return hn_test_failures ? hn_test_exit() : 77;
+    }
+    char *tmp = xasprintf("%s/conv2d_backward", tmp_env && *tmp_env ? tmp_env : "/tmp");
+    hn_err err;
+    if (hn_mkdirs(tmp, &err) != 0) {
+        CHECK_MSG(0, "%s", err.msg);
+    } else {
+        test_bad_config(tmp);
+        test_kernels_on_emulator(tmp);
+    }
+    free(tmp);
     return hn_test_exit();
 }
