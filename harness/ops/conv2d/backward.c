@@ -32,12 +32,14 @@ int conv2d_bwd_decode(const char *op, double n, double in_ch, double out_ch, dou
     return 0;
 }
 
-int conv2d_bwd_check_counts(const char *op, const hn_op_buffer *buffers, const int64_t *counts, int n_buffers,
-                            hn_err *err) {
-    for (int i = 0; i < n_buffers; i++)
-        if (counts[i] > ((int64_t)1 << 31) - 1)
-            return hn_errf(err, "%s: buffer '%s' would have %lld elements (more than 2^31-1; the kernels index with int)",
-                           op, buffers[i].name, (long long)counts[i]);
+int conv2d_bwd_counts(const char *op, const hn_op_buffer *buffers, const double *n, int n_buffers, int64_t *counts,
+                      hn_err *err) {
+    for (int i = 0; i < n_buffers; i++) {
+        if (n[i] > (double)(((int64_t)1 << 31) - 1))
+            return hn_errf(err, "%s: buffer '%s' would have %.0f elements (more than 2^31-1; the kernels index with int)",
+                           op, buffers[i].name, n[i]);
+        counts[i] = (int64_t)n[i];
+    }
     return 0;
 }
 

@@ -27,9 +27,11 @@ typedef struct {
 int conv2d_bwd_decode(const char *op, double n, double in_ch, double out_ch, double fs, double h, double w,
                       double padding, conv2d_bwd_dims *d, hn_err *err);
 
-/* Checks that no buffer exceeds 2^31-1 elements (the kernels index with int). */
-int conv2d_bwd_check_counts(const char *op, const hn_op_buffer *buffers, const int64_t *counts, int n_buffers,
-                            hn_err *err);
+/* The element counts n[i] (computed in doubles, so that no product of sizes up to
+ * 2^30 overflows before the check) into counts, unless one exceeds 2^31-1 (the
+ * kernels index with int): then -1 with a message naming the buffer. */
+int conv2d_bwd_counts(const char *op, const hn_op_buffer *buffers, const double *n, int n_buffers, int64_t *counts,
+                      hn_err *err);
 
 /* "128x128x64 -> 64, f:3x3, n:8, p:0" (no "x64" without in_ch). */
 void conv2d_bwd_label(const conv2d_bwd_dims *d, char *buf, size_t size);

@@ -46,9 +46,10 @@ static int decode(const double *p, conv2d_bwd_dims *d, hn_err *err) {
 static int bwd_bias_shape(const double *p, int64_t *counts, hn_err *err) {
     conv2d_bwd_dims d = {0};
     if (decode(p, &d, err) != 0) return -1;
-    counts[B_DOUT] = (int64_t)d.n * d.out_ch * d.s.oh * d.s.ow;
-    counts[B_DBIAS] = d.out_ch;
-    return conv2d_bwd_check_counts(OP, BUFFERS, counts, B_COUNT, err);
+    double n[B_COUNT];
+    n[B_DOUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
+    n[B_DBIAS] = d.out_ch;
+    return conv2d_bwd_counts(OP, BUFFERS, n, B_COUNT, counts, err);
 }
 
 /* An addition per value of dout. */

@@ -53,10 +53,11 @@ static int decode(const double *p, conv2d_bwd_dims *d, hn_err *err) {
 static int bwd_data_shape(const double *p, int64_t *counts, hn_err *err) {
     conv2d_bwd_dims d = {0};
     if (decode(p, &d, err) != 0) return -1;
-    counts[B_DOUT] = (int64_t)d.n * d.out_ch * d.s.oh * d.s.ow;
-    counts[B_FILTER] = (int64_t)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
-    counts[B_DIN] = (int64_t)d.n * d.in_ch * d.s.h * d.s.w;
-    return conv2d_bwd_check_counts(OP, BUFFERS, counts, B_COUNT, err);
+    double n[B_COUNT];
+    n[B_DOUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
+    n[B_FILTER] = (double)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
+    n[B_DIN] = (double)d.n * d.in_ch * d.s.h * d.s.w;
+    return conv2d_bwd_counts(OP, BUFFERS, n, B_COUNT, counts, err);
 }
 
 /* As the forward's: every product of dout and the filter that the forward made. */

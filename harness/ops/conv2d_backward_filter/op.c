@@ -55,10 +55,11 @@ static int bwd_filter_shape(const double *p, int64_t *counts, hn_err *err) {
     if (decode(p, &d, err) != 0) return -1;
     if (!(p[P_PAD] == p[P_PAD] && p[P_PAD] >= -1e30 && p[P_PAD] <= 1e30))
         return hn_errf(err, "%s: pad = %g must be a finite number", OP, p[P_PAD]);
-    counts[B_IN] = (int64_t)d.n * d.in_ch * d.s.h * d.s.w;
-    counts[B_DOUT] = (int64_t)d.n * d.out_ch * d.s.oh * d.s.ow;
-    counts[B_DFILTER] = (int64_t)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
-    return conv2d_bwd_check_counts(OP, BUFFERS, counts, B_COUNT, err);
+    double n[B_COUNT];
+    n[B_IN] = (double)d.n * d.in_ch * d.s.h * d.s.w;
+    n[B_DOUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
+    n[B_DFILTER] = (double)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
+    return conv2d_bwd_counts(OP, BUFFERS, n, B_COUNT, counts, err);
 }
 
 /* As the forward's: every product of the input (or pad) and dout. */
