@@ -51,6 +51,16 @@ typedef struct {
     double compile_timeout;    /* run: seconds a variant's compile may take (< 0: default) */
     int printf_lines;          /* run: kernel printf lines shown per launch (< 0: default) */
     int printf_all;            /* run: show printf of every launch, not only a row's first */
+    const char *strategy;      /* tune */
+    const char *budget;        /* tune: "100", "60s", "10%" */
+    int across;                /* tune: one configuration across cases */
+    const char *journal;       /* tune */
+    const char *replay;        /* tune */
+    int compare_strategies;    /* tune */
+    int repeats;               /* tune: seeds per strategy (< 0: default) */
+    int space_only;            /* tune */
+    const char *with_best;     /* tune: other devices' best.json files for the C header, comma-separated */
+    int top;                   /* tune: configurations re-measured at the end (< 0: default) */
 } hn_cli;
 
 #endif

@@ -530,8 +530,8 @@ void hn_compare_print(const hn_compare *c, const char *name, FILE *f) {
                 c->n_single == 1 ? "" : "s", c->by, hn_table_get(t, r, "case"), hn_table_get(t, r, "variant"));
     }
     if (c->n_novalue)
-        fprintf(f, "not compared: %d row%s with no %s (e.g. %s)\n", c->n_novalue, c->n_novalue == 1 ? "" : "s",
-                c->by, HN_PLOT_BASELINE_VARIANT);
+        fprintf(f, "not compared: %d row%s with no %s (such as vendor baselines, which have no defines)\n",
+                c->n_novalue, c->n_novalue == 1 ? "" : "s", c->by);
     if (c->n_duplicates)
         fprintf(f, "ignored: %d row%s repeating a (%s, %s) pair seen before\n", c->n_duplicates,
                 c->n_duplicates == 1 ? "" : "s", c->unit, c->by);

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "backend.h"
 #include "sweep.h"
 
 /* ---------------------------------------------------------------------- */
@@ -25,13 +26,20 @@ typedef struct {
 
 static int bad(ctx *c, const char *jpath, const char *fmt, ...) HN_PRINTF(3, 4);
 
+/* A string from the config in a message: its start when it is long, so that the
+ * message keeps its end (the problem). The buffer lives until the end of the
+ * enclosing block. */
+#define CUT(s) hn_excerpt((s), (char[96]){0}, 96)
+
 static int bad(ctx *c, const char *jpath, const char *fmt, ...) {
     char msg[1536];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (jpath && *jpath) return hn_errf(c->err, "%s: %s: %s", c->file, jpath, msg);
+    char where[256]; /* a path holds the config's keys, which may be long */
+    if (jpath && *jpath)
+        return hn_errf(c->err, "%s: %s: %s", c->file, hn_excerpt(jpath, where, sizeof where), msg);
     return hn_errf(c->err, "%s: %s", c->file, msg);
 }
 
@@ -70,9 +78,9 @@ static int edit_distance(const char *a, const char *b) {
     return d[n][m];
 }
 
-/* Fails on any key of obj not in allowed (NULL-terminated). */
-static int check_keys(ctx *c, const cJSON *obj, const char *jpath, const char *const *allowed) {
-    for (const cJSON *k = obj->child; k; k = k->next) {
+/* Fails on a key that obj gives twice ("//" comments aside). */
+static int check_unique(ctx *c, const cJSON *obj, const char *jpath) {
+    for (const cJSON *k = obj->child; k; k = k->next)
         for (const cJSON *e = obj->child; e != k; e = e->next)
             if (strcmp(e->string, k->string) == 0 && strncmp(k->string, "//", 2) != 0) {
                 char *where = jp(jpath, k->string);
@@ -80,6 +88,13 @@ static int check_keys(ctx *c, const cJSON *obj, const char *jpath, const char *c
                 free(where);
                 return -1;
             }
+    return 0;
+}
+
+/* Fails on a duplicate key, or on any key of obj not in allowed (NULL-terminated). */
+static int check_keys(ctx *c, const cJSON *obj, const char *jpath, const char *const *allowed) {
+    if (check_unique(c, obj, jpath) != 0) return -1;
+    for (const cJSON *k = obj->child; k; k = k->next) {
         int ok = strncmp(k->string, "//", 2) == 0; /* "//": a comment */
         for (const char *const *a = allowed; *a; a++)
             if (strcmp(k->string, *a) == 0) ok = 1;
@@ -141,11 +156,16 @@ static char *expr_text(ctx *c, const cJSON *j, const char *jpath) {
 
 /* Names an expression may use, for validation at load time. */
 typedef struct {
-    const char *const *sets[4];
-    const int *counts[4];
+    const char *const *sets[5];
+    const int *counts[5];
     int n_sets;
     const char *bad_name;
 } name_check;
+
+const char *const hn_device_names[] = {"max_threads_per_block", "max_shared_per_block", "max_shared_per_block_optin",
+                                       "warp_size", "sm_count", "max_block_dim_x", "max_block_dim_y", "max_block_dim_z",
+                                       NULL};
+static const int n_device_names = 8;
 
 static int known_name(void *p, const char *name) {
     name_check *nc = p;
@@ -166,15 +186,17 @@ typedef struct {
 } name_sets;
 
 /* Parses an expression field and checks its names; which: bit 1 axes, 2 params,
- * 4 defines. */
+ * 4 defines, 8 the device's limits. */
 static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns, int which,
                        hn_expr **out) {
     *out = NULL;
     char *text = expr_text(c, j, jpath);
     if (!text) return -1;
     hn_err e;
+    char quoted[128]; /* a hostile text may be long; the message keeps its start */
+    hn_excerpt(text, quoted, sizeof quoted);
     if (hn_expr_parse(text, out, &e) != 0) {
-        bad(c, jpath, "in '%s': %s", text, e.msg);
+        bad(c, jpath, "in '%s': %s", quoted, e.msg);
         free(text);
         return -1;
     }
@@ -182,13 +204,14 @@ static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_set
     if (which & 1) nc.sets[nc.n_sets] = ns->axis_names, nc.counts[nc.n_sets++] = &ns->n_axes;
     if (which & 2) nc.sets[nc.n_sets] = ns->param_names, nc.counts[nc.n_sets++] = &ns->n_params;
     if (which & 4) nc.sets[nc.n_sets] = ns->define_names, nc.counts[nc.n_sets++] = &ns->n_defines;
+    if (which & 8) nc.sets[nc.n_sets] = hn_device_names, nc.counts[nc.n_sets++] = &n_device_names;
     if (hn_expr_names(*out, known_name, &nc) != 0) {
         hn_sb names;
         hn_sb_init(&names);
         for (int s = 0; s < nc.n_sets; s++)
             for (int i = 0; i < *nc.counts[s]; i++)
                 hn_sb_addf(&names, "%s%s", names.len ? ", " : "", nc.sets[s][i]);
-        bad(c, jpath, "in '%s': unknown name '%s' (known here: %s)", text, nc.bad_name,
+        bad(c, jpath, "in '%s': unknown name '%s' (known here: %s)", quoted, CUT(nc.bad_name),
             names.len ? names.buf : "none");
         hn_sb_free(&names);
         hn_expr_free(*out);
@@ -258,7 +281,7 @@ static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis 
         }
         for (int k = 0; k < i; k++)
             if (strcmp(ax->texts[k], ax->texts[i]) == 0) {
-                bad(c, p, "value %s appears twice", ax->texts[i]);
+                bad(c, p, "value %s appears twice", CUT(ax->texts[i]));
                 free(p);
                 ax->n = i + 1;
                 return -1;
@@ -359,7 +382,7 @@ static const char *kernel_name_error(const char *text) {
 
 static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
                                            "shared_bytes", "where", "args", "include_dirs",
-                                           "options", "precision", NULL};
+                                           "options", "precision", "tune", "restrict", NULL};
 
 /* Looks a key up in the variant, then in the config's "defaults". */
 static const cJSON *vget(const cJSON *v, const cJSON *defaults, const char *key) {
@@ -424,7 +447,7 @@ static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
         for (size_t i = 0; i < HN_ARRAY_LEN(TYPES); i++)
             if (strcmp(t, TYPES[i].name) == 0) a->type = TYPES[i].code;
         if (!a->type) {
-            bad(c, jpath, "unknown argument type '%s' (expected int, unsigned, long, float or double)", t);
+            bad(c, jpath, "unknown argument type '%s' (expected int, unsigned, long, float or double)", CUT(t));
             free(type);
             return -1;
         }
@@ -462,7 +485,7 @@ static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
     bad(c, jpath,
         "unknown argument '%s' (%s buffers: %s; or debug_counter; or a typed expression such as "
         "'int: TILE_SIZE * 2')",
-        s, op->name, names.buf);
+        CUT(s), op->name, names.buf);
     hn_sb_free(&names);
     return -1;
 }
@@ -475,7 +498,7 @@ static int add_include_dir(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
     char *joined = hn_path_join(plan->dir, dir);
     char *abs = realpath(joined, NULL);
     if (!abs) {
-        bad(c, jpath, "include folder '%s' not found (looked for %s)", dir, joined);
+        bad(c, jpath, "include folder '%s' not found (looked for %s)", CUT(dir), CUT(joined));
         free(joined);
         return -1;
     }
@@ -501,7 +524,7 @@ static int split_options(ctx *c, const hn_plan *plan, hn_variant_spec *s, char *
         if (strcmp(o, "-I") == 0 || strcmp(o, "--include-path") == 0) {
             if (i + 1 == n) {
                 char *ip = jpi(jpath, i);
-                rc = bad(c, ip, "'%s' needs a folder after it", o);
+                rc = bad(c, ip, "'%s' needs a folder after it", CUT(o));
                 free(ip);
                 break;
             }
@@ -516,12 +539,89 @@ static int split_options(ctx *c, const hn_plan *plan, hn_variant_spec *s, char *
             continue;
         }
         char *ip = jpi(jpath, at);
-        rc = *dir ? add_include_dir(c, plan, s, dir, ip) : bad(c, ip, "'%s' names no folder", o);
+        rc = *dir ? add_include_dir(c, plan, s, dir, ip) : bad(c, ip, "'%s' names no folder", CUT(o));
         free(ip);
     }
     for (int i = 0; i < n; i++) free(opts[i]);
     free(opts);
     return rc;
+}
+
+/* The most values one tunable may have. */
+#define HN_TUNE_MAX_VALUES 4096
+
+/* One tunable's values: a list, {"range": [lo, hi, step]} (hi included), or
+ * {"pow2": [lo, hi]} (the powers of two from lo to hi); numbers or strings. */
+static int tune_values(ctx *c, const cJSON *j, const char *jpath, hn_axis *ax) {
+    if (!cJSON_IsObject(j)) return parse_axis_values(c, j, jpath, ax);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(j, "range");
+    const cJSON *p2 = cJSON_GetObjectItemCaseSensitive(j, "pow2");
+    static const char *const KEYS[] = {"range", "pow2", NULL};
+    if (check_keys(c, j, jpath, KEYS) != 0) return -1;
+    const cJSON *a = r ? r : p2;
+    int want = r ? 3 : 2;
+    if (!a || (r && p2) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) != want)
+        return bad(c, jpath, "expected a list of values, {\"range\": [lo, hi, step]} or {\"pow2\": [lo, hi]}");
+    double v[3] = {0, 0, 1};
+    int i = 0;
+    for (const cJSON *e = a->child; e; e = e->next, i++) {
+        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || fabs(e->valuedouble) > 1e15)
+            return bad(c, jpath, "%s[%d]: expected a whole number", r ? "range" : "pow2", i);
+        v[i] = e->valuedouble;
+    }
+    double count;
+    if (r) {
+        if (v[2] <= 0 || v[1] < v[0]) return bad(c, jpath, "range [%g, %g, %g]: expected lo <= hi and a step > 0", v[0], v[1], v[2]);
+        count = floor((v[1] - v[0]) / v[2]) + 1;
+    } else {
+        if (v[0] < 1 || v[1] < v[0] || (int64_t)v[0] & ((int64_t)v[0] - 1) || (int64_t)v[1] & ((int64_t)v[1] - 1))
+            return bad(c, jpath, "pow2 [%g, %g]: expected powers of two, 1 <= lo <= hi", v[0], v[1]);
+        count = log2(v[1]) - log2(v[0]) + 1;
+    }
+    if (count > HN_TUNE_MAX_VALUES) return bad(c, jpath, "%.0f values is too many (at most %d)", count, HN_TUNE_MAX_VALUES);
+    int n = (int)count;
+    ax->values = xcalloc((size_t)n, sizeof *ax->values);
+    ax->texts = xcalloc((size_t)n, sizeof *ax->texts);
+    for (int k = 0; k < n; k++) {
+        int64_t x = r ? (int64_t)(v[0] + k * v[2]) : (int64_t)v[0] << k;
+        ax->values[k] = (hn_value){.type = HN_VAL_INT, .i = x};
+        ax->texts[k] = xasprintf("%lld", (long long)x);
+        ax->n = k + 1;
+    }
+    return 0;
+}
+
+/* "tune": {NAME: values, ...}: defines of the variant whose values `harness
+ * tune` searches (restricted by "restrict"); `harness run` uses one point of the
+ * space (the first valid one, or a tuned one). */
+static int parse_tune(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJSON *j, const char *jpath,
+                      const name_sets *ns) {
+    if (!cJSON_IsObject(j) || !j->child)
+        return bad(c, jpath, "expected an object of NAME: values with at least one tunable, got %s", json_type(j));
+    s->defines = xrealloc(s->defines, (size_t)(s->n_defines + cJSON_GetArraySize(j) + 1) * sizeof *s->defines);
+    for (const cJSON *d = j->child; d; d = d->next) {
+        char *dp = jp(jpath, d->string);
+        hn_axis *ax = &s->defines[s->n_defines];
+        memset(ax, 0, sizeof *ax);
+        int rc = is_identifier(d->string) ? 0 : bad(c, dp, "'%s' is not a valid macro name", d->string);
+        for (int i = 0; rc == 0 && i < s->n_defines; i++)
+            if (strcmp(s->defines[i].name, d->string) == 0) rc = bad(c, dp, "'%s' is also in defines", d->string);
+        for (int i = 0; rc == 0 && i < ns->n_axes; i++)
+            if (strcmp(ns->axis_names[i], d->string) == 0) rc = bad(c, dp, "tunable '%s' has the name of an axis", d->string);
+        for (int i = 0; rc == 0 && i < ns->n_params; i++)
+            if (strcmp(ns->param_names[i], d->string) == 0)
+                rc = bad(c, dp, "tunable '%s' has the name of a %s parameter", d->string, plan->op->name);
+        for (int i = 0; rc == 0 && hn_device_names[i]; i++)
+            if (strcmp(hn_device_names[i], d->string) == 0)
+                rc = bad(c, dp, "tunable '%s' has the name of a device limit", d->string);
+        if (rc == 0) rc = tune_values(c, d, dp, ax);
+        free(dp);
+        ax->name = xstrdup(d->string);
+        ax->tunable = 1;
+        s->n_defines++;
+        if (rc != 0) return -1;
+    }
+    return 0;
 }
 
 static void spec_free(hn_variant_spec *s) {
@@ -536,6 +636,8 @@ static void spec_free(hn_variant_spec *s) {
     }
     hn_expr_free(s->shared);
     hn_expr_free(s->precision);
+    for (int i = 0; i < s->n_restrict; i++) hn_expr_free(s->restrict_[i]);
+    free(s->restrict_);
     for (int i = 0; i < s->n_where; i++) hn_expr_free(s->where[i]);
     free(s->where);
     for (int i = 0; i < s->n_args; i++) {
@@ -570,7 +672,7 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
             bad(c, p, "'%s' is not a kernel's C++ name: %s (expected a name such as "
                       "\"conv2d\", \"ns::conv2d\" or \"reduce<256, TILE_SIZE>\": names, numbers "
                       "and defines as template arguments)",
-                j->valuestring, why);
+                CUT(j->valuestring), why);
             free(p);
             return -1;
         }
@@ -597,7 +699,7 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     }
     s->file = hn_path_join(plan->dir, j->valuestring);
     if (!hn_file_exists(s->file)) {
-        bad(c, p, "file '%s' not found (looked for %s)", j->valuestring, s->file);
+        bad(c, p, "file '%s' not found (looked for %s)", CUT(j->valuestring), CUT(s->file));
         free(p);
         return -1;
     }
@@ -620,6 +722,10 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
             free(p);
             return -1;
         }
+        if (check_unique(c, j, p) != 0) {
+            free(p);
+            return -1;
+        }
         s->defines = xcalloc((size_t)cJSON_GetArraySize(j) + 1, sizeof *s->defines);
         for (const cJSON *d = j->child; d; d = d->next) {
             char *dp = jp(p, d->string);
@@ -627,13 +733,13 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
             ax->name = xstrdup(d->string);
             int rc = 0;
             if (!is_identifier(d->string))
-                rc = bad(c, dp, "'%s' is not a valid macro name", d->string);
+                rc = bad(c, dp, "'%s' is not a valid macro name", CUT(d->string));
             for (int i = 0; rc == 0 && i < ns.n_axes; i++)
                 if (strcmp(ns.axis_names[i], d->string) == 0)
-                    rc = bad(c, dp, "define '%s' has the name of an axis", d->string);
+                    rc = bad(c, dp, "define '%s' has the name of an axis", CUT(d->string));
             for (int i = 0; rc == 0 && i < ns.n_params; i++)
                 if (strcmp(ns.param_names[i], d->string) == 0)
-                    rc = bad(c, dp, "define '%s' has the name of a %s parameter", d->string,
+                    rc = bad(c, dp, "define '%s' has the name of a %s parameter", CUT(d->string),
                              plan->op->name);
             if (rc == 0) rc = parse_axis_values(c, d, dp, ax);
             free(dp);
@@ -643,6 +749,14 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
             }
         }
         free(p);
+    }
+    /* tune: defines whose values are a search space */
+    j = vget(v, defaults, "tune");
+    if (j) {
+        p = jp(jpath, "tune");
+        int trc = parse_tune(c, plan, s, j, p, &ns);
+        free(p);
+        if (trc != 0) return -1;
     }
     const char **dnames = xcalloc((size_t)s->n_defines + 1, sizeof *dnames);
     for (int i = 0; i < s->n_defines; i++) dnames[i] = s->defines[i].name;
@@ -667,6 +781,9 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     p = jp(jpath, "where");
     if (parse_expr_list(c, vget(v, defaults, "where"), p, &ns, 7, &s->where, &s->n_where) != 0)
         goto done;
+    free(p);
+    p = jp(jpath, "restrict");
+    if (parse_expr_list(c, vget(v, defaults, "restrict"), p, &ns, 15, &s->restrict_, &s->n_restrict) != 0) goto done;
     free(p);
     p = jp(jpath, "precision");
     j = vget(v, defaults, "precision");
@@ -730,7 +847,7 @@ done:
 
 static const char *const TOP_KEYS[] = {"name", "description", "op", "params", "axes", "where",
                                        "sample", "check", "timing", "emu", "defaults",
-                                       "variants", NULL};
+                                       "variants", "tuning", NULL};
 
 void hn_plan_free(hn_plan *p) {
     if (!p) return;
@@ -738,6 +855,8 @@ void hn_plan_free(hn_plan *p) {
     free(p->dir);
     free(p->name);
     free(p->description);
+    free(p->tuning.strategy);
+    free(p->tuning.budget);
     if (p->params && p->op)
         for (int i = 0; i < p->op->n_params; i++) hn_expr_free(p->params[i]);
     free(p->params);
@@ -835,7 +954,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         if (!ok)
             return bad(c, "name", "'%s' is not a file name (expected 1 to 128 letters, digits, '.', '_' "
                                   "or '-'; it names results/<name>.csv)",
-                       n);
+                       CUT(n));
         plan->name = xstrdup(n);
     } else {
         /* The config's file name, made safe the same way. */
@@ -857,7 +976,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
                    j ? "" : "; it is missing");
     plan->op = hn_op_find(j->valuestring);
     if (!plan->op)
-        return bad(c, "op", "unknown operator '%s' (known: %s)", j->valuestring, hn_op_names());
+        return bad(c, "op", "unknown operator '%s' (known: %s)", CUT(j->valuestring), hn_op_names());
     const hn_op *op = plan->op;
 
     /* axes */
@@ -865,13 +984,14 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
     if (!cJSON_IsObject(j) || !j->child)
         return bad(c, "axes", "expected an object of axis: [values] with at least one axis%s",
                    j ? "" : "; it is missing");
+    if (check_unique(c, j, "axes") != 0) return -1;
     plan->axes = xcalloc((size_t)cJSON_GetArraySize(j), sizeof *plan->axes);
     for (const cJSON *a = j->child; a; a = a->next) {
         char *p = jp("axes", a->string);
         hn_axis *ax = &plan->axes[plan->n_axes++];
         ax->name = xstrdup(a->string);
         int rc = is_identifier(a->string) ? parse_axis_values(c, a, p, ax)
-                                          : bad(c, p, "'%s' is not a valid name", a->string);
+                                          : bad(c, p, "'%s' is not a valid name", CUT(a->string));
         free(p);
         if (rc != 0) return -1;
     }
@@ -981,15 +1101,53 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
 
     if (parse_timing(c, cJSON_GetObjectItemCaseSensitive(root, "timing"), &plan->timing) != 0) goto out;
     plan->emu_max_gflop = -1;
+    plan->emu_max_mb = -1;
     {
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "emu");
-        static const char *const KEYS[] = {"max_gflop", NULL};
+        static const char *const KEYS[] = {"max_gflop", "max_mb", NULL};
         if (e && !cJSON_IsObject(e)) {
             bad(c, "emu", "expected an object, got %s", json_type(e));
             goto out;
         }
         if (e && check_keys(c, e, "emu", KEYS) != 0) goto out;
         if (e && get_number(c, e, "max_gflop", "emu", 0, 1e9, &plan->emu_max_gflop) != 0) goto out;
+        if (e && get_number(c, e, "max_mb", "emu", 0, 1e9, &plan->emu_max_mb) != 0) goto out;
+    }
+
+    /* tuning defaults */
+    plan->tuning.top = plan->tuning.across = -1;
+    {
+        const cJSON *tj = cJSON_GetObjectItemCaseSensitive(root, "tuning");
+        static const char *const KEYS[] = {"strategy", "budget", "top", "across", NULL};
+        if (tj && !cJSON_IsObject(tj)) {
+            bad(c, "tuning", "expected an object, got %s", json_type(tj));
+            goto out;
+        }
+        if (tj && check_keys(c, tj, "tuning", KEYS) != 0) goto out;
+        const cJSON *st = tj ? cJSON_GetObjectItemCaseSensitive(tj, "strategy") : NULL;
+        const cJSON *bu = tj ? cJSON_GetObjectItemCaseSensitive(tj, "budget") : NULL;
+        const cJSON *ac = tj ? cJSON_GetObjectItemCaseSensitive(tj, "across") : NULL;
+        if (st && !cJSON_IsString(st)) {
+            bad(c, "tuning.strategy", "expected a strategy's name, got %s", json_type(st));
+            goto out;
+        }
+        if (st) plan->tuning.strategy = xstrdup(st->valuestring);
+        if (bu && !cJSON_IsString(bu) && !cJSON_IsNumber(bu)) {
+            bad(c, "tuning.budget", "expected evaluations (100), seconds (\"60s\") or a fraction (\"10%%\"), got %s",
+                json_type(bu));
+            goto out;
+        }
+        if (bu && cJSON_IsNumber(bu) && !(bu->valuedouble >= 1)) {
+            bad(c, "tuning.budget", "%g: a budget must allow at least one evaluation", bu->valuedouble);
+            goto out;
+        }
+        if (bu) plan->tuning.budget = cJSON_IsString(bu) ? xstrdup(bu->valuestring) : xasprintf("%.0f", bu->valuedouble);
+        if (ac && !cJSON_IsBool(ac)) {
+            bad(c, "tuning.across", "expected true or false, got %s", json_type(ac));
+            goto out;
+        }
+        if (ac) plan->tuning.across = cJSON_IsTrue(ac);
+        if (tj && get_int(c, tj, "top", "tuning", 0, 16, &plan->tuning.top) != 0) goto out;
     }
 
     /* variants */
@@ -1018,13 +1176,17 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
     }
 
     /* Union of define names, for CSV columns and tolerance expressions. */
-    plan->define_names = xcalloc(64, sizeof *plan->define_names);
+    {
+        size_t n_all = 1;
+        for (int s = 0; s < plan->n_specs; s++) n_all += (size_t)plan->specs[s].n_defines;
+        plan->define_names = xcalloc(n_all, sizeof *plan->define_names);
+    }
     for (int s = 0; s < plan->n_specs; s++)
         for (int d = 0; d < plan->specs[s].n_defines; d++) {
             const char *name = plan->specs[s].defines[d].name;
             int seen = 0;
             for (int k = 0; k < plan->n_define_names; k++) seen |= strcmp(plan->define_names[k], name) == 0;
-            if (!seen && plan->n_define_names < 64) plan->define_names[plan->n_define_names++] = xstrdup(name);
+            if (!seen) plan->define_names[plan->n_define_names++] = xstrdup(name);
         }
     tol_ns.define_names = (const char **)plan->define_names;
     tol_ns.n_defines = plan->n_define_names;
@@ -1077,6 +1239,34 @@ out:
     return rc;
 }
 
+/* Line and column (1-based) of at in text. */
+static void line_col(const char *text, const char *at, int *line, int *col) {
+    *line = 1, *col = 1;
+    for (const char *p = text; at && p < at && *p; p++) {
+        if (*p == '\n') ++*line, *col = 1;
+        else ++*col;
+    }
+}
+
+/* How many arrays and objects are open at `at` (strings skipped): cJSON stops at
+ * CJSON_NESTING_LIMIT, and that deserves its own message. */
+static int json_depth_at(const char *text, const char *at) {
+    int depth = 0, in_string = 0;
+    for (const char *p = text; *p && p < at; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1]) p++;
+            else if (*p == '"') in_string = 0;
+        } else if (*p == '"') {
+            in_string = 1;
+        } else if (*p == '[' || *p == '{') {
+            depth++;
+        } else if (*p == ']' || *p == '}') {
+            depth--;
+        }
+    }
+    return depth;
+}
+
 int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
                   hn_err *err) {
     *out = NULL;
@@ -1085,11 +1275,11 @@ int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root) {
         const char *at = end ? end : cJSON_GetErrorPtr();
-        int line = 1, col = 1;
-        for (const char *p = text; at && p < at && *p; p++) {
-            if (*p == '\n') line++, col = 1;
-            else col++;
-        }
+        int line, col;
+        line_col(text, at, &line, &col);
+        if (at && json_depth_at(text, at) >= CJSON_NESTING_LIMIT)
+            return hn_errf(err, "%s:%d:%d: JSON nested deeper than %d levels", path, line, col,
+                           CJSON_NESTING_LIMIT);
         return hn_errf(err, "%s:%d:%d: invalid JSON near '%.20s'", path, line, col, at ? at : "");
     }
     hn_plan *plan = xcalloc(1, sizeof *plan);
@@ -1107,8 +1297,17 @@ int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_
 
 int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err) {
     char *text;
+    size_t size;
     *out = NULL;
-    if (hn_read_file(path, &text, NULL, err) != 0) return -1;
+    if (hn_read_file(path, &text, &size, err) != 0) return -1;
+    const char *nul = memchr(text, '\0', size);
+    if (nul) {
+        /* JSON is text; the parser would stop there and never see the rest. */
+        int line, col;
+        line_col(text, nul, &line, &col);
+        free(text);
+        return hn_errf(err, "%s:%d:%d: a NUL byte (a config is JSON text)", path, line, col);
+    }
     int rc = hn_plan_parse(text, path, seed_override, out, err);
     free(text);
     return rc;
@@ -1139,6 +1338,21 @@ int hn_scope_lookup(void *scope, const char *name, hn_value *out) {
             return 0;
         }
     }
+    if (s->dev) {
+        const hn_device_info *d = s->dev;
+        long long v = -1;
+        if (strcmp(name, "max_threads_per_block") == 0) v = d->max_threads_per_block;
+        else if (strcmp(name, "max_shared_per_block") == 0) v = (long long)d->shared_per_block;
+        else if (strcmp(name, "max_shared_per_block_optin") == 0) v = (long long)d->shared_per_block_optin;
+        else if (strcmp(name, "warp_size") == 0) v = d->warp_size;
+        else if (strcmp(name, "sm_count") == 0) v = d->sm_count;
+        else if (strncmp(name, "max_block_dim_", 14) == 0 && name[14] >= 'x' && name[14] <= 'z' && !name[15])
+            v = d->max_block_dim[name[14] - 'x'];
+        if (v >= 0) {
+            *out = (hn_value){.type = HN_VAL_INT, .i = v};
+            return 0;
+        }
+    }
     if (s->c)
         for (int a = 0; a < p->n_axes; a++)
             if (strcmp(p->axes[a].name, name) == 0) {
@@ -1148,17 +1362,20 @@ int hn_scope_lookup(void *scope, const char *name, hn_value *out) {
     return -1;
 }
 
+#define HN_PARAM_INT_MAX 9007199254740992LL /* 2^53 */
+
 int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_err *err) {
-    hn_scope s = {p, c, NULL, NULL, 0};
+    hn_scope s = {p, c, NULL, NULL, 0, NULL};
     for (int i = 0; i < p->op->n_params; i++) {
         const hn_op_param *pd = &p->op->params[i];
+        const char *text = hn_expr_text(p->params[i]);
         /* the parameters before this one are known */
         s.params = i ? params : NULL;
         s.params_limit = i;
         if (pd->type == 'c') {
             hn_value v;
             if (hn_expr_eval(p->params[i], hn_scope_lookup, &s, &v, err) != 0)
-                return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));
+                return hn_err_prefix(err, "params.%s ('%s')", pd->name, CUT(text));
             int k = v.type == HN_VAL_STR ? hn_op_choice_index(pd, v.s) : -1;
             if (k < 0) {
                 char buf[64];
@@ -1166,7 +1383,7 @@ int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_e
                 hn_sb list;
                 hn_sb_init(&list);
                 for (int q = 0; pd->choices && pd->choices[q]; q++) hn_sb_addf(&list, "%s%s", q ? ", " : "", pd->choices[q]);
-                hn_errf(err, "params.%s ('%s') = %s: not one of %s", pd->name, hn_expr_text(p->params[i]), buf,
+                hn_errf(err, "params.%s ('%s') = %s: not one of %s", pd->name, CUT(text), buf,
                         list.buf);
                 hn_sb_free(&list);
                 return -1;
@@ -1175,10 +1392,15 @@ int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_e
         } else if (pd->type == 'i') {
             int64_t v;
             if (hn_expr_eval_int(p->params[i], hn_scope_lookup, &s, &v, err) != 0)
-                return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));
+                return hn_err_prefix(err, "params.%s ('%s')", pd->name, CUT(text));
+            /* Kept as a double and read back as an integer: it must be exact. */
+            if (v < -HN_PARAM_INT_MAX || v > HN_PARAM_INT_MAX)
+                return hn_errf(err, "params.%s ('%s') = %lld is out of range (at most 2^53 in "
+                                    "magnitude)",
+                               pd->name, CUT(text), (long long)v);
             params[i] = (double)v;
         } else if (hn_expr_eval_double(p->params[i], hn_scope_lookup, &s, &params[i], err) != 0) {
-            return hn_err_prefix(err, "params.%s ('%s')", pd->name, hn_expr_text(p->params[i]));
+            return hn_err_prefix(err, "params.%s ('%s')", pd->name, CUT(text));
         }
     }
     return 0;
@@ -1221,7 +1443,7 @@ int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err
     for (char *tok = strtok_r(out->strings, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) {
-            hn_errf(err, "--set: '%s' is not name=value", tok);
+            hn_errf(err, "--set: '%s' is not name=value", CUT(tok));
             goto fail;
         }
         *eq = '\0';
@@ -1232,7 +1454,7 @@ int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err
             hn_sb names;
             hn_sb_init(&names);
             for (int i = 0; i < p->n_axes; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", p->axes[i].name);
-            hn_errf(err, "--set: '%s' is not an axis of %s (axes: %s)", name, p->name, names.buf);
+            hn_errf(err, "--set: '%s' is not an axis of %s (axes: %s)", CUT(name), p->name, names.buf);
             hn_sb_free(&names);
             goto fail;
         }

@@ -24,11 +24,15 @@
 #include "ops/op.h"
 #include "util.h"
 
+struct hn_device_info;
+
 typedef struct {
     char *name;
     hn_value *values;   /* strings owned by texts[] */
     char **texts;       /* each value as text (for CSV and -D) */
     int n;
+    int tunable;        /* a define of the variant's "tune": its values are a search
+                           space for `harness tune`, not crossed into variants */
 } hn_axis;
 
 /* How a kernel argument gets its value. */
@@ -57,6 +61,9 @@ typedef struct {
     hn_expr *precision;  /* "float" (NULL), "double", ...: the peak and the baselines it is
                             compared with */
     hn_expr **where;     /* constraints that need the case */
+    hn_expr **restrict_; /* the tune space's restrictions (over tunables, defines,
+                            parameters, axes and the device's limits) */
+    int n_restrict;
     int n_where;
     hn_arg *args;
     int n_args;
@@ -98,6 +105,15 @@ typedef struct {
     int hot;             /* 1 hot, 0 cold, -1 unset */
 } hn_timing_cfg;
 
+/* The config's "tuning" defaults for harness tune (the command line wins):
+ * NULL / < 0 where not given. */
+typedef struct {
+    char *strategy;
+    char *budget;
+    int top;
+    int across;
+} hn_tuning_cfg;
+
 typedef struct {
     char *path;
     char *dir;
@@ -117,7 +133,9 @@ typedef struct {
     hn_out_check *out_check; /* per op buffer (outputs only): its own tolerances */
     double reference_gflop; /* above this a case is checked on a sample */
     double emu_max_gflop;   /* < 0: unset */
+    double emu_max_mb;      /* the emulator's budget in bytes moved (MB); < 0: unset */
     hn_timing_cfg timing;
+    hn_tuning_cfg tuning;
     hn_variant_spec *specs;
     int n_specs;
     hn_variant *variants;
@@ -145,11 +163,19 @@ typedef struct {
     const hn_variant *v;
     const double *params;
     int params_limit;   /* > 0: only the first params_limit parameters are known */
+    const struct hn_device_info *dev; /* the device's limits (max_threads_per_block ...), or NULL */
 } hn_scope;
+
+/* The names of the device's limits an expression may use where a device is
+ * known (restrictions of a tune space): max_threads_per_block,
+ * max_shared_per_block, max_shared_per_block_optin, warp_size, sm_count,
+ * max_block_dim_x/y/z. NULL-terminated. */
+extern const char *const hn_device_names[];
 
 int hn_scope_lookup(void *scope, const char *name, hn_value *out);
 
-/* Evaluates the op parameters of a case into params (op->n_params entries). */
+/* Evaluates the op parameters of a case into params (op->n_params entries);
+ * integer parameters must be within 2^53 in magnitude (exact as doubles). */
 int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_err *err);
 
 /* The text of variant v's value of define name, or NULL if v lacks it. */

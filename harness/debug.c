@@ -301,7 +301,7 @@ int hn_cmd_debug(const hn_cli *cli) {
         snprintf(title, sizeof title, "%s (reference)", op->buffers[i].name);
         print_buffer(title, op->buffers[i].shape, dims, nd, full, -1);
         /* this output's tolerances */
-        hn_scope scope = {p, w.c, v, w.params, 0};
+        hn_scope scope = {p, w.c, v, w.params, 0, NULL};
         double atol = 0, rtol = 0;
         const hn_out_check *oc = p->out_check ? &p->out_check[i] : NULL;
         hn_expr_eval_double(oc && oc->atol ? oc->atol : p->atol, hn_scope_lookup, &scope, &atol, &err);

@@ -1,6 +1,12 @@
 /*
  * expr.c: recursive-descent parser into a small tree, and a tree-walking
- * evaluator; see expr.h for the language.
+ * evaluator; see expr.h for the language and its limits.
+ *
+ * The parser counts nesting (parser.depth) and nodes (parser.terms) and stops at
+ * HN_EXPR_MAX_DEPTH and HN_EXPR_MAX_TERMS; binary chains are built by a loop, so
+ * the C stack grows only with nesting. Every tree walk (eval, walk_names,
+ * node_free) recurses once per tree level, and a tree has at most
+ * HN_EXPR_MAX_TERMS levels.
  */
 #define _GNU_SOURCE
 #include "expr.h"
@@ -51,6 +57,8 @@ typedef struct {
     const char *text;
     const char *p;
     hn_err *err;
+    int depth; /* open nesting levels (parentheses, calls, unary operators, ?:) */
+    int terms; /* nodes made */
 } parser;
 
 static void node_free(node *n) {
@@ -61,15 +69,37 @@ static void node_free(node *n) {
     free(n);
 }
 
-static node *node_new(node_kind kind, int column) {
+static int column(const parser *ps) {
+    return (int)(ps->p - ps->text) + 1;
+}
+
+/* A new node, or NULL (and the error) past HN_EXPR_MAX_TERMS. */
+static node *node_new(parser *ps, node_kind kind, int column) {
+    if (ps->terms == HN_EXPR_MAX_TERMS) {
+        hn_errf(ps->err, "at column %d: expression has more than %d terms (numbers, names, "
+                         "strings, operators and calls)",
+                column, HN_EXPR_MAX_TERMS);
+        return NULL;
+    }
+    ps->terms++;
     node *n = xcalloc(1, sizeof *n);
     n->kind = kind;
     n->column = column;
     return n;
 }
 
-static int column(const parser *ps) {
-    return (int)(ps->p - ps->text) + 1;
+/* Opens a nesting level at column col; -1 (and the error) past HN_EXPR_MAX_DEPTH.
+ * Each successful enter is paired with a leave. */
+static int enter(parser *ps, int col) {
+    if (ps->depth == HN_EXPR_MAX_DEPTH)
+        return hn_errf(ps->err, "at column %d: expression nested deeper than %d levels", col,
+                       HN_EXPR_MAX_DEPTH);
+    ps->depth++;
+    return 0;
+}
+
+static void leave(parser *ps) {
+    ps->depth--;
 }
 
 static void skip_ws(parser *ps) {
@@ -101,7 +131,8 @@ static node *parse_primary(parser *ps) {
     const char *p = ps->p;
     if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
         char *end;
-        node *n = node_new(N_NUM, col);
+        node *n = node_new(ps, N_NUM, col);
+        if (!n) return NULL;
         int is_float = 0;
         for (const char *q = p; isalnum((unsigned char)*q) || *q == '.'; q++) {
             if (*q == '.' || ((*q == 'e' || *q == 'E') && !(p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))))
@@ -136,7 +167,8 @@ static node *parse_primary(parser *ps) {
             fail(ps, "a closing quote");
             return NULL;
         }
-        node *n = node_new(N_STR, col);
+        node *n = node_new(ps, N_STR, col);
+        if (!n) return NULL;
         n->val.type = HN_VAL_STR;
         n->val.s = xstrndup(p + 1, (size_t)(end - p - 1));
         ps->p = end + 1;
@@ -145,40 +177,42 @@ static node *parse_primary(parser *ps) {
     if (isalpha((unsigned char)*p) || *p == '_') {
         const char *q = p;
         while (isalnum((unsigned char)*q) || *q == '_') q++;
-        char *name = xstrndup(p, (size_t)(q - p));
         ps->p = q;
-        if (accept(ps, "(")) {
-            node *n = node_new(N_CALL, col);
-            n->name = name;
-            if (!accept(ps, ")")) {
-                for (;;) {
-                    if (n->n_kids == MAX_ARGS) {
-                        fail(ps, "at most 8 arguments");
-                        node_free(n);
-                        return NULL;
-                    }
-                    node *a = parse_expr(ps);
-                    if (!a) {
-                        node_free(n);
-                        return NULL;
-                    }
-                    n->kid[n->n_kids++] = a;
-                    if (accept(ps, ")")) break;
-                    if (!accept(ps, ",")) {
-                        fail(ps, "',' or ')'");
-                        node_free(n);
-                        return NULL;
-                    }
-                }
-            }
-            return n;
+        int call = accept(ps, "(");
+        node *n = node_new(ps, call ? N_CALL : N_NAME, col);
+        if (!n) return NULL;
+        n->name = xstrndup(p, (size_t)(q - p));
+        if (!call) return n;
+        if (enter(ps, col) != 0) {
+            node_free(n);
+            return NULL;
         }
-        node *n = node_new(N_NAME, col);
-        n->name = name;
+        int ok = accept(ps, ")");
+        while (!ok) {
+            if (n->n_kids == MAX_ARGS) {
+                fail(ps, "at most 8 arguments");
+                break;
+            }
+            node *a = parse_expr(ps);
+            if (!a) break;
+            n->kid[n->n_kids++] = a;
+            if (accept(ps, ")")) ok = 1;
+            else if (!accept(ps, ",")) {
+                fail(ps, "',' or ')'");
+                break;
+            }
+        }
+        leave(ps);
+        if (!ok) {
+            node_free(n);
+            return NULL;
+        }
         return n;
     }
     if (accept(ps, "(")) {
+        if (enter(ps, col) != 0) return NULL;
         node *n = parse_expr(ps);
+        leave(ps);
         if (!n) return NULL;
         if (!accept(ps, ")")) {
             fail(ps, "')'");
@@ -199,9 +233,15 @@ static node *parse_unary(parser *ps) {
     else if (accept(ps, "+")) op = OP_POS;
     else if (accept(ps, "!")) op = OP_NOT;
     else return parse_primary(ps);
+    if (enter(ps, col) != 0) return NULL;
     node *k = parse_unary(ps);
+    leave(ps);
     if (!k) return NULL;
-    node *n = node_new(N_UNARY, col);
+    node *n = node_new(ps, N_UNARY, col);
+    if (!n) {
+        node_free(k);
+        return NULL;
+    }
     n->op = op;
     n->kid[0] = k;
     n->n_kids = 1;
@@ -238,11 +278,12 @@ static node *parse_level(parser *ps, int level) {
             }
         if (!hit) break;
         node *right = parse_level(ps, level + 1);
-        if (!right) {
+        node *n = right ? node_new(ps, N_BINARY, col) : NULL;
+        if (!n) {
             node_free(left);
+            node_free(right);
             return NULL;
         }
-        node *n = node_new(N_BINARY, col);
         n->op = hit->op;
         n->kid[0] = left;
         n->kid[1] = right;
@@ -258,24 +299,22 @@ static node *parse_expr(parser *ps) {
     skip_ws(ps);
     int col = column(ps);
     if (!accept(ps, "?")) return cond;
-    node *a = parse_expr(ps);
-    if (!a) {
+    /* The branches are one level deeper (a chain of ?: nests to the right). */
+    if (enter(ps, col) != 0) {
         node_free(cond);
         return NULL;
     }
-    if (!accept(ps, ":")) {
-        fail(ps, "':'");
-        node_free(cond);
-        node_free(a);
-        return NULL;
-    }
-    node *b = parse_expr(ps);
-    if (!b) {
+    node *a = parse_expr(ps), *b = NULL;
+    if (a && !accept(ps, ":")) fail(ps, "':'");
+    else if (a) b = parse_expr(ps);
+    leave(ps);
+    node *n = b ? node_new(ps, N_TERNARY, col) : NULL;
+    if (!n) {
         node_free(cond);
         node_free(a);
+        node_free(b);
         return NULL;
     }
-    node *n = node_new(N_TERNARY, col);
     n->kid[0] = cond;
     n->kid[1] = a;
     n->kid[2] = b;
@@ -285,7 +324,10 @@ static node *parse_expr(parser *ps) {
 
 int hn_expr_parse(const char *text, hn_expr **out, hn_err *err) {
     *out = NULL;
-    parser ps = {text, text, err};
+    size_t len = strlen(text);
+    if (len > HN_EXPR_MAX_CHARS)
+        return hn_errf(err, "expression longer than %d characters (%zu)", HN_EXPR_MAX_CHARS, len);
+    parser ps = {.text = text, .p = text, .err = err};
     node *root = parse_expr(&ps);
     if (!root) return -1;
     skip_ws(&ps);
@@ -396,9 +438,13 @@ static int eval_call(const node *n, evaluator *ev, hn_value *out) {
         ARGS(2);
         if (a[0].type == HN_VAL_INT && a[1].type == HN_VAL_INT) {
             if (a[1].i == 0) return hn_errf(ev->err, "at column %d: %s by zero", n->column, f);
+            if (a[0].i == INT64_MIN && a[1].i == -1)
+                return hn_errf(ev->err, "at column %d: integer overflow", n->column);
             int64_t q = a[0].i / a[1].i;
             if ((a[0].i % a[1].i != 0) && ((a[0].i < 0) == (a[1].i < 0))) q++;
-            *out = mk_int(strcmp(f, "round_up") == 0 ? q * a[1].i : q);
+            if (strcmp(f, "round_up") == 0 && __builtin_mul_overflow(q, a[1].i, &q))
+                return hn_errf(ev->err, "at column %d: integer overflow", n->column);
+            *out = mk_int(q);
         } else {
             double q = ceil(as_double(&a[0]) / as_double(&a[1]));
             *out = mk_float(strcmp(f, "round_up") == 0 ? q * as_double(&a[1]) : q);
@@ -423,6 +469,8 @@ static int eval_call(const node *n, evaluator *ev, hn_value *out) {
     }
     if (strcmp(f, "abs") == 0) {
         ARGS(1);
+        if (a[0].type == HN_VAL_INT && a[0].i == INT64_MIN)
+            return hn_errf(ev->err, "at column %d: integer overflow", n->column);
         *out = a[0].type == HN_VAL_INT ? mk_int(a[0].i < 0 ? -a[0].i : a[0].i) : mk_float(fabs(a[0].f));
         return 0;
     }

@@ -16,8 +16,19 @@
  *   functions    ceil_div(a,b) round_up(a,b) min(a,b,...) max(a,b,...) abs(a)
  *                sqrt(a) pow(a,b) log2(a) floor(a) ceil(a) int(a) float(a)
  *
- * Invariant: a parsed hn_expr is immutable; evaluating it does not allocate
- * except for the error message.
+ * Limits, generous for configs (whose expressions are a line or two) and there so
+ * that hostile text ends in an error, never in a stack overflow:
+ *   HN_EXPR_MAX_CHARS  characters of text
+ *   HN_EXPR_MAX_DEPTH  levels of nesting: each parenthesis, function call, unary
+ *                      operator and ?: branch opens one ("(1)" is 1, "--1" is 2)
+ *   HN_EXPR_MAX_TERMS  terms: the numbers, strings, names, operators and calls of
+ *                      the tree ("1+2" has 3)
+ *
+ * Invariants: a parsed hn_expr is immutable; evaluating it does not allocate
+ * except for the error message; its tree is at most HN_EXPR_MAX_TERMS nodes tall
+ * (a flat chain such as 1+1+...+1 makes a left spine as tall as it is long), which
+ * bounds the recursion of evaluation, hn_expr_names and hn_expr_free; parsing
+ * recurses at most a fixed number of frames per nesting level.
  */
 #ifndef HN_EXPR_H
 #define HN_EXPR_H
@@ -25,6 +36,10 @@
 #include <stdint.h>
 
 #include "util.h"
+
+#define HN_EXPR_MAX_CHARS 4096
+#define HN_EXPR_MAX_DEPTH 256
+#define HN_EXPR_MAX_TERMS 1024
 
 typedef enum { HN_VAL_INT, HN_VAL_FLOAT, HN_VAL_STR } hn_val_type;
 
@@ -41,7 +56,10 @@ typedef struct hn_expr hn_expr;
 typedef int (*hn_expr_lookup)(void *ctx, const char *name, hn_value *out);
 
 /* Parses text. On error returns -1 with a message giving the column and what was
- * expected, e.g. "at column 7: expected ')'". */
+ * expected, e.g. "at column 7: expected ')'", or the limit exceeded:
+ * "expression longer than 4096 characters (5000)", "at column 257: expression
+ * nested deeper than 256 levels", "at column 2049: expression has more than 1024
+ * terms". */
 int hn_expr_parse(const char *text, hn_expr **out, hn_err *err);
 void hn_expr_free(hn_expr *e);
 

@@ -31,7 +31,8 @@ enum {
     C_BENCH = 1 << 6,
     C_INFO = 1 << 7,
     C_CACHE = 1 << 8,
-    C_ALL = 0x1ff,
+    C_TUNE = 1 << 9,
+    C_ALL = 0x3ff,
 };
 
 typedef struct {
@@ -55,6 +56,8 @@ static const cmd_def CMDS[] = {
      "compare variants or a define (--by ACCUM_DTYPE) in time and accuracy"},
     {"bench", hn_cmd_bench, C_BENCH, "", 0, "print the harness's own benchmark figures"},
     {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends"},
+    {"tune", hn_cmd_tune, C_TUNE, "CONFIG", 1,
+     "search a variant's tunable space for the fastest configuration per case (or across cases)"},
     {"cache", hn_cmd_cache, C_CACHE, "info|clean", 1,
      "the compiled-kernel cache: what it holds and what fails verification, or empty it"},
 };
@@ -70,45 +73,59 @@ typedef struct {
 
 #define OPT(n, k, field, cmds, arg, help) {n, k, offsetof(hn_cli, field), cmds, arg, help}
 static const opt_def OPTS[] = {
-    OPT("backend", 's', backend, C_RUN | C_DEBUG | C_COMPILE, "cuda|emu|auto",
+    OPT("backend", 's', backend, C_RUN | C_DEBUG | C_COMPILE | C_TUNE, "cuda|emu|auto",
         "where kernels run (default auto: the GPU if present); compile: emu builds for the emulator"),
-    OPT("out", 's', out, C_RUN | C_DEBUG | C_PLOT | C_COMPARE, "PATH",
+    OPT("out", 's', out, C_RUN | C_DEBUG | C_PLOT | C_COMPARE | C_TUNE, "PATH",
         "run: results CSV (default results/<name>.csv); debug: folder for the mismatch map; plot, "
         "compare: the chart"),
     OPT("resume", 'f', resume, C_RUN, NULL,
         "keep the rows --out already holds for this plan (same case, variant, defines, kernel "
         "source and device) and run only the rest"),
     OPT("force", 'f', force, C_RUN, NULL, "overwrite --out even when it holds an unfinished run"),
-    OPT("seed", 'I', seed, C_RUN | C_LIST | C_COMPILE | C_DEBUG, "N", "override the config's sampling seed"),
+    OPT("seed", 'I', seed, C_RUN | C_LIST | C_COMPILE | C_DEBUG | C_TUNE, "N", "override the config's sampling seed"),
     OPT("arch", 's', arch, C_COMPILE, "sm_XX", "target (default: the device's, else sm_90)"),
-    OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG | C_CACHE, "DIR",
+    OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG | C_CACHE | C_TUNE, "DIR",
         "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)"),
-    OPT("variant", 'm', only, C_RUN, "NAME", "run only this variant (repeatable)"),
-    OPT("case", 'I', case_id, C_RUN | C_DEBUG, "ID", "run only this case of the plan"),
+    OPT("variant", 'm', only, C_RUN | C_TUNE, "NAME", "run only this variant (repeatable)"),
+    OPT("case", 'I', case_id, C_RUN | C_DEBUG | C_TUNE, "ID", "run only this case of the plan"),
     OPT("save-tensors", 's', save_tensors, C_RUN, "DIR", "write inputs, reference and outputs as .npy"),
-    OPT("emu-threads", 'i', emu_threads, C_RUN | C_DEBUG, "N", "emulator worker threads (default: one per core; debug: 1)"),
-    OPT("kernel-timeout", 'p', kernel_timeout, C_RUN | C_DEBUG, "S",
+    OPT("emu-threads", 'i', emu_threads, C_RUN | C_DEBUG | C_TUNE, "N", "emulator worker threads (default: one per core; debug: 1)"),
+    OPT("kernel-timeout", 'p', kernel_timeout, C_RUN | C_DEBUG | C_TUNE, "S",
         "stop a launch that runs longer than S seconds (default 60)"),
-    OPT("compile-timeout", 'p', compile_timeout, C_RUN, "S",
+    OPT("compile-timeout", 'p', compile_timeout, C_RUN | C_TUNE, "S",
         "give up on a variant whose compile takes longer than S seconds (default 600)"),
     OPT("retry-timeouts", 'f', retry_timeouts, C_RUN, NULL,
         "keep running a variant in later cases after it timed out (default: skip them)"),
-    OPT("max-gflop", 'd', max_gflop, C_RUN, "X", "emulator: skip cases above X GFLOP (default 0.05)"),
-    OPT("all", 'f', all, C_RUN | C_PLOT, NULL, "run: every case whatever its size (emulator); plot: every CSV under results/"),
-    OPT("quick", 'f', quick, C_RUN, NULL, "exploration timing preset (few samples), over the config's timing"),
-    OPT("hot", 'f', hot, C_RUN, NULL, "time back-to-back launches (default: cold L2)"),
-    OPT("warmup", 'i', warmup, C_RUN, "N", "untimed launches before sampling"),
-    OPT("min-samples", 'i', min_samples, C_RUN, "N", "samples before any stopping rule"),
-    OPT("max-samples", 'i', max_samples, C_RUN, "N", "stop after N samples"),
-    OPT("max-noise", 'd', max_noise, C_RUN, "PCT", "stop when the relative standard deviation is under PCT %"),
-    OPT("min-time", 'd', min_time, C_RUN, "S", "kernel time to gather before stopping on noise"),
-    OPT("timeout", 'd', timeout, C_RUN, "S", "sampling time limit per row"),
+    OPT("max-gflop", 'd', max_gflop, C_RUN | C_TUNE, "X", "emulator: skip cases above X GFLOP (default 0.05)"),
+    OPT("all", 'f', all, C_RUN | C_PLOT | C_TUNE, NULL, "run: every case whatever its size (emulator); plot: every CSV under results/"),
+    OPT("quick", 'f', quick, C_RUN | C_TUNE, NULL, "exploration timing preset (few samples), over the config's timing"),
+    OPT("hot", 'f', hot, C_RUN | C_TUNE, NULL, "time back-to-back launches (default: cold L2)"),
+    OPT("warmup", 'i', warmup, C_RUN | C_TUNE, "N", "untimed launches before sampling"),
+    OPT("min-samples", 'i', min_samples, C_RUN | C_TUNE, "N", "samples before any stopping rule"),
+    OPT("max-samples", 'i', max_samples, C_RUN | C_TUNE, "N", "stop after N samples"),
+    OPT("max-noise", 'd', max_noise, C_RUN | C_TUNE, "PCT", "stop when the relative standard deviation is under PCT %"),
+    OPT("min-time", 'd', min_time, C_RUN | C_TUNE, "S", "kernel time to gather before stopping on noise"),
+    OPT("timeout", 'd', timeout, C_RUN | C_TUNE, "S", "sampling time limit per row"),
     OPT("save-samples", 'f', save_samples, C_RUN, NULL, "also write every sample to <out>.samples.csv"),
     OPT("no-baseline", 'f', no_baseline, C_RUN, NULL, "skip the cuBLAS baseline rows"),
-    OPT("jobs", 'i', jobs, C_RUN, "N", "parallel compiles (default: cores)"),
+    OPT("jobs", 'i', jobs, C_RUN | C_TUNE, "N", "parallel compiles (default: cores)"),
     OPT("printf-lines", 'i', printf_lines, C_RUN, "N", "kernel printf lines shown per launch (default 100)"),
     OPT("printf-all", 'f', printf_all, C_RUN, NULL,
         "show kernel printf of every launch (default: only each row's first launch)"),
+    OPT("strategy", 's', strategy, C_TUNE, "NAME",
+        "brute_force, random, annealing, genetic, diff_evolution, pso, local_search, bandit (default bandit)"),
+    OPT("budget", 's', budget, C_TUNE, "N|Ns|N%",
+        "evaluations per tuning (N), wall time (N s), or a fraction of the space (N %); default 100"),
+    OPT("across", 'f', across, C_TUNE, NULL, "one configuration for all cases (geometric mean), not one per case"),
+    OPT("journal", 's', journal, C_TUNE, "FILE", "append every evaluation here (default <out>.journal); resumes from it"),
+    OPT("replay", 's', replay, C_TUNE, "FILE", "evaluate by looking configurations up in a recorded journal (no device)"),
+    OPT("compare-strategies", 'f', compare_strategies, C_TUNE, NULL,
+        "with --replay: every strategy over many seeds, scored against random search"),
+    OPT("repeats", 'i', repeats, C_TUNE, "N", "seeds per strategy for --compare-strategies (default 100)"),
+    OPT("space-only", 'f', space_only, C_TUNE, NULL, "build the space, print its raw and valid sizes, and stop"),
+    OPT("with-best", 's', with_best, C_TUNE, "FILE,...",
+        "the C header <out>.h also selects these tunes' results (best.json of other GPUs)"),
+    OPT("top", 'i', top, C_TUNE, "K", "re-measure the best K with the full sampling rules (default 3)"),
     OPT("kernel", 's', kernel, C_DEBUG, "NAME", "the variant to debug"),
     OPT("set", 's', set, C_DEBUG, "a=1,b=2", "the case: a value for every axis (default: the plan's smallest)"),
     OPT("block", 's', block, C_DEBUG, "X,Y,Z", "only this block prints (DEBUG_BLOCK_X/Y/Z)"),
@@ -165,6 +182,8 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
     cli->max_noise = cli->min_time = cli->timeout = -1;
     cli->jobs = -1;
     cli->printf_lines = -1;
+    cli->repeats = -1;
+    cli->top = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;

@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "plot.h"
+#include "ops/op.h"
 
 
 /* Chart sizes in pixels. */
@@ -116,6 +117,22 @@ static int variant_index(const hn_plot_data *d, const char *name) {
         if (strcmp(d->variants[v], name) == 0) return v;
     return -1;
 }
+/* The vendor baseline among the variants: the first that is a baseline of a
+ * registered operator, a float one first (the speed-ups are against it). */
+static int baseline_variant(const hn_plot_data *d) {
+    int any = -1;
+    for (int v = 0; v < d->n_variants; v++)
+        for (int oi = 0; oi < hn_op_count(); oi++) {
+            const hn_op *op = hn_op_at(oi);
+            for (int b = 0; b < op->n_baselines; b++) {
+                if (strcmp(op->baselines[b].name, d->variants[v]) != 0) continue;
+                if (strcmp(op->baselines[b].precision, "float") == 0) return v;
+                if (any < 0) any = v;
+            }
+        }
+    return any;
+}
+
 
 int hn_plot_data_build(hn_plot_data *d, const hn_table *t, const char *sort, const char *baseline,
                        hn_err *err) {
@@ -148,7 +165,7 @@ int hn_plot_data_build(hn_plot_data *d, const hn_table *t, const char *sort, con
         }
     }
     /* The vendor baseline goes last: it is the reference, not a contender. */
-    int vb = variant_index(d, HN_PLOT_BASELINE_VARIANT);
+    int vb = baseline_variant(d);
     if (vb >= 0 && vb != d->n_variants - 1) {
         char *b = d->variants[vb];
         memmove(&d->variants[vb], &d->variants[vb + 1], (size_t)(d->n_variants - vb - 1) * sizeof(char *));
@@ -193,7 +210,7 @@ int hn_plot_data_build(hn_plot_data *d, const hn_table *t, const char *sort, con
             goto fail;
         }
     } else {
-        vb = variant_index(d, HN_PLOT_BASELINE_VARIANT);
+        vb = baseline_variant(d);
         d->baseline = vb >= 0 ? vb : 0;
     }
 
@@ -201,7 +218,7 @@ int hn_plot_data_build(hn_plot_data *d, const hn_table *t, const char *sort, con
     sort_item *items = xmalloc((size_t)d->n_cases * sizeof *items);
     int sv = -1, sc = -1;
     if (!sort) {
-        sv = strcmp(d->variants[0], HN_PLOT_BASELINE_VARIANT) == 0 && d->n_variants > 1 ? 1 : 0;
+        sv = baseline_variant(d) == 0 && d->n_variants > 1 ? 1 : 0;
     } else if ((sv = variant_index(d, sort)) < 0 && (sc = hn_table_col(t, sort)) < 0) {
         char *names = join_names(d->variants, d->n_variants);
         hn_errf(err, "--sort %s: neither a variant nor a column (variants: %s)", sort, names);
@@ -574,7 +591,7 @@ int hn_plot_times_chart(const hn_plot_data *d, const char *name, int log_y, hn_p
     hn_plot_bars_init(b, (const char *const *)d->variants, d->n_variants);
     int k = 1;
     for (int v = 0; v < d->n_variants; v++)
-        b->color[v] = strcmp(d->variants[v], HN_PLOT_BASELINE_VARIANT) == 0 ? 0 : k++;
+        b->color[v] = v == baseline_variant(d) ? 0 : k++;
     char *ctx = context_line(d);
     b->title = xasprintf("Performance comparison: %s", name);
     b->subtitle = ctx;
@@ -614,7 +631,7 @@ int hn_plot_speedup_chart(const hn_plot_data *d, const char *name, hn_plot_bars 
     int *colors = xmalloc((size_t)d->n_variants * sizeof *colors);
     int ns = 0, k = 1;
     for (int v = 0; v < d->n_variants; v++) {
-        int color = strcmp(d->variants[v], HN_PLOT_BASELINE_VARIANT) == 0 ? 0 : k++;
+        int color = v == baseline_variant(d) ? 0 : k++;
         if (v == bv) continue;
         names[ns] = d->variants[v];
         colors[ns] = color;
@@ -705,7 +722,7 @@ static int plot_roofline(const hn_plot_data *d, const hn_table *t, const char *n
     int ns = 0, k = 1, n_points = 0, n_unplaced = 0;
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
     for (int v = 0; v < d->n_variants; v++) {
-        int color = strcmp(d->variants[v], HN_PLOT_BASELINE_VARIANT) == 0 ? 0 : k++;
+        int color = v == baseline_variant(d) ? 0 : k++;
         int in_block = 0;
         for (int c = 0; c < d->n_shown; c++) {
             const hn_plot_cell *cell = hn_plot_cell_at(d, d->order[c], v);

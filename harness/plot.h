@@ -36,8 +36,6 @@
 #include "csv.h"
 #include "util.h"
 
-/* The variant name of the vendor baseline rows (see baseline.h). */
-#define HN_PLOT_BASELINE_VARIANT "cublas_im2col_sgemm"
 
 typedef enum {
     HN_MARK_OK,        /* a time, output matched */

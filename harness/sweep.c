@@ -1,5 +1,6 @@
 /* sweep.c: see sweep.h. */
 #include "sweep.h"
+#include "tune/space.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,12 +48,14 @@ int hn_sweep_enumerate(hn_plan *p, hn_err *err) {
             hn_errf(err, "%s (for %s)", e.msg, buf);
             goto fail;
         }
-        hn_scope s = {p, &c, NULL, params, 0};
+        hn_scope s = {p, &c, NULL, params, 0, NULL};
         int ok = 1;
         for (int w = 0; ok && w < p->n_where; w++) {
             hn_value v;
             if (hn_expr_eval(p->where[w], hn_scope_lookup, &s, &v, &e) != 0) {
-                hn_errf(err, "where[%d] ('%s'): %s", w, hn_expr_text(p->where[w]), e.msg);
+                char text[128];
+                hn_errf(err, "where[%d] ('%s'): %s", w,
+                        hn_excerpt(hn_expr_text(p->where[w]), text, sizeof text), e.msg);
                 goto fail;
             }
             ok = hn_value_truthy(&v);
@@ -111,28 +114,59 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
     for (int si = 0; si < p->n_specs; si++) {
         hn_variant_spec *s = &p->specs[si];
         int64_t combos = 1;
-        for (int d = 0; d < s->n_defines; d++) combos *= s->defines[d].n;
-        if (combos > 100000)
-            return hn_errf(err, "variants[%d].defines: %lld combinations is too many", si, (long long)combos);
+        for (int d = 0; d < s->n_defines; d++) {
+            if (s->defines[d].tunable) continue; /* harness tune searches those */
+            combos *= s->defines[d].n; /* at most 2^17 * 2^31: no overflow */
+            if (combos > HN_SWEEP_MAX_DEFINE_COMBINATIONS)
+                return hn_errf(err, "variants[%d].defines: more than %lld combinations", si,
+                               HN_SWEEP_MAX_DEFINE_COMBINATIONS);
+        }
+        /* Labels within a spec differ (define names and values are unique), so
+         * only an earlier spec of the same name can repeat one. */
+        int shares_name = 0;
+        for (int k = 0; k < si; k++) shares_name |= strcmp(p->specs[k].name, s->name) == 0;
         int kept = 0;
         for (int64_t k = 0; k < combos; k++) {
             hn_variant v = {.spec = si};
             v.choice = xcalloc((size_t)s->n_defines + 1, sizeof *v.choice);
             int64_t r = k;
             for (int d = s->n_defines - 1; d >= 0; d--) {
+                if (s->defines[d].tunable) continue;
                 v.choice[d] = (int)(r % s->defines[d].n);
                 r /= s->defines[d].n;
             }
+            /* Tunables: the first configuration of the space (restrictions that
+             * need a case or a device wait for harness tune); none is an error. */
+            int tunables = 0;
+            for (int d = 0; d < s->n_defines; d++) tunables += s->defines[d].tunable;
+            if (tunables) {
+                hn_space *sp = NULL;
+                if (hn_space_build(p, &v, NULL, NULL, NULL, HN_SPACE_FIRST, &sp, err) != 0) {
+                    free(v.choice);
+                    return -1;
+                }
+                int empty = sp->n_valid == 0;
+                if (!empty) hn_space_apply(sp, sp->valid[0], &v);
+                hn_space_free(sp);
+                if (empty) {
+                    free(v.choice);
+                    return hn_errf(err, "variants[%d].restrict: no configuration of the tunables satisfies the "
+                                        "restrictions (the tune space is empty)",
+                                   si);
+                }
+            }
             int ok = 1;
-            hn_scope scope = {p, NULL, &v, NULL, 0};
+            hn_scope scope = {p, NULL, &v, NULL, 0, NULL};
             for (int w = 0; ok && w < s->n_where; w++) {
                 if (hn_expr_names(s->where[w], only_defines, s) != 0) continue;
                 hn_value val;
                 hn_err e;
                 if (hn_expr_eval(s->where[w], hn_scope_lookup, &scope, &val, &e) != 0) {
+                    char text[128];
                     free(v.choice);
                     return hn_errf(err, "variants[%d].where[%d] ('%s'): %s", si, w,
-                                   hn_expr_text(s->where[w]), e.msg);
+                                   hn_excerpt(hn_expr_text(s->where[w]), text, sizeof text),
+                                   e.msg);
                 }
                 ok = hn_value_truthy(&val);
             }
@@ -145,21 +179,26 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
             hn_sb_adds(&label, s->name);
             int multi = 0;
             for (int d = 0; d < s->n_defines; d++) {
-                if (s->defines[d].n < 2) continue;
+                if (s->defines[d].n < 2 || s->defines[d].tunable) continue;
                 hn_sb_addf(&label, "%s%s=%s", multi ? "," : "[", s->defines[d].name,
                            s->defines[d].texts[v.choice[d]]);
                 multi = 1;
             }
             if (multi) hn_sb_addc(&label, ']');
             v.label = hn_sb_detach(&label);
-            for (int i = 0; i < p->n_variants; i++)
-                if (strcmp(p->variants[i].label, v.label) == 0) {
+            for (int i = 0; shares_name && i < p->n_variants; i++)
+                if (p->variants[i].spec != si && strcmp(p->variants[i].label, v.label) == 0) {
                     hn_errf(err, "variants[%d]: the variant '%s' appears twice; give one a different \"name\"",
                             si, v.label);
                     free(v.label);
                     free(v.choice);
                     return -1;
                 }
+            if (p->n_variants == HN_SWEEP_MAX_VARIANTS) {
+                free(v.label);
+                free(v.choice);
+                return hn_errf(err, "variants: more than %d variant instances", HN_SWEEP_MAX_VARIANTS);
+            }
             if (p->n_variants == cap) {
                 cap *= 2;
                 p->variants = xrealloc(p->variants, (size_t)cap * sizeof *p->variants);
@@ -177,11 +216,12 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
 int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_case *c,
                              const double *params, const char **failed, hn_err *err) {
     const hn_variant_spec *s = &p->specs[v->spec];
-    hn_scope scope = {p, c, v, params, 0};
+    hn_scope scope = {p, c, v, params, 0, NULL};
     for (int w = 0; w < s->n_where; w++) {
         hn_value val;
         if (hn_expr_eval(s->where[w], hn_scope_lookup, &scope, &val, err) != 0) {
-            hn_err_prefix(err, "where '%s'", hn_expr_text(s->where[w]));
+            char text[128];
+            hn_err_prefix(err, "where '%s'", hn_excerpt(hn_expr_text(s->where[w]), text, sizeof text));
             return -1;
         }
         if (!hn_value_truthy(&val)) {

@@ -17,8 +17,16 @@
 
 #include "config.h"
 
-/* Upper limit on the combinations enumerated before sampling. */
+/* Upper limits: the combinations of the axes enumerated before sampling; the
+ * combinations of one variant's defines; the variant instances of a plan. (The
+ * fuzzing build lowers the first two, so that one input cannot take minutes.) */
+#ifndef HN_SWEEP_MAX_COMBINATIONS
 #define HN_SWEEP_MAX_COMBINATIONS 20000000LL
+#endif
+#ifndef HN_SWEEP_MAX_DEFINE_COMBINATIONS
+#define HN_SWEEP_MAX_DEFINE_COMBINATIONS 100000LL
+#endif
+#define HN_SWEEP_MAX_VARIANTS 100000
 
 int hn_sweep_enumerate(hn_plan *p, hn_err *err);
 int hn_sweep_expand_variants(hn_plan *p, hn_err *err);

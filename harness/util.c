@@ -24,6 +24,19 @@ int hn_errf(hn_err *err, const char *fmt, ...) {
     return -1;
 }
 
+const char *hn_excerpt(const char *text, char *buf, size_t size) {
+    size_t len = strlen(text);
+    if (len < size) {
+        memcpy(buf, text, len + 1);
+    } else if (size > 3) {
+        memcpy(buf, text, size - 4);
+        memcpy(buf + size - 4, "...", 4);
+    } else if (size) {
+        buf[0] = '\0';
+    }
+    return buf;
+}
+
 int hn_err_kind(hn_err *err, int kind) {
     if (err) err->kind = kind;
     return -1;

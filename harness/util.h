@@ -41,6 +41,10 @@ typedef struct {
 
 /* Writes a formatted message into err (if err is not NULL) and returns -1. */
 int hn_errf(hn_err *err, const char *fmt, ...) HN_PRINTF(2, 3);
+/* Text for a message: as is when it fits in size - 1 characters, else its start
+ * and "...", so that a hostile string cannot push the rest of a message out of an
+ * hn_err. Returns buf. */
+const char *hn_excerpt(const char *text, char *buf, size_t size);
 /* Sets the kind of the error in err (if not NULL); returns -1. */
 int hn_err_kind(hn_err *err, int kind);
 /* Prepends "prefix: " to the message already in err; returns -1. */

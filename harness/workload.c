@@ -132,7 +132,7 @@ void hn_workload_free(hn_workload *w) {
 int hn_eval_geometry(const hn_plan *p, const hn_variant *v, const hn_workload *w,
                      hn_launch_dims *d, hn_err *err) {
     const hn_variant_spec *s = &p->specs[v->spec];
-    hn_scope scope = {p, w->c, v, w->params, 0};
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
     for (int i = 0; i < 3; i++) {
         int64_t x;
         if (hn_expr_eval_int(s->block[i], hn_scope_lookup, &scope, &x, err) != 0)
@@ -196,7 +196,7 @@ static int set_typed(char type, const hn_value *v, hn_argval *out, hn_err *err) 
 int hn_pack_args(const hn_plan *p, const hn_variant *v, const hn_workload *w, hn_dptr debug_counter,
                  int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err) {
     const hn_variant_spec *s = &p->specs[v->spec];
-    hn_scope scope = {p, w->c, v, w->params, 0};
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
     int n = 0;
     for (int i = 0; i < s->n_args; i++, n++) {
         const hn_arg *a = &s->args[i];
@@ -310,7 +310,7 @@ static int eval_tol(const hn_plan *p, hn_expr *own, hn_expr *general, const char
 int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_row_check *rc, hn_err *err) {
     const hn_plan *p = w->plan;
     const hn_op *op = p->op;
-    hn_scope scope = {p, w->c, v, w->params, 0};
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
     memset(rc, 0, sizeof *rc);
     rc->passed = 1;
     rc->worst_buffer = -1;
@@ -358,7 +358,7 @@ void hn_variant_precision(const hn_plan *p, const hn_variant *v, const hn_worklo
     snprintf(out, size, "float");
     const hn_expr *e = v ? p->specs[v->spec].precision : NULL;
     if (!e) return;
-    hn_scope scope = {p, w->c, v, w->params, 0};
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
     hn_value val;
     hn_err err;
     if (hn_expr_eval((hn_expr *)e, hn_scope_lookup, &scope, &val, &err) != 0) return;

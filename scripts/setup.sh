@@ -10,7 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config libcjson-dev libopenblas-dev gnuplot-nox python3-numpy binutils)
+# clang and libclang-rt-dev (libFuzzer, the sanitizers' runtimes): scripts/fuzz.sh only.
+packages=(build-essential cmake pkg-config libcjson-dev libopenblas-dev gnuplot-nox python3-numpy binutils
+          clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test.sh: builds and runs the whole test suite, twice: a normal build (./build)
-# and an AddressSanitizer + UndefinedBehaviorSanitizer build (./build-asan).
+# and an AddressSanitizer + UndefinedBehaviorSanitizer build (./build-asan); then
+# fuzzes the config loader and the expression language for 30 s each
+# (scripts/fuzz.sh, ./build-fuzz).
 #
-#   scripts/test.sh           both
+#   scripts/test.sh           all three
 #   scripts/test.sh --fast    the normal build only
 #
 # Installs missing packages first (as root), like setup.sh. GPU-only tests skip
@@ -27,5 +29,8 @@ if [ "${1:-}" != "--fast" ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DHN_SANITIZE=ON -DHN_WERROR=ON >/dev/null
   cmake --build build-asan -j "$jobs"
   (cd build-asan && ctest --output-on-failure -j "$jobs")
+
+  echo "== fuzz the config loader and the expressions, 30 s each (./build-fuzz) =="
+  scripts/fuzz.sh 30
 fi
 echo "== all tests passed =="

@@ -122,6 +122,106 @@ static void test_errors(void) {
     hn_expr_free(e);
 }
 
+/* s repeated n times, then mid, then e repeated n times; caller frees. */
+static char *repeat(const char *s, int n, const char *mid, const char *e) {
+    hn_sb sb;
+    hn_sb_init(&sb);
+    for (int i = 0; i < n; i++) hn_sb_adds(&sb, s);
+    hn_sb_adds(&sb, mid);
+    for (int i = 0; i < n; i++) hn_sb_adds(&sb, e);
+    return hn_sb_detach(&sb);
+}
+
+/* "1+1+...+1" with n terms (2n - 1 nodes); caller frees. */
+static char *ones(int n) {
+    hn_sb sb;
+    hn_sb_init(&sb);
+    for (int i = 0; i < n; i++) hn_sb_adds(&sb, i ? "+1" : "1");
+    return hn_sb_detach(&sb);
+}
+
+static void test_limits(void) {
+    char *t;
+    /* Nesting: exactly at the limit parses and evaluates; one more names the limit
+     * and the column where it was passed. Parentheses, unary operators, calls and
+     * ?: branches each open a level. */
+    t = repeat("(", HN_EXPR_MAX_DEPTH, "7", ")");
+    CHECK_INT(ival(t), 7);
+    free(t);
+    t = repeat("(", HN_EXPR_MAX_DEPTH + 1, "7", ")");
+    CHECK_STR(error_of(t), "at column 257: expression nested deeper than 256 levels");
+    free(t);
+    t = repeat("-", HN_EXPR_MAX_DEPTH, "7", ""); /* 256 minus signs: even */
+    CHECK_INT(ival(t), 7);
+    free(t);
+    t = repeat("-", HN_EXPR_MAX_DEPTH + 1, "7", "");
+    CHECK_CONTAINS(error_of(t), "at column 257: expression nested deeper than 256 levels");
+    free(t);
+    t = repeat("!", HN_EXPR_MAX_DEPTH, "0", "");
+    CHECK_INT(ival(t), 0);
+    free(t);
+    t = repeat("!", HN_EXPR_MAX_DEPTH + 1, "0", "");
+    CHECK_CONTAINS(error_of(t), "nested deeper than 256 levels");
+    free(t);
+    t = repeat("abs(", HN_EXPR_MAX_DEPTH, "-7", ")"); /* the argument's minus is level 257 */
+    CHECK_CONTAINS(error_of(t), "at column 1025: expression nested deeper than 256 levels");
+    free(t);
+    t = repeat("abs(", HN_EXPR_MAX_DEPTH, "7", ")");
+    CHECK_INT(ival(t), 7);
+    free(t);
+    t = repeat("0 ? 1 : ", HN_EXPR_MAX_DEPTH, "9", "");
+    CHECK_INT(ival(t), 9);
+    free(t);
+    t = repeat("0 ? 1 : ", HN_EXPR_MAX_DEPTH + 1, "9", "");
+    CHECK_CONTAINS(error_of(t), "nested deeper than 256 levels");
+    free(t);
+    /* Terms: a flat sum of 512 ones is 1023 nodes and a left spine as tall;
+     * 1025 nodes are refused. */
+    t = ones(512);
+    CHECK_INT(ival(t), 512);
+    free(t);
+    t = ones(513);
+    CHECK_CONTAINS(error_of(t), "expression has more than 1024 terms");
+    free(t);
+    /* Length: 4096 characters parse; 4097 do not, whatever they hold. */
+    t = repeat(" ", 4095, "1", "");
+    CHECK_INT(ival(t), 1);
+    free(t);
+    t = repeat(" ", 4096, "1", "");
+    CHECK_STR(error_of(t), "expression longer than 4096 characters (4097)");
+    free(t);
+    /* What crashed (a stack overflow) now ends in a clean error. */
+    t = repeat("-", 30000, "1", "");
+    CHECK_CONTAINS(error_of(t), "longer than 4096 characters");
+    free(t);
+    t = repeat("!", 30000, "1", "");
+    CHECK_CONTAINS(error_of(t), "longer than 4096 characters");
+    free(t);
+    t = ones(30000);
+    CHECK_CONTAINS(error_of(t), "longer than 4096 characters");
+    free(t);
+    t = repeat("(", 20000, "1", ")");
+    CHECK_CONTAINS(error_of(t), "longer than 4096 characters");
+    free(t);
+    /* Within the length, a deep chain fails on depth, not on the stack. */
+    t = repeat("-", 4000, "1", "");
+    CHECK_CONTAINS(error_of(t), "nested deeper than 256 levels");
+    free(t);
+    t = repeat("(", 2000, "1", ")");
+    CHECK_CONTAINS(error_of(t), "nested deeper than 256 levels");
+    free(t);
+}
+
+static void test_integer_corners(void) {
+    /* These trapped (SIGFPE) or overflowed before. */
+    CHECK_CONTAINS(error_of("ceil_div(-9223372036854775807 - 1, -1)"), "integer overflow");
+    CHECK_CONTAINS(error_of("round_up(9223372036854775807, 2)"), "integer overflow");
+    CHECK_CONTAINS(error_of("abs(-9223372036854775807 - 1)"), "integer overflow");
+    CHECK_INT(ival("abs(-9223372036854775807)"), INT64_MAX);
+    CHECK_INT(ival("round_up(9223372036854775806, 2)"), 9223372036854775806LL);
+    CHECK_INT(ival("ceil_div(-9223372036854775807 - 1, 1)"), INT64_MIN);
+}
+
 static int collect(void *ctx, const char *name) {
     char *buf = ctx;
     strcat(buf, name);
@@ -146,5 +246,7 @@ int main(void) {
     test_logic();
     test_errors();
     test_names_listing();
+    test_limits();
+    test_integer_corners();
     return hn_test_exit();
 }

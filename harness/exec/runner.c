@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #include "runner.h"
 
+#include "pool.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -25,6 +27,10 @@
 /* Default budget of the emulator: cases above this many GFLOP are skipped unless
  * --all (keeps the README's main command near a minute on 2 cores). */
 #define HN_EMU_DEFAULT_MAX_GFLOP 0.05
+
+/* The emulator's budget in bytes a case moves (MB), for memory-bound operators
+ * whose FLOP say nothing of their cost (the config's emu.max_mb). */
+#define HN_EMU_DEFAULT_MAX_MB 256.0
 
 /* Lines of kernel printf a launch may print in a run (--printf-lines). */
 #define HN_RUN_PRINTF_LINES 100
@@ -137,9 +143,15 @@ const char *hn_run_slot_name(const hn_plan *p, int slot) {
 }
 
 void hn_run_row_slot(hn_csv *csv, const hn_plan *p, int slot) {
-    hn_csv_set_named(csv, "variant", hn_run_slot_name(p, slot));
-    if (slot >= p->n_variants) return;
-    const hn_variant *v = &p->variants[slot];
+    if (slot >= p->n_variants) {
+        hn_csv_set_named(csv, "variant", hn_run_slot_name(p, slot));
+        return;
+    }
+    hn_run_row_variant(csv, p, &p->variants[slot]);
+}
+
+void hn_run_row_variant(hn_csv *csv, const hn_plan *p, const hn_variant *v) {
+    hn_csv_set_named(csv, "variant", v->label);
     hn_csv_set_named(csv, "kernel", p->specs[v->spec].kernel);
     for (int d = 0; d < p->n_define_names; d++) {
         const char *val = hn_variant_define(p, v, p->define_names[d]);
@@ -178,79 +190,6 @@ void hn_row_check_columns(hn_csv *csv, const hn_workload *w, const hn_row_check 
 }
 
 /* ---------------------------------------------------------------------- */
-/* compiling in the background */
-
-typedef struct {
-    hn_build build;
-    hn_module_image img;
-    int selected;
-    int done;
-    int ok;
-    char reason[sizeof(hn_err)];
-    hn_kernel *kernel;
-    int loaded;     /* kernel_load attempted */
-    int usable;     /* compiled, loaded and signature checked */
-    char key[33];   /* the compile key, known before compiling */
-} slot;
-
-typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    slot *slots;
-    int n;
-    int next;
-    hn_target target;
-    double busy_seconds;  /* compiler work, summed over threads */
-    double wait_seconds;  /* time the run loop waited for a compile */
-} compile_pool;
-
-static void *compile_worker(void *arg) {
-    compile_pool *cp = arg;
-    for (;;) {
-        pthread_mutex_lock(&cp->mu);
-        while (cp->next < cp->n && !cp->slots[cp->next].selected) cp->next++;
-        int i = cp->next++;
-        pthread_mutex_unlock(&cp->mu);
-        if (i >= cp->n) break;
-        slot *s = &cp->slots[i];
-        hn_err err;
-        char *log = NULL;
-        int rc = hn_compile(cp->target, &s->build.req, &s->img, &log, &err);
-        pthread_mutex_lock(&cp->mu);
-        s->ok = rc == 0;
-        if (rc != 0) {
-            /* The reason is the first error line; the full log goes to stderr. */
-            char line[512];
-            hn_first_error_line(log && *log ? log : err.msg, line, sizeof line);
-            snprintf(s->reason, sizeof s->reason, "%s", line);
-            fprintf(stderr, "harness: compile error in %s:\n%s\n", s->build.req.src_path, err.msg);
-        }
-        free(log);
-        cp->busy_seconds += s->img.seconds;
-        s->done = 1;
-        pthread_cond_broadcast(&cp->cv);
-        pthread_mutex_unlock(&cp->mu);
-    }
-    return NULL;
-}
-
-/* Waits for slot i; the time spent waiting is compile time not hidden behind
- * measuring. */
-static void pool_wait(compile_pool *cp, int i, hn_run_shared *sh) {
-    double t0 = hn_now();
-    pthread_mutex_lock(&cp->mu);
-    if (!cp->slots[i].done) {
-        /* the parent's watchdog sees a compile that never ends */
-        sh->compile_slot = i;
-        sh->compile_since = t0;
-    }
-    while (!cp->slots[i].done) pthread_cond_wait(&cp->cv, &cp->mu);
-    sh->compile_since = 0;
-    pthread_mutex_unlock(&cp->mu);
-    cp->wait_seconds += hn_now() - t0;
-}
-
-/* ---------------------------------------------------------------------- */
 /* the run */
 
 typedef struct {
@@ -264,9 +203,12 @@ typedef struct {
     hn_sampling_opts sampling;
     int hot;
     double max_gflop;       /* emu budget; < 0 none */
+    double max_mb;          /* emu budget in bytes moved (MB); < 0 none */
     hn_csv *csv;            /* detached: builds row lines */
     FILE *samples_csv;
-    compile_pool pool;
+    hn_pool pool;
+    hn_pool_job **jobs;     /* per plan variant (run mode): its compile, or NULL */
+    int *job_index;         /* per plan variant: its index in the pool, or -1 */
     void **bstate;          /* per op baseline: its state, or NULL (bwhy says why) */
     char (*bwhy)[sizeof(hn_err)];
     double *base_ms;        /* per op baseline: its median in the current case, or NAN */
@@ -456,13 +398,15 @@ static void printf_window(runner *r, long next, int later) {
 }
 
 /* Runs variant vi on workload w and reports its row. */
-static void run_variant_row(runner *r, hn_workload *w, int vi);
+static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int job, int slot);
 
-static void run_variant(runner *r, hn_workload *w, int vi) {
+/* Runs variant v (compiled by pool job `job`) on w and reports its row as
+ * (case, slot). */
+static void run_variant(runner *r, hn_workload *w, const hn_variant *v, int job, int slot) {
     printf_window(r, printf_budget(r), 0);
     r->first_launch_done = 0;
     r->row_ran = 0;
-    run_variant_row(r, w, vi);
+    run_variant_row(r, w, v, job, slot);
     printf_window(r, printf_budget(r), r->first_launch_done);
 }
 
@@ -530,7 +474,8 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     hn_measure_opts mo = {.hot = r->hot, .default_mhz = r->d.dev.sm_clock_khz / 1000.0,
                           .samples_csv = r->samples_csv};
     char row_name[256];
-    snprintf(row_name, sizeof row_name, "case %lld %s", (long long)ci, hn_run_slot_name(p, j->slot));
+    snprintf(row_name, sizeof row_name, "case %lld %s", (long long)ci,
+             j->v ? j->v->label : hn_run_slot_name(p, j->slot));
     mo.row_name = row_name;
     for (int i = 0; i < op->n_buffers; i++)
         if (op->buffers[i].role == HN_BUF_INOUT) mo.restore = restore_inouts, mo.restore_ctx = w;
@@ -589,14 +534,13 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
 #undef FAIL
 }
 
-static void run_variant_row(runner *r, hn_workload *w, int vi) {
+static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int job, int vi) {
     const hn_plan *p = r->plan;
-    const hn_variant *v = &p->variants[vi];
-    slot *sl = &r->pool.slots[vi];
+    hn_pool_job *sl = r->pool.jobs[job];
     hn_csv *csv = r->csv;
     int64_t ci = w->c->id;
     hn_run_row_case(csv, p, w->c, w, &r->d);
-    hn_run_row_slot(csv, p, vi);
+    hn_run_row_variant(csv, p, v);
     hn_err err;
     char reason[1536];
 
@@ -613,7 +557,8 @@ static void run_variant_row(runner *r, hn_workload *w, int vi) {
         snprintf(reason, sizeof reason, "where '%s' is false", failed);
         FAIL(HN_ST_SKIPPED, reason);
     }
-    pool_wait(&r->pool, vi, r->sh);
+    r->sh->compile_slot = vi;
+    hn_pool_wait(&r->pool, job, &r->sh->compile_since);
     hn_csv_setf_named(csv, "compile_s", "%.3f", sl->img.seconds);
     hn_csv_set_named(csv, "compile_key", sl->key);
     if (!sl->ok) FAIL(HN_ST_COMPILE, sl->reason);
@@ -767,95 +712,119 @@ static int sampling_options(runner *r, hn_err *err) {
  * variant not selected. */
 static void compile_keys(runner *r, char **keys) {
     for (int v = 0; v < r->plan->n_variants; v++) {
-        slot *s = &r->pool.slots[v];
-        s->key[0] = '\0';
-        if (s->selected) hn_compile_key(r->be->ops->target, &s->build.req, s->key);
-        keys[v] = s->key;
+        hn_pool_job *s = r->jobs[v];
+        if (s) hn_compile_key(r->be->ops->target, &s->build.req, s->key);
+        keys[v] = s ? s->key : (char *)"";
     }
 }
 
-int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
-                  int64_t last_case, hn_run_shared *sh, const hn_run_sink *sink) {
-    runner r;
-    memset(&r, 0, sizeof r);
-    r.cli = cli;
-    r.plan = p;
-    r.sh = sh;
-    r.sink = sink;
+/* The backend, the device's description, the sampling rules and the
+ * emulator's budget: what both modes start with. Returns 0, or -1 having said
+ * why on stderr (r->be then NULL or to be destroyed by the caller). */
+static int runner_open(runner *r, const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, const hn_run_sink *sink) {
+    memset(r, 0, sizeof *r);
+    r->cli = cli;
+    r->plan = p;
+    r->sh = sh;
+    r->sink = sink;
     hn_err err;
-    int rc = HN_RUN_FAILED;
-    int nv = p->n_variants;
-    char *cache_dir = NULL;
-    pthread_t *threads = NULL;
-    char **keys = xcalloc((size_t)nv + 1, sizeof *keys);
-
     hn_backend_opts bo = {.device = 0,
                           .emu_threads = cli->emu_threads,
                           .kernel_timeout = cli->kernel_timeout > 0 ? cli->kernel_timeout : 60,
                           .printf_fifo = 0,
                           .busy_since = &sh->busy_since};
-    if (hn_backend_create(cli->backend, &bo, !cli->quiet, &r.be, &err) != 0) {
+    if (hn_backend_create(cli->backend, &bo, !cli->quiet, &r->be, &err) != 0) {
         if (strcmp(cli->backend, "cuda") == 0)
             fprintf(stderr, "harness: no CUDA device found: %s\n(use --backend emu to run on the CPU emulator)\n", err.msg);
         else
             fprintf(stderr, "harness: %s\n", err.msg);
-        free(keys);
-        return HN_RUN_FAILED;
+        return -1;
     }
-    r.be->ops->device_info(r.be, &r.d.dev);
-    snprintf(r.d.backend, sizeof r.d.backend, "%s", r.be->ops->name);
-    r.is_emu = strcmp(r.be->ops->name, "emu") == 0;
-    if (!r.is_emu) {
-        const hn_device_info *dv = &r.d.dev;
-        r.d.peak_fp32 = hn_peak_gflops(dv->cc_major, dv->cc_minor, dv->sm_count, dv->sm_clock_khz, 0);
-        r.d.peak_fp64 = hn_peak_gflops(dv->cc_major, dv->cc_minor, dv->sm_count, dv->sm_clock_khz, 1);
-        r.d.peak_bw = hn_peak_gbps(dv->mem_clock_khz, dv->mem_bus_width);
+    r->be->ops->device_info(r->be, &r->d.dev);
+    snprintf(r->d.backend, sizeof r->d.backend, "%s", r->be->ops->name);
+    r->is_emu = strcmp(r->be->ops->name, "emu") == 0;
+    if (!r->is_emu) {
+        const hn_device_info *dv = &r->d.dev;
+        r->d.peak_fp32 = hn_peak_gflops(dv->cc_major, dv->cc_minor, dv->sm_count, dv->sm_clock_khz, 0);
+        r->d.peak_fp64 = hn_peak_gflops(dv->cc_major, dv->cc_minor, dv->sm_count, dv->sm_clock_khz, 1);
+        r->d.peak_bw = hn_peak_gbps(dv->mem_clock_khz, dv->mem_bus_width);
     }
-    if (sampling_options(&r, &err) != 0) {
+    if (sampling_options(r, &err) != 0) {
         fprintf(stderr, "harness: timing options: %s\n", err.msg);
-        goto out;
+        return -1;
     }
-    r.max_gflop = -1;
-    if (r.is_emu && !cli->all) {
-        r.max_gflop = HN_EMU_DEFAULT_MAX_GFLOP;
-        if (p->emu_max_gflop >= 0) r.max_gflop = p->emu_max_gflop;
-        if (cli->max_gflop >= 0) r.max_gflop = cli->max_gflop;
+    r->max_gflop = -1;
+    r->max_mb = -1;
+    if (r->is_emu && !cli->all) {
+        r->max_gflop = HN_EMU_DEFAULT_MAX_GFLOP;
+        if (p->emu_max_gflop >= 0) r->max_gflop = p->emu_max_gflop;
+        if (cli->max_gflop >= 0) r->max_gflop = cli->max_gflop;
+        r->max_mb = p->emu_max_mb >= 0 ? p->emu_max_mb : HN_EMU_DEFAULT_MAX_MB;
     }
+    /* the baselines' states (opened by the run mode) and medians (0: none) */
+    r->bstate = xcalloc((size_t)p->op->n_baselines + 1, sizeof *r->bstate);
+    r->bwhy = xcalloc((size_t)p->op->n_baselines + 1, sizeof *r->bwhy);
+    r->base_ms = xcalloc((size_t)p->op->n_baselines + 1, sizeof *r->base_ms);
+    int n_cols;
+    const char **cols = hn_run_columns(p, &n_cols);
+    r->csv = hn_csv_detached(cols, n_cols);
+    free(cols);
+    hn_sampling_opts so = r->sampling;
+    so.warmup = 0; /* warm-up launches are run (untimed) by measure_row; the sampler keeps all */
+    r->sampler = hn_sampler_create(&so, &err);
+    if (!r->sampler) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void runner_close_jobs(runner *r);
+static void runner_close(runner *r);
+
+int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
+                  int64_t last_case, hn_run_shared *sh, const hn_run_sink *sink) {
+    runner r;
+    hn_err err;
+    int rc = HN_RUN_FAILED;
+    int nv = p->n_variants;
+    char *cache_dir = NULL;
+    char **keys = xcalloc((size_t)nv + 1, sizeof *keys);
+    if (runner_open(&r, cli, p, sh, sink) != 0) goto out;
 
     /* The compile requests and their keys; the parent decides what is done. */
     cache_dir = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
-    r.pool.slots = xcalloc((size_t)nv, sizeof *r.pool.slots);
-    r.pool.n = nv;
+    r.jobs = xcalloc((size_t)nv + 1, sizeof *r.jobs);
+    r.job_index = xcalloc((size_t)nv + 1, sizeof *r.job_index);
     for (int v = 0; v < nv; v++) {
-        r.pool.slots[v].selected = selected[v];
-        hn_build_init(&r.pool.slots[v].build, p, &p->variants[v], NULL, 0, r.is_emu ? NULL : r.d.dev.arch,
-                      cache_dir);
+        r.job_index[v] = -1;
+        if (!selected[v]) continue;
+        r.jobs[v] = xcalloc(1, sizeof *r.jobs[v]);
+        hn_build_init(&r.jobs[v]->build, p, &p->variants[v], NULL, 0, r.is_emu ? NULL : r.d.dev.arch, cache_dir);
     }
     compile_keys(&r, keys);
     if (sink->device(sink->ctx, &r.d, keys) != 0) {
         rc = HN_RUN_STOPPED;
         goto join;
     }
-    /* Compile only what still has rows to run. */
+    /* Compile only what still has rows to run, in the order the rows need them. */
     int n_compile = 0;
     for (int v = 0; v < nv; v++) {
         int needed = 0;
         for (int64_t c = first_case; selected[v] && c < last_case && !needed; c++) needed = !is_done(&r, c, v);
-        r.pool.slots[v].selected = needed;
         n_compile += needed;
     }
-    r.pool.target = r.be->ops->target;
-    pthread_mutex_init(&r.pool.mu, NULL);
-    pthread_cond_init(&r.pool.cv, NULL);
     r.stats.compile_threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();
     if (r.stats.compile_threads > n_compile) r.stats.compile_threads = n_compile > 0 ? n_compile : 1;
-    threads = xcalloc((size_t)r.stats.compile_threads, sizeof *threads);
-    for (int i = 0; i < r.stats.compile_threads; i++) pthread_create(&threads[i], NULL, compile_worker, &r.pool);
+    hn_pool_start(&r.pool, r.stats.compile_threads, r.be->ops->target);
+    for (int v = 0; v < nv; v++) {
+        int needed = 0;
+        for (int64_t c = first_case; selected[v] && c < last_case && !needed; c++) needed = !is_done(&r, c, v);
+        if (!needed) continue;
+        r.job_index[v] = hn_pool_add(&r.pool, r.jobs[v]); /* the pool owns it now */
+    }
+    hn_pool_seal(&r.pool);
 
-    int n_cols;
-    const char **cols = hn_run_columns(p, &n_cols);
-    r.csv = hn_csv_detached(cols, n_cols);
-    free(cols);
     if (cli->save_samples && cli->out) {
         char *sp = xasprintf("%s.samples.csv", cli->out);
         int fresh = !hn_file_exists(sp);
@@ -863,22 +832,9 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
         if (r.samples_csv && fresh) fprintf(r.samples_csv, "row,time_ms,clock_mhz\n");
         free(sp);
     }
-    {
-        /* Warm-up launches are run (untimed) by run_variant; the sampler keeps all. */
-        hn_sampling_opts so = r.sampling;
-        so.warmup = 0;
-        r.sampler = hn_sampler_create(&so, &err);
-    }
-    if (!r.sampler) {
-        fprintf(stderr, "harness: %s\n", err.msg);
-        goto join;
-    }
     /* The operator's baselines, on the GPU: opened once; one that cannot run
      * here (no library, no device support) has its rows skipped with the reason. */
     const hn_op *op = p->op;
-    r.bstate = xcalloc((size_t)op->n_baselines + 1, sizeof *r.bstate);
-    r.bwhy = xcalloc((size_t)op->n_baselines + 1, sizeof *r.bwhy);
-    r.base_ms = xcalloc((size_t)op->n_baselines + 1, sizeof *r.base_ms);
     for (int b = 0; !r.is_emu && !cli->no_baseline && b < op->n_baselines; b++) {
         r.bstate[b] = op->baselines[b].open(r.be, &r.d.dev, &err);
         if (!r.bstate[b]) {
@@ -903,10 +859,15 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
             continue;
         }
         sink->case_begin(sink->ctx, ci, w.label);
-        if (r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop) {
+        if ((r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop) || (r.max_mb >= 0 && w.bytes * 1e-6 > r.max_mb)) {
             char reason[256];
-            snprintf(reason, sizeof reason, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
-                     w.flop * 1e-9, r.max_gflop);
+            if (r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop)
+                snprintf(reason, sizeof reason, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
+                         w.flop * 1e-9, r.max_gflop);
+            else
+                snprintf(reason, sizeof reason,
+                         "%.3g MB to move is over the emulator budget of %g MB (the config's emu.max_mb, or --all)",
+                         w.bytes * 1e-6, r.max_mb);
             rows_for_all(&r, selected, c, &w, HN_ST_SKIPPED, reason);
             continue;
         }
@@ -936,7 +897,7 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
                 emit_row(&r, ci, v, HN_ST_SKIPPED, reason, NAN, NAN);
                 continue;
             }
-            run_variant(&r, &w, v);
+            run_variant(&r, &w, &p->variants[v], r.job_index[v], v);
             if (cli->save_tensors) save_tensors(&r, &w, v);
             if (r.restart) rc = HN_RUN_RESTART;
             else if (sh->stop) rc = HN_RUN_STOPPED;
@@ -944,37 +905,168 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
         hn_workload_free(&w);
     }
 join:
-    {
-        double t_join = hn_now();
-        for (int i = 0; i < r.stats.compile_threads && threads; i++) pthread_join(threads[i], NULL);
-        r.pool.wait_seconds += hn_now() - t_join;
-    }
+    hn_pool_close(&r.pool);
     r.stats.compile_wait = r.pool.wait_seconds;
     r.stats.compile_busy = r.pool.busy_seconds;
     if (rc != HN_RUN_FAILED) sink->stats(sink->ctx, &r.stats);
-    for (int v = 0; r.pool.slots && v < nv; v++) {
-        slot *s = &r.pool.slots[v];
-        if (s->kernel) r.be->ops->kernel_free(r.be, s->kernel);
-        hn_module_image_free(&s->img);
-        hn_build_free(&s->build);
+    runner_close_jobs(&r);
+    for (int v = 0; r.jobs && v < nv; v++) {
+        hn_pool_job *s = r.jobs[v];
+        if (s && r.job_index[v] < 0) { /* never given to the pool */
+            hn_build_free(&s->build);
+            free(s);
+        }
     }
-    if (threads) {
-        pthread_mutex_destroy(&r.pool.mu);
-        pthread_cond_destroy(&r.pool.cv);
-    }
+
 out:
-    for (int b = 0; r.bstate && b < p->op->n_baselines; b++)
-        if (r.bstate[b]) p->op->baselines[b].close(r.bstate[b]);
-    free(r.bstate);
-    free(r.bwhy);
-    free(r.base_ms);
-    hn_sampler_destroy(r.sampler);
-    if (r.samples_csv) fclose(r.samples_csv);
-    hn_csv_close(r.csv);
-    free(threads);
-    free(r.pool.slots);
+    free(r.jobs);
+    free(r.job_index);
+    runner_close(&r);
     free(cache_dir);
     free(keys);
-    hn_backend_destroy(r.be);
+    return rc;
+}
+
+/* Frees the kernels of every compiled job and the pool. */
+static void runner_close_jobs(runner *r) {
+    for (int i = 0; i < r->pool.n; i++)
+        if (r->pool.jobs[i]->kernel) r->be->ops->kernel_free(r->be, r->pool.jobs[i]->kernel);
+    hn_pool_destroy(&r->pool);
+}
+
+/* Everything runner_open made, and the baselines. */
+static void runner_close(runner *r) {
+    const hn_plan *p = r->plan;
+    for (int b = 0; r->bstate && b < p->op->n_baselines; b++)
+        if (r->bstate[b]) p->op->baselines[b].close(r->bstate[b]);
+    free(r->bstate);
+    free(r->bwhy);
+    free(r->base_ms);
+    hn_sampler_destroy(r->sampler);
+    if (r->samples_csv) fclose(r->samples_csv);
+    hn_csv_close(r->csv);
+    hn_backend_destroy(r->be);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---------------------------------------------------------------------- */
+/* serve mode: configurations on demand (harness tune) */
+
+typedef struct {
+    hn_variant v;        /* the configuration (its choice array owned here) */
+    int job;             /* its compile in the pool */
+} served;
+
+/* The job of configuration (spec, choice), added to the pool if new. */
+static int served_job(runner *r, served **list, int *n, int *cap, const hn_run_request *q, const char *cache_dir) {
+    const hn_plan *p = r->plan;
+    for (int i = 0; i < *n; i++)
+        if ((*list)[i].v.spec == q->spec && memcmp((*list)[i].v.choice, q->choice, (size_t)q->n * sizeof(int)) == 0)
+            return i;
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        *list = xrealloc(*list, (size_t)*cap * sizeof **list);
+    }
+    served *sv = &(*list)[(*n)++];
+    memset(sv, 0, sizeof *sv);
+    sv->v.spec = q->spec;
+    sv->v.choice = xcalloc((size_t)q->n + 1, sizeof *sv->v.choice);
+    memcpy(sv->v.choice, q->choice, (size_t)q->n * sizeof(int));
+    /* the label: the spec's name and every define with several values */
+    const hn_variant_spec *spec = &p->specs[q->spec];
+    hn_sb label;
+    hn_sb_init(&label);
+    hn_sb_adds(&label, spec->name);
+    int multi = 0;
+    for (int d = 0; d < spec->n_defines; d++) {
+        if (spec->defines[d].n < 2) continue;
+        hn_sb_addf(&label, "%s%s=%s", multi ? "," : "[", spec->defines[d].name, spec->defines[d].texts[sv->v.choice[d]]);
+        multi = 1;
+    }
+    if (multi) hn_sb_addc(&label, ']');
+    sv->v.label = hn_sb_detach(&label);
+    hn_pool_job *job = xcalloc(1, sizeof *job);
+    hn_build_init(&job->build, p, &sv->v, NULL, 0, r->is_emu ? NULL : r->d.dev.arch, cache_dir);
+    hn_compile_key(r->be->ops->target, &job->build.req, job->key);
+    sv->job = hn_pool_add(&r->pool, job);
+    return *n - 1;
+}
+
+int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, const hn_run_sink *sink) {
+    runner r;
+    int rc = HN_RUN_FAILED;
+    char *cache_dir = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
+    served *list = NULL;
+    int n = 0, cap = 0;
+    hn_workload w;
+    int have_w = 0;
+    hn_sampling_opts full, search;
+    if (runner_open(&r, cli, p, sh, sink) != 0) goto out;
+    /* the search measures with the quick rules (unless the rules are already
+     * the quick ones); the final re-measure with the run's */
+    full = search = r.sampling;
+    if (!cli->quick && !r.is_emu) {
+        hn_sampling_quick(&search);
+        search.warmup = full.warmup;
+    }
+    {
+        /* no fixed variants here: an empty key for each of the plan's */
+        char **none = xcalloc((size_t)p->n_variants + 1, sizeof *none);
+        for (int v = 0; v < p->n_variants; v++) none[v] = (char *)"";
+        int go = sink->device(sink->ctx, &r.d, none);
+        free(none);
+        if (go != 0) {
+            rc = HN_RUN_STOPPED;
+            goto out;
+        }
+    }
+    int threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();
+    hn_pool_start(&r.pool, threads, r.be->ops->target);
+    r.stats.compile_threads = threads;
+    rc = HN_RUN_DONE;
+    hn_run_request q;
+    while (rc == HN_RUN_DONE && sink->request(sink->ctx, &q) == 0 && q.type != HN_REQ_STOP) {
+        if (q.spec < 0 || q.spec >= p->n_specs || q.n != p->specs[q.spec].n_defines) continue;
+        int k = served_job(&r, &list, &n, &cap, &q, cache_dir);
+        if (q.type != HN_REQ_EVAL) continue;
+        if (q.case_id < 0 || q.case_id >= p->n_cases) continue;
+        hn_err err;
+        if (!have_w || w.c->id != q.case_id) {
+            if (have_w) hn_workload_free(&w);
+            have_w = 0;
+            const hn_case *c = &p->cases[q.case_id];
+            if (hn_workload_create(&w, p, c, r.be, p->reference_gflop, &err) != 0) {
+                hn_run_row_case(r.csv, p, c, NULL, &r.d);
+                hn_run_row_variant(r.csv, p, &list[k].v);
+                emit_row(&r, q.case_id, q.tag, HN_ST_LAUNCH, err.msg, NAN, NAN);
+                continue;
+            }
+            have_w = 1;
+            r.stats.ref += w.ref_seconds;
+            r.stats.gen += w.gen_seconds;
+            r.stats.transfer += w.upload_seconds;
+        }
+        r.sampling = q.full ? full : search;
+        hn_sampling_opts so = r.sampling;
+        so.warmup = 0;
+        hn_sampler_destroy(r.sampler);
+        r.sampler = hn_sampler_create(&so, &err);
+        sink->row_begin(sink->ctx, q.case_id, q.tag);
+        run_variant(&r, &w, &list[k].v, list[k].job, q.tag);
+        if (r.restart) rc = HN_RUN_RESTART;
+    }
+    r.stats.compile_wait = r.pool.wait_seconds;
+    r.stats.compile_busy = r.pool.busy_seconds;
+    sink->stats(sink->ctx, &r.stats);
+out:
+    if (have_w) hn_workload_free(&w);
+    if (r.be) runner_close_jobs(&r);
+    for (int i = 0; i < n; i++) {
+        free(list[i].v.choice);
+        free(list[i].v.label);
+    }
+    free(list);
+    runner_close(&r);
+    free(cache_dir);
     return rc;
 }

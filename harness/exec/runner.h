@@ -71,6 +71,20 @@ typedef struct {
     int compile_threads;
 } hn_run_stats;
 
+/* A request to a serving runner (harness tune): compile a configuration
+ * ahead, evaluate one on a case, or stop. */
+#define HN_RUN_MAX_DEFINES 64
+typedef struct {
+    int type;                        /* HN_REQ_* */
+    int64_t case_id;                 /* EVAL */
+    int full;                        /* EVAL: the full sampling rules (else the search's quick ones) */
+    int tag;                         /* EVAL: echoed as the row's slot */
+    int spec;                        /* the variant spec */
+    int n;                           /* its define count */
+    int choice[HN_RUN_MAX_DEFINES];  /* a value index per define */
+} hn_run_request;
+enum { HN_REQ_PREFETCH = 1, HN_REQ_EVAL, HN_REQ_STOP };
+
 /* What the runner reports, in order: device (once, first), then per case
  * case_begin, then per row row_begin and row, then stats at the end. device
  * returns 0 to go on (after the parent has decided what is done) or -1 to stop;
@@ -83,6 +97,9 @@ typedef struct {
     void (*row_begin)(void *ctx, int64_t case_id, int slot);
     void (*row)(void *ctx, const hn_run_row *r);
     void (*stats)(void *ctx, const hn_run_stats *s);
+    /* Serve mode only: waits for the next request; -1 when there is none (the
+     * parent went away). */
+    int (*request)(void *ctx, hn_run_request *req);
 } hn_run_sink;
 
 /* Exit codes of hn_runner_run (and of the worker process). */
@@ -99,14 +116,20 @@ enum {
 int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
                   int64_t last_case, hn_run_shared *shared, const hn_run_sink *sink);
 
+/* Serve mode (harness tune): after the device message, evaluates the requests
+ * the sink hands out, one row each (its slot is the request's tag), until STOP
+ * or the end of requests. Same exit codes. */
+int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *shared, const hn_run_sink *sink);
+
 /* The columns of a results file for p (caller frees the array, not the names). */
 const char **hn_run_columns(const hn_plan *p, int *n);
 
 /* The columns every row of case c shares (w: its shape, or NULL when unknown). */
 void hn_run_row_case(hn_csv *csv, const hn_plan *p, const hn_case *c, const hn_workload *w,
                      const hn_run_device *d);
-/* The columns of a row's slot (variant or baseline). */
+/* The columns of a row's slot (variant or baseline), or of a variant. */
 void hn_run_row_slot(hn_csv *csv, const hn_plan *p, int slot);
+void hn_run_row_variant(hn_csv *csv, const hn_plan *p, const hn_variant *v);
 /* "speedup_vs_<family>" (a string that lives as long as the process). */
 const char *hn_run_speedup_column(const char *family);
 /* The name of a slot: the variant's label or the baseline's name. */

@@ -110,6 +110,20 @@ static void sink_row(void *ctx, const hn_run_row *r) {
     hn_sb_free(&sb);
 }
 
+/* Serve mode: the next request frame from the parent. */
+static int sink_request(void *ctx, hn_run_request *req) {
+    child_sink *cs = ctx;
+    size_t got = 0;
+    char *dst = (char *)req;
+    while (got < sizeof *req) {
+        ssize_t k = read(cs->in, dst + got, sizeof *req - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
 static void sink_stats(void *ctx, const hn_run_stats *s) {
     hn_sb sb;
     hn_sb_init(&sb);
@@ -121,8 +135,32 @@ static void sink_stats(void *ctx, const hn_run_stats *s) {
 /* ---------------------------------------------------------------------- */
 /* the parent's side */
 
+static int start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
+                 int64_t last_case, hn_run_shared *sh, int serve, hn_worker **out, hn_err *err);
+
 int hn_worker_start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
                     int64_t last_case, hn_run_shared *sh, hn_worker **out, hn_err *err) {
+    return start(cli, p, selected, first_case, last_case, sh, 0, out, err);
+}
+
+int hn_worker_start_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, hn_worker **out, hn_err *err) {
+    return start(cli, p, NULL, 0, 0, sh, 1, out, err);
+}
+
+int hn_worker_request(hn_worker *w, const hn_run_request *req) {
+    const char *src = (const char *)req;
+    size_t put = 0;
+    while (put < sizeof *req) {
+        ssize_t k = write(w->to, src + put, sizeof *req - put);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        put += (size_t)k;
+    }
+    return 0;
+}
+
+static int start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
+                 int64_t last_case, hn_run_shared *sh, int serve, hn_worker **out, hn_err *err) {
     *out = NULL;
     int up[2], down[2];
     if (pipe2(up, O_CLOEXEC) != 0) return hn_errf(err, "cannot create a pipe for the worker: %s", strerror(errno));
@@ -156,8 +194,10 @@ int hn_worker_start(const hn_cli *cli, const hn_plan *p, const unsigned char *se
                             .case_begin = sink_case,
                             .row_begin = sink_row_begin,
                             .row = sink_row,
-                            .stats = sink_stats};
-        int rc = hn_runner_run(cli, p, selected, first_case, last_case, sh, &sink);
+                            .stats = sink_stats,
+                            .request = sink_request};
+        int rc = serve ? hn_runner_serve(cli, p, sh, &sink)
+                       : hn_runner_run(cli, p, selected, first_case, last_case, sh, &sink);
         fflush(stdout);
         fflush(stderr);
         close(up[1]);

@@ -47,6 +47,11 @@ typedef struct hn_worker hn_worker;
 int hn_worker_start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
                     int64_t last_case, hn_run_shared *sh, hn_worker **out, hn_err *err);
 
+/* The same for serve mode (harness tune): the worker evaluates the requests
+ * sent with hn_worker_request (after answering its DEVICE message). */
+int hn_worker_start_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, hn_worker **out, hn_err *err);
+int hn_worker_request(hn_worker *w, const hn_run_request *req);
+
 /* Waits up to `timeout` seconds for the next message: 1 with it in *m, 0 when
  * none came (or a signal interrupted the wait), -1 when the worker is gone. */
 int hn_worker_next(hn_worker *w, double timeout, hn_msg *m);

@@ -77,15 +77,20 @@ static int conv2d_op_shape(const double *p, int64_t *counts, hn_err *err) {
         return hn_errf(err, "conv2d: a %dx%d filter with padding %d does not fit a %dx%d image (the output would be "
                             "%dx%d)",
                        d.s.fs, d.s.fs, (int)p[C2_PADDING], d.s.h, d.s.w, d.s.oh, d.s.ow);
-    counts[C2_B_IN] = (int64_t)d.n * d.in_ch * d.s.h * d.s.w;
-    counts[C2_B_FILTER] = (int64_t)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
-    counts[C2_B_BIAS] = d.out_ch;
-    counts[C2_B_OUT] = (int64_t)d.n * d.out_ch * d.s.oh * d.s.ow;
-    for (int i = 0; i < C2_B_COUNT; i++)
-        if (counts[i] > ((int64_t)1 << 31) - 1)
-            return hn_errf(err, "conv2d: buffer '%s' would have %lld elements (more than 2^31-1; the kernels index "
+    /* In doubles, so that no product overflows before the check (each factor is
+     * at most 2^30; past 2^53 the count is inexact but far over the limit). */
+    double n[C2_B_COUNT];
+    n[C2_B_IN] = (double)d.n * d.in_ch * d.s.h * d.s.w;
+    n[C2_B_FILTER] = (double)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
+    n[C2_B_BIAS] = d.out_ch;
+    n[C2_B_OUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
+    for (int i = 0; i < C2_B_COUNT; i++) {
+        if (n[i] > (double)(((int64_t)1 << 31) - 1))
+            return hn_errf(err, "conv2d: buffer '%s' would have %.0f elements (more than 2^31-1; the kernels index "
                                 "with int)",
-                           BUFFERS[i].name, (long long)counts[i]);
+                           BUFFERS[i].name, n[i]);
+        counts[i] = (int64_t)n[i];
+    }
     return 0;
 }
 

@@ -1,0 +1,104 @@
+/* pool.c: background compiles (see pool.h). */
+#define _GNU_SOURCE
+#include "pool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *compile_thread(void *arg) {
+    hn_pool *cp = arg;
+    pthread_mutex_lock(&cp->mu);
+    for (;;) {
+        while (cp->next >= cp->n && !cp->closed) pthread_cond_wait(&cp->cv, &cp->mu);
+        if (cp->next >= cp->n) break; /* closed and nothing left */
+        hn_pool_job *s = cp->jobs[cp->next++];
+        pthread_mutex_unlock(&cp->mu);
+        hn_err err;
+        char *log = NULL;
+        hn_module_image img;
+        int rc = hn_compile(cp->target, &s->build.req, &img, &log, &err);
+        char line[512] = "";
+        if (rc != 0) {
+            /* The reason is the first error line; the full log goes to stderr. */
+            hn_first_error_line(log && *log ? log : err.msg, line, sizeof line);
+            fprintf(stderr, "harness: compile error in %s:\n%s\n", s->build.req.src_path, err.msg);
+        }
+        free(log);
+        pthread_mutex_lock(&cp->mu);
+        s->img = img;
+        s->ok = rc == 0;
+        if (rc != 0) snprintf(s->reason, sizeof s->reason, "%s", line);
+        cp->busy_seconds += img.seconds;
+        s->done = 1;
+        pthread_cond_broadcast(&cp->cv);
+    }
+    pthread_mutex_unlock(&cp->mu);
+    return NULL;
+}
+
+void hn_pool_start(hn_pool *cp, int threads, hn_target target) {
+    memset(cp, 0, sizeof *cp);
+    pthread_mutex_init(&cp->mu, NULL);
+    pthread_cond_init(&cp->cv, NULL);
+    cp->target = target;
+    cp->n_threads = threads > 0 ? threads : 1;
+    cp->threads = xcalloc((size_t)cp->n_threads, sizeof *cp->threads);
+    for (int i = 0; i < cp->n_threads; i++) pthread_create(&cp->threads[i], NULL, compile_thread, cp);
+}
+
+int hn_pool_add(hn_pool *cp, hn_pool_job *job) {
+    pthread_mutex_lock(&cp->mu);
+    if (cp->n == cp->cap) {
+        cp->cap = cp->cap ? 2 * cp->cap : 16;
+        cp->jobs = xrealloc(cp->jobs, (size_t)cp->cap * sizeof *cp->jobs);
+    }
+    int i = cp->n++;
+    cp->jobs[i] = job;
+    pthread_cond_broadcast(&cp->cv);
+    pthread_mutex_unlock(&cp->mu);
+    return i;
+}
+
+void hn_pool_wait(hn_pool *cp, int i, volatile double *since) {
+    double t0 = hn_now();
+    pthread_mutex_lock(&cp->mu);
+    hn_pool_job *s = cp->jobs[i];
+    if (!s->done && since) *since = t0;
+    while (!s->done) pthread_cond_wait(&cp->cv, &cp->mu);
+    if (since) *since = 0;
+    pthread_mutex_unlock(&cp->mu);
+    cp->wait_seconds += hn_now() - t0;
+}
+
+void hn_pool_seal(hn_pool *cp) {
+    if (!cp->threads) return;
+    pthread_mutex_lock(&cp->mu);
+    cp->closed = 1;
+    pthread_cond_broadcast(&cp->cv);
+    pthread_mutex_unlock(&cp->mu);
+}
+
+void hn_pool_close(hn_pool *cp) {
+    if (!cp->threads) return;
+    double t0 = hn_now();
+    hn_pool_seal(cp);
+    for (int i = 0; i < cp->n_threads; i++) pthread_join(cp->threads[i], NULL);
+    free(cp->threads);
+    cp->threads = NULL;
+    cp->wait_seconds += hn_now() - t0;
+}
+
+void hn_pool_destroy(hn_pool *cp) {
+    if (!cp->jobs && !cp->threads) return;
+    hn_pool_close(cp);
+    for (int i = 0; i < cp->n; i++) {
+        hn_module_image_free(&cp->jobs[i]->img);
+        hn_build_free(&cp->jobs[i]->build);
+        free(cp->jobs[i]);
+    }
+    free(cp->jobs);
+    pthread_mutex_destroy(&cp->mu);
+    pthread_cond_destroy(&cp->cv);
+    memset(cp, 0, sizeof *cp);
+}

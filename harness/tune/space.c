@@ -1,0 +1,252 @@
+/* space.c: building a tune space with restrictions applied as early as they can
+ * be (see space.h). */
+#define _GNU_SOURCE
+#include "space.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The names a restriction's expression looks up, resolved once: the lookup
+ * callback sees the same name pointers on every evaluation, so a small table
+ * keyed by pointer avoids string compares in the inner loop. */
+typedef struct {
+    const char *name;
+    int tunable; /* index among the tunables, or -1 */
+} name_slot;
+
+typedef struct {
+    const hn_space *s;
+    const hn_variant_spec *spec;
+    const int *vals;     /* current value index of each bound tunable */
+    hn_scope scope;      /* for everything else */
+    name_slot *slots;
+    int n_slots, cap_slots;
+} build_ctx;
+
+static int tunable_of(const build_ctx *b, const char *name) {
+    for (int t = 0; t < b->s->n_tunables; t++)
+        if (strcmp(b->spec->defines[b->s->define_index[t]].name, name) == 0) return t;
+    return -1;
+}
+
+static int lookup(void *ctx, const char *name, hn_value *out) {
+    build_ctx *b = ctx;
+    int t = -2;
+    for (int i = 0; i < b->n_slots; i++)
+        if (b->slots[i].name == name) {
+            t = b->slots[i].tunable;
+            break;
+        }
+    if (t == -2) {
+        t = tunable_of(b, name);
+        if (b->n_slots == b->cap_slots) {
+            b->cap_slots = b->cap_slots ? 2 * b->cap_slots : 16;
+            b->slots = xrealloc(b->slots, (size_t)b->cap_slots * sizeof *b->slots);
+        }
+        b->slots[b->n_slots++] = (name_slot){name, t};
+    }
+    if (t >= 0) {
+        *out = b->spec->defines[b->s->define_index[t]].values[b->vals[t]];
+        return 0;
+    }
+    return hn_scope_lookup(&b->scope, name, out);
+}
+
+/* For the level of a restriction: the last tunable it names; and whether it
+ * needs a case or a device. */
+typedef struct {
+    build_ctx *b;
+    int level;
+    int needs_case, needs_device;
+} names_ctx;
+
+static int note_name(void *ctx, const char *name) {
+    names_ctx *n = ctx;
+    int t = tunable_of(n->b, name);
+    if (t > n->level) n->level = t;
+    if (t >= 0) return 0;
+    const hn_plan *p = n->b->s->plan;
+    for (int a = 0; a < p->n_axes; a++) n->needs_case |= strcmp(p->axes[a].name, name) == 0;
+    n->needs_case |= hn_op_param_index(p->op, name) >= 0;
+    for (int i = 0; hn_device_names[i]; i++) n->needs_device |= strcmp(hn_device_names[i], name) == 0;
+    return 0;
+}
+
+int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, const double *params,
+                   const hn_device_info *dev, int64_t max_valid, hn_space **out, hn_err *err) {
+    *out = NULL;
+    double t0 = hn_now();
+    const hn_variant_spec *spec = &p->specs[base->spec];
+    hn_space *s = xcalloc(1, sizeof *s);
+    s->plan = p;
+    s->spec = base->spec;
+    s->define_index = xcalloc((size_t)spec->n_defines + 1, sizeof *s->define_index);
+    s->n_values = xcalloc((size_t)spec->n_defines + 1, sizeof *s->n_values);
+    s->radix = xcalloc((size_t)spec->n_defines + 1, sizeof *s->radix);
+    for (int d = 0; d < spec->n_defines; d++)
+        if (spec->defines[d].tunable) {
+            s->define_index[s->n_tunables] = d;
+            s->n_values[s->n_tunables++] = spec->defines[d].n;
+        }
+    s->n_raw = 1;
+    for (int t = 0; t < s->n_tunables; t++) s->n_raw *= s->n_values[t];
+    int64_t r = 1;
+    for (int t = s->n_tunables - 1; t >= 0; t--) {
+        s->radix[t] = r;
+        r = r <= INT64_MAX / (s->n_values[t] ? s->n_values[t] : 1) ? r * s->n_values[t] : INT64_MAX;
+    }
+    if (s->n_raw > 9.0e18) {
+        hn_errf(err, "variants[%d].tune: %.3g combinations is more than a space can index", base->spec, s->n_raw);
+        hn_space_free(s);
+        return -1;
+    }
+
+    int *vals = xcalloc((size_t)s->n_tunables + 1, sizeof *vals);
+    build_ctx b = {.s = s, .spec = spec, .vals = vals, .scope = {p, c, base, params, 0, dev}};
+    /* each restriction at the level of the last tunable it names */
+    int nr = spec->n_restrict;
+    int *level = xcalloc((size_t)nr + 1, sizeof *level);
+    int rc = 0;
+    for (int i = 0; i < nr && rc == 0; i++) {
+        names_ctx n = {&b, -1, 0, 0};
+        hn_expr_names(spec->restrict_[i], note_name, &n);
+        level[i] = n.level;
+        /* without a case (or a device), restrictions that need one are left out */
+        if ((n.needs_case && !c) || (n.needs_device && !dev)) level[i] = -2;
+    }
+    int64_t cap = 0;
+    /* depth-first: vals[0..depth) bound; restrictions of a level checked when it binds */
+    int depth = 0, ok_root = 1;
+    for (int i = 0; rc == 0 && i < nr; i++) {
+        if (level[i] != -1) continue;
+        hn_value v;
+        if (hn_expr_eval(spec->restrict_[i], lookup, &b, &v, err) != 0) {
+            rc = hn_err_prefix(err, "variants[%d].restrict[%d] ('%s')", base->spec, i, hn_expr_text(spec->restrict_[i]));
+            break;
+        }
+        s->evaluations++;
+        ok_root &= hn_value_truthy(&v);
+    }
+    if (rc == 0 && ok_root && s->n_tunables > 0) {
+        vals[0] = -1;
+        while (depth >= 0 && rc == 0) {
+            if (++vals[depth] >= s->n_values[depth]) { /* this level is exhausted */
+                depth--;
+                continue;
+            }
+            int ok = 1;
+            for (int i = 0; ok && i < nr; i++) {
+                if (level[i] != depth) continue;
+                hn_value v;
+                if (hn_expr_eval(spec->restrict_[i], lookup, &b, &v, err) != 0) {
+                    char *at = hn_space_describe_vals(s, vals, depth + 1);
+                    rc = hn_err_prefix(err, "variants[%d].restrict[%d] ('%s') at %s", base->spec, i,
+                                       hn_expr_text(spec->restrict_[i]), at);
+                    free(at);
+                    break;
+                }
+                s->evaluations++;
+                ok = hn_value_truthy(&v);
+            }
+            if (rc != 0 || !ok) continue;
+            if (depth + 1 < s->n_tunables) {
+                vals[++depth] = -1;
+                continue;
+            }
+            if (max_valid == HN_SPACE_FIRST && s->n_valid == 1) break;
+            if (s->n_valid == max_valid) {
+                rc = hn_errf(err, "variants[%d].tune: more than %lld valid configurations (restrict the space)",
+                             base->spec, (long long)max_valid);
+                break;
+            }
+            if (s->n_valid == cap) {
+                cap = cap ? 2 * cap : 1024;
+                s->valid = xrealloc(s->valid, (size_t)cap * sizeof *s->valid);
+            }
+            s->valid[s->n_valid++] = hn_space_raw(s, vals);
+        }
+    }
+    free(vals);
+    free(level);
+    free(b.slots);
+    s->build_seconds = hn_now() - t0;
+    if (rc != 0) {
+        hn_space_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+void hn_space_free(hn_space *s) {
+    if (!s) return;
+    free(s->define_index);
+    free(s->n_values);
+    free(s->radix);
+    free(s->valid);
+    free(s);
+}
+
+int hn_space_value(const hn_space *s, int64_t raw, int t) {
+    return (int)(raw / s->radix[t] % s->n_values[t]);
+}
+
+int64_t hn_space_raw(const hn_space *s, const int *vals) {
+    int64_t r = 0;
+    for (int t = 0; t < s->n_tunables; t++) r += vals[t] * s->radix[t];
+    return r;
+}
+
+int64_t hn_space_find(const hn_space *s, int64_t raw) {
+    int64_t lo = 0, hi = s->n_valid;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (s->valid[mid] < raw) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < s->n_valid && s->valid[lo] == raw ? lo : -1;
+}
+
+void hn_space_apply(const hn_space *s, int64_t raw, hn_variant *v) {
+    for (int t = 0; t < s->n_tunables; t++) v->choice[s->define_index[t]] = hn_space_value(s, raw, t);
+}
+
+char *hn_space_describe_vals(const hn_space *s, const int *vals, int n) {
+    const hn_variant_spec *spec = &s->plan->specs[s->spec];
+    hn_sb sb;
+    hn_sb_init(&sb);
+    for (int t = 0; t < n; t++) {
+        const hn_axis *ax = &spec->defines[s->define_index[t]];
+        hn_sb_addf(&sb, "%s%s=%s", t ? "," : "", ax->name, ax->texts[vals[t]]);
+    }
+    return hn_sb_detach(&sb);
+}
+
+char *hn_space_describe(const hn_space *s, int64_t raw) {
+    int vals[64];
+    int n = s->n_tunables < 64 ? s->n_tunables : 64;
+    for (int t = 0; t < n; t++) vals[t] = hn_space_value(s, raw, t);
+    return hn_space_describe_vals(s, vals, n);
+}
+
+int64_t hn_space_parse(const hn_space *s, const char *config) {
+    const hn_variant_spec *spec = &s->plan->specs[s->spec];
+    int vals[64];
+    if (s->n_tunables > 64) return -1;
+    for (int t = 0; t < s->n_tunables; t++) {
+        const hn_axis *ax = &spec->defines[s->define_index[t]];
+        size_t nl = strlen(ax->name);
+        vals[t] = -1;
+        /* NAME=text, between commas (texts hold no commas: they are define values) */
+        for (const char *p = config; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+            if (strncmp(p, ax->name, nl) != 0 || p[nl] != '=') continue;
+            const char *v = p + nl + 1, *end = strchr(v, ',');
+            size_t vl = end ? (size_t)(end - v) : strlen(v);
+            for (int k = 0; k < s->n_values[t] && vals[t] < 0; k++)
+                if (strlen(ax->texts[k]) == vl && strncmp(ax->texts[k], v, vl) == 0) vals[t] = k;
+            break;
+        }
+        if (vals[t] < 0) return -1;
+    }
+    return hn_space_raw(s, vals);
+}
