@@ -33,6 +33,9 @@
  * OpenBLAS forced to its AVX-512 kernels; see conv2d_ref_bench.
  * Threads take blocks of pixels; every thread writes only its own output columns.
  *
+ * The backward passes (data and filter gradients) are built on the same multiply;
+ * see conv2d_ref_backward_data.
+ *
  * Preconditions (asserted): in_ch, out_ch, h, w, fs >= 1; pixel indices in
  * [0, h*w). Every function here is thread-safe; none keeps state between calls.
  */
@@ -61,6 +64,45 @@ void conv2d_ref_shape(conv2d_shape *s, int h, int w, int fs, int padding);
 void conv2d_ref_general(double *out, const int64_t *pix, int64_t n_pix, const float *in, const float *filter,
                         int in_ch, int out_ch, const conv2d_shape *sh, float pad, int threads,
                         const struct conv2d_ref_opts *opts);
+/* conv2d_ref_general over a batch of n images: in (n, in_ch, h, w), out (n, out_ch,
+ * n_pix), the same pixels in every image. Threads take blocks of pixels of any image,
+ * so a batch of small images keeps every thread busy. */
+void conv2d_ref_general_batch(double *out, const int64_t *pix, int64_t n_pix, const float *in,
+                              const float *filter, int n, int in_ch, int out_ch, const conv2d_shape *sh,
+                              float pad, int threads, const struct conv2d_ref_opts *opts);
+
+/* The backward passes of the convolution of geometry sh (stride 1), the gradients of
+ * a loss E given dout = dE/dout (n, out_ch, oh, ow):
+ *
+ *   din[b][c][y][x]  = sum over o, p, q of dout[b][o][y + pad_lo - p][x + pad_lo - q] *
+ *                      filter[o][c][p][q]   (terms outside dout are zero)
+ *   dfilter[o][c][p][q] = sum over b, y, x of dout[b][o][y][x] * X(b, c, y + p - pad_lo, x + q - pad_lo)
+ *                      (X = in inside the image, `pad` outside: the padded pixels
+ *                      the forward read take part)
+ *
+ * Data is a forward convolution (conv2d_ref_general_batch) of dout with the filter
+ * flipped and its channels swapped on the transposed geometry below; filter is a GEMM
+ * of dout (out_ch x pixels) with the im2col of the input (pixels x in_ch*fs*fs)
+ * summed over the batch, on the same micro-kernels (always ours: opts->gemm is not
+ * read; opts->chunk_pix, if set, caps the pixels per packed block, at most 192). */
+
+/* The geometry of the data gradient as a forward convolution: input oh x ow (dout),
+ * output h x w, pad_lo' = fs - 1 - pad_lo (negative when padding >= fs). */
+void conv2d_ref_transposed_shape(conv2d_shape *t, const conv2d_shape *sh);
+
+/* din (n, in_ch, n_pix) at the input pixels pix (y * w + x; NULL: all, n_pix = h*w)
+ * of every image, from dout (n, out_ch, oh, ow) and filter (out_ch, in_ch, fs, fs). */
+void conv2d_ref_backward_data(double *din, const int64_t *pix, int64_t n_pix, const float *dout,
+                              const float *filter, int n, int in_ch, int out_ch, const conv2d_shape *sh,
+                              int threads, const struct conv2d_ref_opts *opts);
+
+/* dfilter (out_ch, n_cols) at the filter entries cols[j] = (c*fs + p)*fs + q (NULL:
+ * all, n_cols = in_ch*fs*fs), summed over the batch, from in (n, in_ch, h, w) and dout
+ * (n, out_ch, oh, ow). Written entirely. */
+void conv2d_ref_backward_filter(double *dfilter, const int64_t *cols, int64_t n_cols, const float *in,
+                                const float *dout, int n, int in_ch, int out_ch, const conv2d_shape *sh,
+                                float pad, int threads, const struct conv2d_ref_opts *opts);
+
 /* The output pixels whose window reaches outside the input, in increasing order;
  * written to pix unless NULL; returns the count. */
 int64_t conv2d_border_pixels_general(int64_t *pix, const conv2d_shape *sh);
@@ -103,6 +145,12 @@ typedef struct conv2d_ref_opts {
     conv2d_gemm gemm;
     conv2d_isa isa; /* our multiply's kernel (falls back to what the CPU runs) */
 } conv2d_ref_opts;
+
+/* dbias[o] = sum over b < n and the npix pixels of dout[b][o][.], dout (n, out_ch,
+ * npix). Deterministic: the same sums in the same order whatever the thread count.
+ * isa: the summing kernel (CONV2D_ISA_BEST: the best this CPU runs). */
+void conv2d_ref_backward_bias(double *dbias, const float *dout, int n, int out_ch, int64_t npix, int threads,
+                              conv2d_isa isa);
 
 /* conv2d_forward_ref_at with knobs; pix == NULL means every pixel in order
  * (n_pix must then be h*w), which is conv2d_forward_ref. opts may be NULL. */
