@@ -135,8 +135,8 @@ static int bench_overhead(FILE *out, const char *dir, hn_err *err) {
     int rc = 0;
     for (int warm = 0; warm < 2 && rc == 0; warm++) {
         char *prefix = xasprintf("%s/overhead%d", dir, warm);
-        double wall, kernel_ms;
-        int rows;
+        double wall = 0, kernel_ms = 0;
+        int rows = 0;
         rc = run_tune(config, prefix, cache, 12, &wall, &kernel_ms, &rows, err);
         if (rc == 0 && rows > 0)
             fprintf(out, "  %s compile cache: %d evaluations in %.2f s: %.1f ms each, of which %.2f ms in the "
