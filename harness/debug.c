@@ -289,6 +289,10 @@ int hn_cmd_debug(const hn_cli *cli) {
             print_buffer(op->buffers[i].name, op->buffers[i].shape, dims, nd, w.host[i], dt);
             continue;
         }
+        if (!hn_variant_binds(p, v, i)) { /* as in run: a kernel is checked on the outputs it is given */
+            printf("%s: not given to this kernel (not checked)\n", op->buffers[i].name);
+            continue;
+        }
         /* The reference as a full buffer where it is complete (debug cases are
          * computed in full; a layout may still order it by index). */
         const hn_ref *ref = &w.refs[i];

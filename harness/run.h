@@ -123,6 +123,10 @@ typedef struct {
 
 /* Whether variant v passes buffer `buffer` to its kernel. */
 int hn_variant_binds(const hn_plan *p, const hn_variant *v, int buffer);
+/* The FLOP and bytes of a row of variant v (NULL: a baseline, the whole
+ * operator): a kernel given only some of the operator's buffers counts those
+ * (see hn_op.flop_of). */
+void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, double *flop, double *bytes);
 
 /* Downloads every output buffer of w and checks each against its reference with
  * the plan's tolerances for (case, variant): for a variant, the outputs its

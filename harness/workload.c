@@ -156,6 +156,24 @@ int hn_eval_geometry(const hn_plan *p, const hn_variant *v, const hn_workload *w
     return 0;
 }
 
+void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, double *flop, double *bytes) {
+    const hn_op *op = p->op;
+    *flop = w->flop;
+    *bytes = w->bytes;
+    if (!v) return;
+    int all = 1;
+    for (int i = 0; i < op->n_buffers; i++) all &= hn_variant_binds(p, v, i);
+    if (all) return;
+    double f = 0, b = 0;
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (!hn_variant_binds(p, v, i)) continue;
+        b += (double)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        if (op->buffers[i].role != HN_BUF_IN && op->flop_of) f += op->flop_of(w->params, i);
+    }
+    *bytes = b;
+    if (op->flop_of) *flop = f;
+}
+
 int hn_variant_binds(const hn_plan *p, const hn_variant *v, int buffer) {
     const hn_variant_spec *s = &p->specs[v->spec];
     for (int i = 0; i < s->n_args; i++)

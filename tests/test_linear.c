@@ -278,6 +278,46 @@ static void test_kernels_on_emu(void) {
     hn_test_debug_emu("configs/linear_sweep.json", "linear_tiled[TILE=8]", "batch=9,in_f=17,out_f=10");
 }
 
+/* A kernel given one gradient's buffers counts that gradient's FLOP and the
+ * bytes of the buffers it is given, not the whole operator's. */
+static void test_partial_rows(void) {
+    char *cfg = hn_test_root_path("configs/linear_backward_sweep.json");
+    char *dir = hn_test_scratch("partial");
+    char *out = xasprintf("%s/partial.csv", dir);
+    const char *args[] = {"run", cfg, "--backend", "emu", "--out", out, "--force", "--quiet", "--case", "0",
+                          "--max-samples", "1", "--all", NULL};
+    char *so, *se;
+    int rc = hn_test_run_harness(NULL, args, &so, &se);
+    CHECK_MSG(rc == 0, "harness run exited %d:\n%s%s", rc, so, se);
+    hn_table t = {0};
+    hn_err err;
+    int seen = 0;
+    if (hn_table_load(out, &t, &err) == 0) {
+        for (int r = 0; r < t.n_rows; r++) {
+            const char *k = hn_table_get(&t, r, "kernel");
+            double b = atof(hn_table_get(&t, r, "batch")), i = atof(hn_table_get(&t, r, "in_f"));
+            double o = atof(hn_table_get(&t, r, "out_f")), flop = atof(hn_table_get(&t, r, "flop"));
+            double bytes = atof(hn_table_get(&t, r, "bytes"));
+            if (strcmp(hn_table_get(&t, r, "status"), "ok") != 0) continue;
+            if (strstr(k, "_dbias_")) {
+                CHECK_MSG(flop == b * o, "%s: flop %g, expected %g", k, flop, b * o);
+                CHECK_MSG(bytes == 4 * (b * o + o), "%s: bytes %g, expected %g", k, bytes, 4 * (b * o + o));
+                seen++;
+            } else if (strstr(k, "_dx_") || strstr(k, "_dweight_")) {
+                CHECK_MSG(flop == 2 * b * i * o, "%s: flop %g, expected %g", k, flop, 2 * b * i * o);
+                CHECK_MSG(bytes < 4 * (2 * b * i + 2 * o * i + b * o + o), "%s: bytes %g are the whole operator's", k,
+                          bytes);
+                seen++;
+            }
+        }
+        hn_table_free(&t);
+    } else {
+        CHECK_MSG(0, "%s", err.msg);
+    }
+    CHECK_MSG(seen >= 3, "only %d gradient rows", seen);
+    free(so), free(se), free(out), free(dir), free(cfg);
+}
+
 int main(void) {
     fwd = hn_op_find("linear");
     bwd = hn_op_find("linear_backward");
@@ -289,7 +329,7 @@ int main(void) {
     test_references();
     test_sampled();
     test_generator();
-    if (getenv("HARNESS_BIN")) test_kernels_on_emu();
+    if (getenv("HARNESS_BIN")) test_kernels_on_emu(), test_partial_rows();
     else fprintf(stderr, "HARNESS_BIN not set: the kernels were not run on the emulator\n");
     hn_test_cleanup();
     return hn_test_exit();

@@ -327,9 +327,10 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
             char safe[256];
             hn_sanitize_name(r->plan->variants[vi].label, safe, sizeof safe);
             path = xasprintf("%s/%s.%s.npy", dir, op->buffers[i].name, safe);
-            if (!r->row_ran) {
-                /* A row that never ran has no output: not this run's, and not a
-                 * stale file from an earlier run either. */
+            if (!r->row_ran || !hn_variant_binds(r->plan, &r->plan->variants[vi], i)) {
+                /* A row that never ran has no output, and a kernel not given a
+                 * buffer wrote none of it: neither this run's values nor a stale
+                 * file from an earlier run. */
                 unlink(path);
                 free(path);
                 continue;
@@ -509,8 +510,11 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
 
     double median = NAN, noise = NAN;
     if (st.n > 0) {
-        double sec = st.median;
-        double gflops = w->flop / sec * 1e-9, gbps = w->bytes / sec * 1e-9;
+        double sec = st.median, flop, bytes;
+        hn_row_work(r->plan, w, j->v, &flop, &bytes);
+        hn_csv_setf_named(csv, "flop", "%.0f", flop);
+        hn_csv_setf_named(csv, "bytes", "%.0f", bytes);
+        double gflops = flop / sec * 1e-9, gbps = bytes / sec * 1e-9;
         hn_csv_setf_named(csv, "gflops", "%.4g", gflops);
         hn_csv_setf_named(csv, "gbps", "%.4g", gbps);
         double peak = strcmp(precision, "double") == 0 ? r->d.peak_fp64 : r->d.peak_fp32;

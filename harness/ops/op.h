@@ -110,6 +110,11 @@ typedef struct hn_op {
      * must move (each input read once, each output written once). */
     double (*flop)(const double *p);
     double (*bytes)(const double *p);
+    /* Optional, for operators with several outputs a kernel may compute apart
+     * (dx, dweight, dbias): the FLOP of output buffer b alone. A row of a kernel
+     * given only some outputs counts theirs (and the bytes of the buffers it is
+     * given); without it, such a row counts flop(). */
+    double (*flop_of)(const double *p, int b);
     /* The logical shape of buffer i (for messages, saved tensors and debug
      * views): fills dims (at most 4) and returns their count; their product is
      * the element count. */

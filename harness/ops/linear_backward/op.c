@@ -62,6 +62,13 @@ static double lb_flop(const double *p) {
     return 4.0 * d.batch * d.in_f * (double)d.out_f + (double)d.batch * d.out_f;
 }
 
+/* dx and dweight: a GEMM each; dbias: the column sums of dy. */
+static double lb_flop_of(const double *p, int b) {
+    linear_dims d;
+    linear_params(p, &d);
+    return b == B_DBIAS ? (double)d.batch * d.out_f : 2.0 * d.batch * d.in_f * (double)d.out_f;
+}
+
 static double lb_bytes(const double *p) {
     linear_dims d;
     linear_params(p, &d);
@@ -178,6 +185,7 @@ const hn_op hn_op_linear_backward = {
     .shape = lb_shape,
     .flop = lb_flop,
     .bytes = lb_bytes,
+    .flop_of = lb_flop_of,
     .dims = lb_dims,
     .label = linear_label,
     .generate = lb_generate,
