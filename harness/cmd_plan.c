@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "run.h"
+#include "sweep.h"
 
 static hn_plan *load_or_complain(const hn_cli *cli) {
     hn_plan *p;

@@ -14,8 +14,6 @@
 #include <cjson/cJSON.h>
 
 #include "backend.h"
-#include "run.h"
-#include "sweep.h"
 
 /* ---------------------------------------------------------------------- */
 /* error helpers: every message is "<file>: <json path>: <problem>" */
@@ -1225,31 +1223,6 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         }
     }
 
-    if (hn_sweep_expand_variants(plan, c->err) != 0) {
-        hn_err_prefix(c->err, "%s", c->file);
-        goto out;
-    }
-    if (hn_sweep_enumerate(plan, c->err) != 0) {
-        hn_err_prefix(c->err, "%s", c->file);
-        goto out;
-    }
-    /* every case must be a problem the operator can pose */
-    for (int64_t i = 0; i < plan->n_cases; i++) {
-        hn_workload w;
-        if (hn_workload_shape(&w, plan, &plan->cases[i], c->err) == 0) continue;
-        hn_sb vals;
-        hn_sb_init(&vals);
-        for (int a = 0; a < plan->n_axes; a++) {
-            char buf[64];
-            hn_value_format(&plan->cases[i].values[a], buf, sizeof buf);
-            hn_sb_addf(&vals, "%s%s=%s", a ? ", " : "", plan->axes[a].name, buf);
-        }
-        hn_err_prefix(c->err, "%s: axes: case %lld (%s)", c->file, (long long)i, CUT(vals.buf));
-        hn_sb_free(&vals);
-        snprintf(c->err->msg + strlen(c->err->msg), sizeof c->err->msg - strlen(c->err->msg),
-                 " (leave such cases out with \"where\")");
-        goto out;
-    }
     rc = 0;
 out:
     free(axis_names);
@@ -1285,7 +1258,7 @@ static int json_depth_at(const char *text, const char *at) {
     return depth;
 }
 
-int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
+int hn_config_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
                   hn_err *err) {
     *out = NULL;
     ctx c = {path, err};
@@ -1313,7 +1286,7 @@ int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_
     return 0;
 }
 
-int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err) {
+int hn_config_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err) {
     char *text;
     size_t size;
     *out = NULL;
@@ -1326,7 +1299,7 @@ int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err 
         free(text);
         return hn_errf(err, "%s:%d:%d: a NUL byte (a config is JSON text)", path, line, col);
     }
-    int rc = hn_plan_parse(text, path, seed_override, out, err);
+    int rc = hn_config_parse(text, path, seed_override, out, err);
     free(text);
     return rc;
 }

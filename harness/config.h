@@ -11,7 +11,7 @@
  * Names in expressions: a variant's defines, then the operator's parameters,
  * then the axes. Define names may not collide with the others.
  *
- * Invariants after hn_plan_load succeeds: op is set; every expression parsed and
+ * Invariants after hn_plan_load (sweep.h) succeeds: op is set; every expression parsed and
  * refers only to known names; n_cases >= 0 cases, each with n_axes values; every
  * variant instance belongs to a spec and has one value per spec define.
  */
@@ -146,12 +146,14 @@ typedef struct {
     int n_define_names;
 } hn_plan;
 
-/* Loads and validates path. seed_override >= 0 replaces the config's seed.
- * On error returns -1 with a message naming the file, JSON path and problem. */
-int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err);
-/* Same, from text (name is used in messages and dir for relative files). */
-int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
-                  hn_err *err);
+/* Parses and validates the config at path: the plan's axes, specs, checks
+ * and tuning, without its cases and variant instances (sweep.h's hn_plan_load
+ * does both). seed_override >= 0 replaces the config's seed. On error returns
+ * -1 with a message naming the file, JSON path and problem. */
+int hn_config_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err);
+/* Same, from text (path is used in messages and its folder for relative files). */
+int hn_config_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
+                    hn_err *err);
 void hn_plan_free(hn_plan *p);
 
 /* A lookup context over (case, variant): defines, op params, axes. variant may be

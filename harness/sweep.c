@@ -1,9 +1,11 @@
 /* sweep.c: see sweep.h. */
 #include "sweep.h"
-#include "tune/space.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "run.h"
+#include "tune/space.h"
 
 static int combination_values(const hn_plan *p, int64_t index, hn_value *values) {
     for (int a = p->n_axes - 1; a >= 0; a--) {
@@ -230,4 +232,47 @@ int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_cas
         }
     }
     return 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* a whole plan */
+
+/* The variants, the cases, and every case a problem the operator can pose. */
+static int complete(hn_plan *plan, hn_err *err) {
+    if (hn_sweep_expand_variants(plan, err) != 0 || hn_sweep_enumerate(plan, err) != 0)
+        return hn_err_prefix(err, "%s", plan->path);
+    for (int64_t i = 0; i < plan->n_cases; i++) {
+        hn_workload w;
+        if (hn_workload_shape(&w, plan, &plan->cases[i], err) == 0) continue;
+        hn_sb vals;
+        hn_sb_init(&vals);
+        for (int a = 0; a < plan->n_axes; a++) {
+            char buf[64];
+            hn_value_format(&plan->cases[i].values[a], buf, sizeof buf);
+            hn_sb_addf(&vals, "%s%s=%s", a ? ", " : "", plan->axes[a].name, buf);
+        }
+        char cut[128];
+        hn_err_prefix(err, "%s: axes: case %lld (%s)", plan->path, (long long)i, hn_excerpt(vals.buf, cut, sizeof cut));
+        hn_sb_free(&vals);
+        snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+                 " (leave such cases out with \"where\")");
+        return -1;
+    }
+    return 0;
+}
+
+int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err) {
+    if (hn_config_load(path, seed_override, out, err) != 0) return -1;
+    if (complete(*out, err) == 0) return 0;
+    hn_plan_free(*out);
+    *out = NULL;
+    return -1;
+}
+
+int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out, hn_err *err) {
+    if (hn_config_parse(text, path, seed_override, out, err) != 0) return -1;
+    if (complete(*out, err) == 0) return 0;
+    hn_plan_free(*out);
+    *out = NULL;
+    return -1;
 }

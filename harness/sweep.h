@@ -1,5 +1,5 @@
 /*
- * sweep.h: expanding a plan into cases and variant instances.
+ * sweep.h: a config expanded into a plan: its cases and variant instances.
  *
  * Cases: the cross product of the axes (the first axis varies slowest, as the
  * seed notebook's nested loops), filtered by the config's `where` constraints,
@@ -27,6 +27,13 @@
 #define HN_SWEEP_MAX_DEFINE_COMBINATIONS 100000LL
 #endif
 #define HN_SWEEP_MAX_VARIANTS 100000
+
+/* Loads a config (hn_config_load) and expands it: the variant instances, the
+ * cases, and every case checked to be a problem the operator can pose. On
+ * error -1 with a message naming the file, the JSON path and the problem. */
+int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err);
+/* Same, from text. */
+int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out, hn_err *err);
 
 int hn_sweep_enumerate(hn_plan *p, hn_err *err);
 int hn_sweep_expand_variants(hn_plan *p, hn_err *err);

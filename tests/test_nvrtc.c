@@ -12,6 +12,7 @@
 #include "config.h"
 #include "embedded.h"
 #include "hn_test.h"
+#include "sweep.h"
 #include "run.h"
 
 static const char *root(void) {

@@ -24,6 +24,7 @@
 #include "csv.h"
 #include "run.h"
 #include "space.h"
+#include "sweep.h"
 #include "tune.h"
 
 /* A space like a register-tiled kernel's: 7*7*6*5*5*3*2*4*4*4*4 = 11.3 M raw. */
