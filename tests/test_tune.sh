@@ -45,6 +45,22 @@ sed -i "s|\"../kernels/tune/|\"$root/tests/kernels/tune/|" "$tmp/budget0.json"
 expect 2 "budget0.json: tuning.budget" "$h" list "$tmp/budget0.json"
 expect 2 "unknown strategy 'sideways'" "$h" tune "$cfg" --backend emu --strategy sideways
 
+echo "== a configuration the device cannot launch is invalid with its reason, and the search goes on"
+sed 's/{"pow2": \[32, 256\]}, "ITEMS": \[1, 2, 4\]/{"pow2": [1024, 2048]}, "ITEMS": [1]/; s/"BLOCK \* ITEMS <= 512"/"ITEMS >= 1"/' "$cfg" >"$tmp/big.json"
+sed -i "s|\"../kernels/tune/|\"$root/tests/kernels/tune/|" "$tmp/big.json"
+out=$("$h" tune "$tmp/big.json" --backend emu --case 0 --strategy brute_force --budget 100% --top 1 --out "$tmp/big" 2>&1)
+[ $? = 0 ] || fail "a tune with unlaunchable configurations failed: $out"
+python3 - "$tmp/big.journal" <<'PY' || fail "unlaunchable configurations not recorded as invalid with a reason: $out"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip() and json.loads(l)["phase"] == "search"]
+assert len(rows) == 4, len(rows)
+for r in rows:
+    if r["config"].startswith("BLOCK=2048"):
+        assert r["status"] == "launch_error" and "block dimension x = 2048" in r["reason"], r
+    else:
+        assert r["status"] == "ok", r
+PY
+
 echo "== a tune, then the same tune from its journal"
 out=$("$h" tune "$cfg" --backend emu --case 0 --out "$tmp/t" 2>&1)
 rc=$?
