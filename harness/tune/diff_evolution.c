@@ -35,8 +35,8 @@ typedef struct {
     int64_t *pop, *trial;       /* [size]: positions */
     double *pop_cost;           /* [size] */
     int n_trials;
-    int64_t *todo;              /* [size]: the unseen trials, proposed in order */
-    int n_todo, next_todo, stall;
+    hn_generation gen;          /* [size]: the unseen trials, proposed in order */
+    int stall;
     int *x, *b, *r1, *r2;       /* [n_tunables]: value indices */
 } evolver;
 
@@ -49,7 +49,7 @@ static void *create(const hn_space *s, uint64_t seed) {
     if (e->size < 1) e->size = 1;
     e->pop = xcalloc((size_t)e->size, sizeof *e->pop);
     e->trial = xcalloc((size_t)e->size, sizeof *e->trial);
-    e->todo = xcalloc((size_t)e->size, sizeof *e->todo);
+    e->gen.todo = xcalloc((size_t)e->size, sizeof *e->gen.todo);
     e->pop_cost = xcalloc((size_t)e->size, sizeof *e->pop_cost);
     size_t nt = (size_t)s->n_tunables + 1;
     e->x = xcalloc(nt, sizeof *e->x);
@@ -81,7 +81,8 @@ static int64_t make_trial(evolver *e, int i, int best, double f, int attempt) {
 }
 
 /* The trials that came back are judged; the next generation's are made. */
-static void advance(evolver *e) {
+static void advance(void *st) {
+    evolver *e = st;
     if (!e->n_pop) {
         for (int i = 0; i < e->n_trials; i++) e->pop[i] = e->trial[i], e->pop_cost[i] = cost_of(e, e->trial[i]);
         e->n_pop = e->n_trials;
@@ -91,7 +92,7 @@ static void advance(evolver *e) {
             if (c <= e->pop_cost[i]) e->pop[i] = e->trial[i], e->pop_cost[i] = c;
         }
     }
-    e->n_trials = e->n_todo = e->next_todo = 0;
+    e->n_trials = e->gen.n_todo = e->gen.next_todo = 0;
     int best = 0;
     for (int i = 1; i < e->n_pop; i++)
         if (e->pop_cost[i] < e->pop_cost[best]) best = i;
@@ -120,30 +121,14 @@ static void advance(evolver *e) {
         }
         for (int r = 0; r <= RETRIES && (q < 0 || hn_memo_get(&e->memo, q, NULL)); r++) q = make_trial(e, i, best, f, r);
         e->trial[e->n_trials++] = q;
-        if (!hn_memo_get(&e->memo, q, NULL)) {
-            hn_memo_put(&e->memo, q, NAN);
-            e->todo[e->n_todo++] = q;
-        }
+        hn_generation_add(&e->gen, &e->memo, q);
     }
-    if (!e->n_todo) e->stall++;
+    if (!e->gen.n_todo) e->stall++;
 }
 
 static int propose(void *st, int64_t *out, int max) {
     evolver *e = st;
-    for (int round = 0; round < MAX_ROUNDS; round++) {
-        if (e->next_todo < e->n_todo) {
-            int k = 0;
-            while (k < max && e->next_todo < e->n_todo) out[k++] = e->todo[e->next_todo++];
-            return k;
-        }
-        if (hn_memo_full(&e->memo, e->s)) return 0;
-        advance(e);
-    }
-    int64_t q = hn_memo_unseen(&e->memo, e->s, &e->rng);
-    if (q < 0 || max < 1) return 0;
-    hn_memo_put(&e->memo, q, NAN);
-    out[0] = q;
-    return 1;
+    return hn_generation_propose(&e->gen, &e->memo, e->s, &e->rng, advance, e, MAX_ROUNDS, out, max);
 }
 
 static void observe(void *st, int64_t pos, double cost) {
@@ -154,13 +139,7 @@ static void observe(void *st, int64_t pos, double cost) {
 /* A configuration found elsewhere replaces the worst member if it is better. */
 static void learn(void *st, int64_t pos, double cost) {
     evolver *e = st;
-    hn_memo_put(&e->memo, pos, cost);
-    int worst = -1;
-    for (int i = 0; i < e->n_pop; i++) {
-        if (e->pop[i] == pos) return;
-        if (worst < 0 || e->pop_cost[i] > e->pop_cost[worst]) worst = i;
-    }
-    if (worst >= 0 && cost < e->pop_cost[worst]) e->pop[worst] = pos, e->pop_cost[worst] = cost;
+    hn_population_learn(&e->memo, e->pop, e->pop_cost, e->n_pop, pos, cost);
 }
 
 static void destroy(void *st) {
@@ -169,7 +148,7 @@ static void destroy(void *st) {
     hn_memo_free(&e->memo);
     free(e->pop);
     free(e->trial);
-    free(e->todo);
+    free(e->gen.todo);
     free(e->pop_cost);
     free(e->x);
     free(e->b);

@@ -33,8 +33,8 @@ typedef struct {
     int n_pop, n_kids;
     int64_t *pop, *kid;         /* [size]: positions */
     double *pop_cost;           /* [size] */
-    int64_t *todo;              /* [size]: the unseen children, proposed in order */
-    int n_todo, next_todo, stall;
+    hn_generation gen;          /* [size]: the unseen children, proposed in order */
+    int stall;
     int *a, *b;                 /* [n_tunables]: value indices of the parents */
 } genetic;
 
@@ -48,7 +48,7 @@ static void *create(const hn_space *s, uint64_t seed) {
     g->elite = g->size > 2 * ELITE ? ELITE : 0;
     g->pop = xcalloc((size_t)g->size, sizeof *g->pop);
     g->kid = xcalloc((size_t)g->size, sizeof *g->kid);
-    g->todo = xcalloc((size_t)g->size, sizeof *g->todo);
+    g->gen.todo = xcalloc((size_t)g->size, sizeof *g->gen.todo);
     g->pop_cost = xcalloc((size_t)g->size, sizeof *g->pop_cost);
     g->a = xcalloc((size_t)s->n_tunables + 1, sizeof *g->a);
     g->b = xcalloc((size_t)s->n_tunables + 1, sizeof *g->b);
@@ -89,7 +89,8 @@ static void rank(genetic *g) {
 }
 
 /* The generation that came back joins the population; the next one is bred. */
-static void advance(genetic *g) {
+static void advance(void *st) {
+    genetic *g = st;
     if (g->n_kids) {
         int keep = g->n_pop ? g->elite : 0;
         rank(g);
@@ -105,7 +106,7 @@ static void advance(genetic *g) {
     int want = g->n_pop ? g->size - g->elite : g->size;
     int random = !g->n_pop ? want : g->stall >= STALL ? want / 2 : 0;
     if (random && g->n_pop) g->stall = 0;
-    g->n_kids = g->n_todo = g->next_todo = 0;
+    g->n_kids = g->gen.n_todo = g->gen.next_todo = 0;
     for (int i = 0; i < want; i++) {
         int64_t q = -1;
         if (i < random) {
@@ -115,30 +116,14 @@ static void advance(genetic *g) {
             for (int r = 0; r <= RETRIES && (q < 0 || hn_memo_get(&g->memo, q, NULL)); r++) q = breed(g);
         }
         g->kid[g->n_kids++] = q;
-        if (!hn_memo_get(&g->memo, q, NULL)) {
-            hn_memo_put(&g->memo, q, NAN);
-            g->todo[g->n_todo++] = q;
-        }
+        hn_generation_add(&g->gen, &g->memo, q);
     }
-    if (!g->n_todo) g->stall++;
+    if (!g->gen.n_todo) g->stall++;
 }
 
 static int propose(void *st, int64_t *out, int max) {
     genetic *g = st;
-    for (int round = 0; round < MAX_ROUNDS; round++) {
-        if (g->next_todo < g->n_todo) {
-            int k = 0;
-            while (k < max && g->next_todo < g->n_todo) out[k++] = g->todo[g->next_todo++];
-            return k;
-        }
-        if (hn_memo_full(&g->memo, g->s)) return 0;
-        advance(g);
-    }
-    int64_t q = hn_memo_unseen(&g->memo, g->s, &g->rng);
-    if (q < 0 || max < 1) return 0;
-    hn_memo_put(&g->memo, q, NAN);
-    out[0] = q;
-    return 1;
+    return hn_generation_propose(&g->gen, &g->memo, g->s, &g->rng, advance, g, MAX_ROUNDS, out, max);
 }
 
 static void observe(void *st, int64_t pos, double cost) {
@@ -149,13 +134,7 @@ static void observe(void *st, int64_t pos, double cost) {
 /* A configuration found elsewhere replaces the worst member if it is better. */
 static void learn(void *st, int64_t pos, double cost) {
     genetic *g = st;
-    hn_memo_put(&g->memo, pos, cost);
-    int worst = -1;
-    for (int i = 0; i < g->n_pop; i++) {
-        if (g->pop[i] == pos) return;
-        if (worst < 0 || g->pop_cost[i] > g->pop_cost[worst]) worst = i;
-    }
-    if (worst >= 0 && cost < g->pop_cost[worst]) g->pop[worst] = pos, g->pop_cost[worst] = cost;
+    hn_population_learn(&g->memo, g->pop, g->pop_cost, g->n_pop, pos, cost);
 }
 
 static void destroy(void *st) {
@@ -164,7 +143,7 @@ static void destroy(void *st) {
     hn_memo_free(&g->memo);
     free(g->pop);
     free(g->kid);
-    free(g->todo);
+    free(g->gen.todo);
     free(g->pop_cost);
     free(g->a);
     free(g->b);

@@ -87,3 +87,37 @@ int64_t hn_memo_unseen(const hn_memo *m, const hn_space *s, uint64_t *rng) {
     while (hn_memo_get(m, p, NULL)) p = (p + 1) % s->n_valid;
     return p;
 }
+
+void hn_generation_add(hn_generation *g, hn_memo *m, int64_t q) {
+    if (hn_memo_get(m, q, NULL)) return;
+    hn_memo_put(m, q, NAN);
+    g->todo[g->n_todo++] = q;
+}
+
+int hn_generation_propose(hn_generation *g, hn_memo *m, const hn_space *s, uint64_t *rng, void (*advance)(void *),
+                          void *st, int rounds, int64_t *out, int max) {
+    for (int round = 0; round < rounds; round++) {
+        if (g->next_todo < g->n_todo) {
+            int k = 0;
+            while (k < max && g->next_todo < g->n_todo) out[k++] = g->todo[g->next_todo++];
+            return k;
+        }
+        if (hn_memo_full(m, s)) return 0;
+        advance(st);
+    }
+    int64_t q = hn_memo_unseen(m, s, rng);
+    if (q < 0 || max < 1) return 0;
+    hn_memo_put(m, q, NAN);
+    out[0] = q;
+    return 1;
+}
+
+void hn_population_learn(hn_memo *m, int64_t *pop, double *pop_cost, int n_pop, int64_t pos, double cost) {
+    hn_memo_put(m, pos, cost);
+    int worst = -1;
+    for (int i = 0; i < n_pop; i++) {
+        if (pop[i] == pos) return;
+        if (worst < 0 || pop_cost[i] > pop_cost[worst]) worst = i;
+    }
+    if (worst >= 0 && cost < pop_cost[worst]) pop[worst] = pos, pop_cost[worst] = cost;
+}

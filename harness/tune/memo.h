@@ -35,4 +35,26 @@ int hn_memo_full(const hn_memo *m, const hn_space *s);
  * free one after a random start), or -1 when m holds every one. */
 int64_t hn_memo_unseen(const hn_memo *m, const hn_space *s, uint64_t *rng);
 
+/* A generation of a population strategy (genetic, diff_evolution, pso): the
+ * positions new to the memo, proposed in order. */
+typedef struct {
+    int64_t *todo;      /* [capacity]: the caller's array */
+    int n_todo, next_todo;
+} hn_generation;
+
+/* Adds q to the generation when the memo has not seen it (and marks it
+ * pending in the memo). */
+void hn_generation_add(hn_generation *g, hn_memo *m, int64_t q);
+
+/* propose() of a population strategy: the current generation's positions,
+ * up to max; when it is used up, advance(st) makes the next (up to `rounds`
+ * times: generations may hold only known positions); then one random unseen
+ * position; 0 when the memo holds the whole space. */
+int hn_generation_propose(hn_generation *g, hn_memo *m, const hn_space *s, uint64_t *rng, void (*advance)(void *),
+                          void *st, int rounds, int64_t *out, int max);
+
+/* learn() of a population: a configuration found elsewhere replaces the worst
+ * member when it is better (and is remembered). */
+void hn_population_learn(hn_memo *m, int64_t *pop, double *pop_cost, int n_pop, int64_t pos, double cost);
+
 #endif

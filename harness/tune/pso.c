@@ -39,8 +39,8 @@ typedef struct {
     double *own_cost;           /* [size] */
     int64_t best;
     double best_cost;
-    int64_t *todo;              /* [size]: unseen configurations, proposed in order */
-    int n_todo, next_todo, stall;
+    hn_generation gen;          /* [size]: unseen configurations, proposed in order */
+    int stall;
     int *vals;                  /* [nt] */
 } swarm;
 
@@ -58,7 +58,7 @@ static void *create(const hn_space *s, uint64_t seed) {
     w->at = xcalloc((size_t)w->size, sizeof *w->at);
     w->own = xcalloc((size_t)w->size, sizeof *w->own);
     w->own_cost = xcalloc((size_t)w->size, sizeof *w->own_cost);
-    w->todo = xcalloc((size_t)w->size, sizeof *w->todo);
+    w->gen.todo = xcalloc((size_t)w->size, sizeof *w->gen.todo);
     w->vals = xcalloc((size_t)w->nt + 1, sizeof *w->vals);
     w->best = -1;
     w->best_cost = INFINITY;
@@ -98,7 +98,8 @@ static int64_t fly(swarm *w, int i) {
 }
 
 /* The generation that came back updates the bests; the swarm moves on. */
-static void advance(swarm *w) {
+static void advance(void *st) {
+    swarm *w = st;
     double before = w->best_cost;
     if (w->started)
         for (int i = 0; i < w->size; i++) {
@@ -112,34 +113,18 @@ static void advance(swarm *w) {
     else w->stall = 0;
     int restart = !w->started || w->stall >= STALL;
     if (w->stall >= STALL) w->stall = 0, w->best = -1, w->best_cost = INFINITY;
-    w->n_todo = w->next_todo = 0;
+    w->gen.n_todo = w->gen.next_todo = 0;
     for (int i = 0; i < w->size; i++) {
         int64_t q = restart ? scatter(w, i) : fly(w, i);
         w->at[i] = q;
-        if (!hn_memo_get(&w->memo, q, NULL)) {
-            hn_memo_put(&w->memo, q, NAN);
-            w->todo[w->n_todo++] = q;
-        }
+        hn_generation_add(&w->gen, &w->memo, q);
     }
     w->started = 1;
 }
 
 static int propose(void *st, int64_t *out, int max) {
     swarm *w = st;
-    for (int round = 0; round < MAX_ROUNDS; round++) {
-        if (w->next_todo < w->n_todo) {
-            int k = 0;
-            while (k < max && w->next_todo < w->n_todo) out[k++] = w->todo[w->next_todo++];
-            return k;
-        }
-        if (hn_memo_full(&w->memo, w->s)) return 0;
-        advance(w);
-    }
-    int64_t q = hn_memo_unseen(&w->memo, w->s, &w->rng);
-    if (q < 0 || max < 1) return 0;
-    hn_memo_put(&w->memo, q, NAN);
-    out[0] = q;
-    return 1;
+    return hn_generation_propose(&w->gen, &w->memo, w->s, &w->rng, advance, w, MAX_ROUNDS, out, max);
 }
 
 static void observe(void *st, int64_t pos, double cost) {
@@ -163,7 +148,7 @@ static void destroy(void *st) {
     free(w->at);
     free(w->own);
     free(w->own_cost);
-    free(w->todo);
+    free(w->gen.todo);
     free(w->vals);
     free(w);
 }
