@@ -266,7 +266,7 @@ conv2d_igemm(const float *__restrict__ in, float *__restrict__ out, const float 
             int am = A_ORDER ? e % BM : e / A_VPR, ak = (A_ORDER ? e / BM : e % A_VPR) * VEC;
             int k = k0 + ak;
             bool row_ok = (A_TOTAL % THREADS == 0 || e < A_TOTAL) && am < m_left;
-            const float *src = filter + (m0 + am) * K + k;
+            const float *src = filter + (row_ok ? (m0 + am) * K + k : 0);
             if (a_vec) {
                 if (row_ok && k < K) vec<VEC>::ld(ra[i], src);
                 else
