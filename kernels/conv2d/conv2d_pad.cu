@@ -15,6 +15,13 @@
  *                                 memory (halo still read from global)
  *   conv2d_pad_z_out_shared_halo  like shared, but the block also loads the halo:
  *                                 TILE_SIZE^2 threads load, the interior computes
+ *   conv2d_layout                 one thread per output element in NCHW, NHWC or
+ *                                 CHWN, a batch, any padding, a bias (exercise 2)
+ *   conv2d_igemm                  an implicit GEMM (M = out_ch, N = pixels, K =
+ *                                 in_ch*fs*fs): block and thread tiles in shared
+ *                                 memory and registers, vector loads, double
+ *                                 buffering; a batch, any padding, a bias; 14
+ *                                 tunables (configs/conv2d_tune.json)
  */
 #include "conv2d_helpers.h"
 
