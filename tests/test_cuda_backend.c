@@ -84,7 +84,7 @@ static void test_conv2d_variants(void) {
             CHECK(hn_poison_outputs(&w, &err) == 0);
             CHECK_MSG(be->ops->launch(be, k, &d, args, &err) == 0 && be->ops->sync(be, &err) == 0, "%s", err.msg);
             hn_row_check rc;
-            CHECK(hn_check_outputs(&w, &p->variants[v], &rc, &err) == 0);
+            CHECK(hn_check_outputs(&w, &p->variants[v], NULL, &rc, &err) == 0);
             CHECK_MSG(rc.passed && rc.worst.match_fraction == 1.0, "%s on %s: %.4f match, max abs err %g",
                       p->variants[v].label, cases[ci], rc.worst.match_fraction, rc.worst.max_abs_err);
             be->ops->kernel_free(be, k);
@@ -102,7 +102,7 @@ static void test_conv2d_variants(void) {
             CHECK(hn_poison_outputs(&w, &err) == 0);
             CHECK_MSG(bl->issue(state, &err) == 0 && be->ops->sync(be, &err) == 0, "%s: %s", bl->name, err.msg);
             hn_row_check rc;
-            CHECK(hn_check_outputs(&w, NULL, &rc, &err) == 0);
+            CHECK(hn_check_outputs(&w, NULL, bl, &rc, &err) == 0);
             CHECK_MSG(rc.passed, "%s on %s: %.4f match, max abs err %g", bl->name, cases[ci], rc.worst.match_fraction,
                       rc.worst.max_abs_err);
             bl->release(state);
