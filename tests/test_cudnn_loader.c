@@ -10,6 +10,8 @@
  *     built here whose cudnnGetVersion says 8.9.7): named as such;
  *   - the emulator backend: "cuDNN runs on the cuda backend only";
  *   - the binary has no link dependency on cuDNN (it must start without it);
+ *   - how conv2d and pooling cases are posed (descriptors need no GPU): cuDNN's
+ *     output sizes against the operators', and the cases declined, with why;
  *   - the cuDNN baselines of conv2d: both precisions, writing every output.
  * Every reason here is what a baseline's `skipped` rows would carry.
  */
@@ -20,7 +22,9 @@
 
 #include "cuda/cudnn.h"
 #include "hn_test.h"
+#include "ops/conv2d/conv2d_cudnn.h"
 #include "ops/op.h"
+#include "ops/pool2d/pool2d_cudnn.h"
 
 static const char *tmp_dir(void) {
     const char *t = getenv("HARNESS_TMP");
@@ -98,6 +102,78 @@ static void test_installed(void) {
     hn_dnn.cudnnDestroyConvolutionDescriptor(c);
 }
 
+/* How cases are posed to cuDNN, which needs no GPU: conv2d's descriptors (the
+ * output sizes cuDNN computes against the operator's, and the cases it cannot
+ * pose, with their reasons) and pooling's (every layout, odd sizes). */
+static void conv_case(double *p, int layout, int n, int fs, int h, int w, int padding, double pad) {
+    memset(p, 0, 16 * sizeof *p);
+    p[C2_N] = n, p[C2_IN_CH] = 3, p[C2_OUT_CH] = 5, p[C2_FS] = fs, p[C2_H] = h, p[C2_W] = w;
+    p[C2_PADDING] = padding, p[C2_PAD] = pad, p[C2_USE_BIAS] = 1, p[C2_LAYOUT] = layout;
+}
+
+static void test_describe(void) {
+    if (!hn_dnn.cudnnCreateTensorDescriptor) return; /* not installed */
+    hn_err err;
+    conv2d_dnn_desc dd = {0};
+    CHECK(hn_dnn.cudnnCreateTensorDescriptor(&dd.x) == 0 && hn_dnn.cudnnCreateTensorDescriptor(&dd.y) == 0 &&
+          hn_dnn.cudnnCreateTensorDescriptor(&dd.bias) == 0 && hn_dnn.cudnnCreateFilterDescriptor(&dd.f) == 0);
+    static const struct {
+        int layout, n, fs, h, w, padding;
+        double pad;
+        const char *declined; /* NULL: posed */
+    } CONV[] = {
+        {0, 2, 3, 7, 9, -1, 0, NULL},   {1, 2, 5, 1, 1, -1, 0, NULL},  {0, 1, 3, 7, 9, 0, 0, NULL},
+        {1, 3, 3, 8, 5, 2, 0, NULL},    {0, 1, 4, 9, 9, 1, 0, NULL},   {0, 1, 1, 4, 4, -1, 7, NULL},
+        {0, 1, 3, 7, 9, 0, 0.5, NULL},  /* padding 0: the pad value is never read */
+        {0, 1, 4, 9, 9, -1, 0, "cuDNN pads symmetrically; this case pads 1 pixel before and 2 after"},
+        {1, 1, 2, 9, 9, -1, 0, "pads 0 pixels before and 1 after"},
+        {2, 1, 3, 9, 9, -1, 0, "no CHWN tensor format"},
+        {0, 1, 3, 9, 9, -1, 0.5, "cuDNN pads with zeros; this case pads with 0.5"},
+    };
+    for (size_t i = 0; i < HN_ARRAY_LEN(CONV); i++) {
+        double p[16];
+        conv_case(p, CONV[i].layout, CONV[i].n, CONV[i].fs, CONV[i].h, CONV[i].w, CONV[i].padding, CONV[i].pad);
+        conv2d_dims d;
+        conv2d_params(p, &d);
+        for (int dbl = 0; dbl < 2; dbl++) {
+            int rc = conv2d_cudnn_describe(&dd, &d, dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, &err);
+            if (CONV[i].declined) {
+                CHECK_MSG(rc != 0, "conv case %zu", i);
+                CHECK_CONTAINS(err.msg, CONV[i].declined);
+            } else {
+                CHECK_MSG(rc == 0, "conv case %zu: %s", i, err.msg);
+            }
+        }
+    }
+    if (dd.conv) hn_dnn.cudnnDestroyConvolutionDescriptor(dd.conv);
+    hn_dnn.cudnnDestroyTensorDescriptor(dd.x);
+    hn_dnn.cudnnDestroyTensorDescriptor(dd.y);
+    hn_dnn.cudnnDestroyTensorDescriptor(dd.bias);
+    hn_dnn.cudnnDestroyFilterDescriptor(dd.f);
+
+    pool2d_dnn ps = {0};
+    CHECK(hn_dnn.cudnnCreatePoolingDescriptor(&ps.pool) == 0 && hn_dnn.cudnnCreateTensorDescriptor(&ps.x) == 0 &&
+          hn_dnn.cudnnCreateTensorDescriptor(&ps.y) == 0);
+    static const int POOL[][6] = {/* n, channels, h, w, k, mode */
+                                  {1, 1, 1, 1, 1, P2_MAX}, {2, 3, 7, 11, 3, P2_MAX}, {3, 16, 65, 64, 5, P2_AVG},
+                                  {1, 2, 9, 9, 9, P2_AVG}, {2, 1, 32, 31, 2, P2_MAX}};
+    for (size_t i = 0; i < HN_ARRAY_LEN(POOL); i++)
+        for (int layout = P2_NCHW; layout <= P2_CHWN; layout++) {
+            hn_workload w;
+            memset(&w, 0, sizeof w);
+            w.params[P2_N] = POOL[i][0], w.params[P2_CHANNELS] = POOL[i][1], w.params[P2_H] = POOL[i][2];
+            w.params[P2_W] = POOL[i][3], w.params[P2_K] = POOL[i][4], w.params[P2_MODE] = POOL[i][5];
+            w.params[P2_LAYOUT] = layout;
+            char what[96];
+            CHECK_MSG(pool2d_dnn_describe(&ps, &w, "pool2d", what, sizeof what, &err) == 0, "pool case %zu %s: %s", i,
+                      pool2d_layout_names[layout], err.msg);
+            CHECK_CONTAINS(what, pool2d_layout_names[layout]);
+        }
+    hn_dnn.cudnnDestroyPoolingDescriptor(ps.pool);
+    hn_dnn.cudnnDestroyTensorDescriptor(ps.x);
+    hn_dnn.cudnnDestroyTensorDescriptor(ps.y);
+}
+
 static void test_missing(void) {
     hn_err err;
     CHECK(load_as("/nonexistent/libcudnn.so.9", &err) != 0);
@@ -121,8 +197,8 @@ static void test_not_cudnn(void) {
 
 /* A library whose cudnnGetVersion says 8.9.7 (cuDNN 8's encoding). */
 static void test_old_version(void) {
-    char *src = xasprintf("%s/hn_fake_cudnn8.c", tmp_dir());
-    char *lib = xasprintf("%s/hn_fake_cudnn8.so", tmp_dir());
+    char *src = xasprintf("%s/hn_fake_dnn8.c", tmp_dir());
+    char *lib = xasprintf("%s/hn_fake_dnn8.so", tmp_dir());
     const char *text = "#include <stddef.h>\nsize_t cudnnGetVersion(void) { return 8907; }\n";
     hn_err err;
     CHECK(hn_mkdirs(tmp_dir(), &err) == 0);
@@ -202,6 +278,7 @@ int main(void) {
     test_not_cudnn();
     test_old_version();
     test_installed(); /* last of the loads: leaves the real library loaded */
+    test_describe();
     test_emulator_backend();
     test_no_link_dependency();
     test_conv2d_baselines();

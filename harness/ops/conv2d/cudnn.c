@@ -38,7 +38,7 @@
 
 #include "backend.h"
 #include "conv2d.h"
-#include "cuda/cudnn.h"
+#include "conv2d_cudnn.h"
 #include "embedded.h"
 #include "run.h"
 
@@ -50,20 +50,44 @@ typedef struct {
     hn_backend *be;
     cudnnHandle_t h;
     hn_kernel *k[K_COUNT];         /* double only: the conversions */
-    cudnnTensorDescriptor_t x, y, bias;
-    cudnnFilterDescriptor_t f;
+    conv2d_dnn_desc dd;            /* x, y, bias, f for the run; conv per case */
     hn_dptr ws;                    /* workspace, grown as cases need */
     size_t ws_cap;
     /* the case */
     hn_workload *w;
     conv2d_dims d;
-    cudnnConvolutionDescriptor_t conv;
     cudnnConvolutionFwdAlgo_t algo;
     size_t ws_bytes;
     long long n_in, n_out;
     hn_dptr filter_t;              /* float filter transposed for NHWC, or 0 */
     hn_dptr filter_d, in_d, out_d, bias_d; /* double: the tensors in double */
 } dnn_conv;
+
+int conv2d_cudnn_describe(conv2d_dnn_desc *dd, const conv2d_dims *d, cudnnDataType_t t, hn_err *err) {
+    if (d->layout == 2) return hn_errf(err, "cuDNN convolution takes the NCHW and NHWC layouts (no CHWN tensor format)");
+    const int pad = d->s.pad_lo, pad_after = d->s.oh - 1 + d->s.fs - d->s.h - pad;
+    if (pad_after != pad)
+        return hn_errf(err, "cuDNN pads symmetrically; this case pads %d pixel%s before and %d after (a \"same\" "
+                            "convolution with an even filter)",
+                       pad, pad == 1 ? "" : "s", pad_after);
+    if (pad > 0 && d->pad != 0.0f)
+        return hn_errf(err, "cuDNN pads with zeros; this case pads with %g", (double)d->pad);
+    if (hn_cudnn_tensor4d(dd->x, d->layout, t, d->n, d->in_ch, d->s.h, d->s.w, err) != 0 ||
+        hn_cudnn_tensor4d(dd->y, d->layout, t, d->n, d->out_ch, d->s.oh, d->s.ow, err) != 0 ||
+        hn_cudnn_tensor4d(dd->bias, d->layout, t, 1, d->out_ch, 1, 1, err) != 0)
+        return -1;
+    DNN_CHECK(err, hn_dnn.cudnnSetFilter4dDescriptor(dd->f, t, d->layout == 1 ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                                     d->out_ch, d->in_ch, d->s.fs, d->s.fs));
+    if (dd->conv) hn_dnn.cudnnDestroyConvolutionDescriptor(dd->conv);
+    dd->conv = NULL;
+    if (hn_cudnn_conv_desc(&dd->conv, pad, t, err) != 0) return -1;
+    int on, oc, oh, ow;
+    DNN_CHECK(err, hn_dnn.cudnnGetConvolution2dForwardOutputDim(dd->conv, dd->x, dd->f, &on, &oc, &oh, &ow));
+    if (on != d->n || oc != d->out_ch || oh != d->s.oh || ow != d->s.ow)
+        return hn_errf(err, "cuDNN's output would be %dx%dx%dx%d, the operator's is %dx%dx%dx%d", on, oc, oh, ow, d->n,
+                       d->out_ch, d->s.oh, d->s.ow);
+    return 0;
+}
 
 static void free_dptr(hn_backend *be, hn_dptr *p) {
     if (*p) be->ops->free(be, *p);
@@ -78,8 +102,8 @@ void conv2d_cudnn_release(void *state) {
     free_dptr(s->be, &s->in_d);
     free_dptr(s->be, &s->out_d);
     free_dptr(s->be, &s->bias_d);
-    if (s->conv) hn_dnn.cudnnDestroyConvolutionDescriptor(s->conv);
-    s->conv = NULL;
+    if (s->dd.conv) hn_dnn.cudnnDestroyConvolutionDescriptor(s->dd.conv);
+    s->dd.conv = NULL;
     s->w = NULL;
 }
 
@@ -87,10 +111,10 @@ void conv2d_cudnn_close(void *state) {
     dnn_conv *s = state;
     if (!s) return;
     conv2d_cudnn_release(s);
-    if (s->x) hn_dnn.cudnnDestroyTensorDescriptor(s->x);
-    if (s->y) hn_dnn.cudnnDestroyTensorDescriptor(s->y);
-    if (s->bias) hn_dnn.cudnnDestroyTensorDescriptor(s->bias);
-    if (s->f) hn_dnn.cudnnDestroyFilterDescriptor(s->f);
+    if (s->dd.x) hn_dnn.cudnnDestroyTensorDescriptor(s->dd.x);
+    if (s->dd.y) hn_dnn.cudnnDestroyTensorDescriptor(s->dd.y);
+    if (s->dd.bias) hn_dnn.cudnnDestroyTensorDescriptor(s->dd.bias);
+    if (s->dd.f) hn_dnn.cudnnDestroyFilterDescriptor(s->dd.f);
     free_dptr(s->be, &s->ws);
     for (int i = 0; i < K_COUNT; i++)
         if (s->k[i]) s->be->ops->kernel_free(s->be, s->k[i]);
@@ -113,10 +137,10 @@ static int load_kernels(dnn_conv *s, const hn_device_info *dev, hn_err *err) {
 }
 
 static int create_descriptors(dnn_conv *s, hn_err *err) {
-    DNN_CHECK(err, hn_dnn.cudnnCreateTensorDescriptor(&s->x));
-    DNN_CHECK(err, hn_dnn.cudnnCreateTensorDescriptor(&s->y));
-    DNN_CHECK(err, hn_dnn.cudnnCreateTensorDescriptor(&s->bias));
-    DNN_CHECK(err, hn_dnn.cudnnCreateFilterDescriptor(&s->f));
+    DNN_CHECK(err, hn_dnn.cudnnCreateTensorDescriptor(&s->dd.x));
+    DNN_CHECK(err, hn_dnn.cudnnCreateTensorDescriptor(&s->dd.y));
+    DNN_CHECK(err, hn_dnn.cudnnCreateTensorDescriptor(&s->dd.bias));
+    DNN_CHECK(err, hn_dnn.cudnnCreateFilterDescriptor(&s->dd.f));
     return 0;
 }
 
@@ -160,7 +184,7 @@ static int convert(dnn_conv *s, int kernel, hn_dptr src, hn_dptr dst, long long 
 static int choose_algorithm(dnn_conv *s, cudnnDataType_t t, cudnnMathType_t *found_math, hn_err *err) {
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int got = 0;
-    DNN_CHECK(err, hn_dnn.cudnnFindConvolutionForwardAlgorithm(s->h, s->x, s->f, s->conv, s->y,
+    DNN_CHECK(err, hn_dnn.cudnnFindConvolutionForwardAlgorithm(s->h, s->dd.x, s->dd.f, s->dd.conv, s->dd.y,
                                                                CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf));
     int best = -1, best_rank = 0;
     for (int i = 0; i < got; i++) {
@@ -225,27 +249,8 @@ int conv2d_cudnn_prepare(void *state, hn_workload *w, char *what, size_t what_si
     conv2d_params(w->params, &s->d);
     const conv2d_dims *d = &s->d;
     snprintf(what, what_size, "cudnnConvolutionForward");
-    if (d->layout == 2) return hn_errf(err, "cuDNN convolution takes the NCHW and NHWC layouts (no CHWN tensor format)");
-    const int pad = d->s.pad_lo, pad_after = d->s.oh - 1 + d->s.fs - d->s.h - pad;
-    if (pad_after != pad)
-        return hn_errf(err, "cuDNN pads symmetrically; this case pads %d pixel%s before and %d after (a \"same\" "
-                            "convolution with an even filter)",
-                       pad, pad == 1 ? "" : "s", pad_after);
-    if (pad > 0 && d->pad != 0.0f)
-        return hn_errf(err, "cuDNN pads with zeros; this case pads with %g", (double)d->pad);
     const cudnnDataType_t t = s->dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-    if (hn_cudnn_tensor4d(s->x, d->layout, t, d->n, d->in_ch, d->s.h, d->s.w, err) != 0 ||
-        hn_cudnn_tensor4d(s->y, d->layout, t, d->n, d->out_ch, d->s.oh, d->s.ow, err) != 0 ||
-        hn_cudnn_tensor4d(s->bias, d->layout, t, 1, d->out_ch, 1, 1, err) != 0)
-        return -1;
-    DNN_CHECK(err, hn_dnn.cudnnSetFilter4dDescriptor(s->f, t, d->layout == 1 ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
-                                                     d->out_ch, d->in_ch, d->s.fs, d->s.fs));
-    if (hn_cudnn_conv_desc(&s->conv, pad, t, err) != 0) return -1;
-    int on, oc, oh, ow;
-    DNN_CHECK(err, hn_dnn.cudnnGetConvolution2dForwardOutputDim(s->conv, s->x, s->f, &on, &oc, &oh, &ow));
-    if (on != d->n || oc != d->out_ch || oh != d->s.oh || ow != d->s.ow)
-        return hn_errf(err, "cuDNN's output would be %dx%dx%dx%d, the operator's is %dx%dx%dx%d", on, oc, oh, ow, d->n,
-                       d->out_ch, d->s.oh, d->s.ow);
+    if (conv2d_cudnn_describe(&s->dd, d, t, err) != 0) return -1;
     cudnnMathType_t found_math;
     if (choose_algorithm(s, t, &found_math, err) != 0) return -1;
     snprintf(what, what_size, "%scudnnConvolutionForward algo=%s math=%s%s ws=%zuB%s%s", s->dbl ? "f32_to_f64+" : "",
@@ -279,19 +284,19 @@ int conv2d_cudnn_issue(void *state, hn_err *err) {
     void *ws = s->ws_bytes ? ptr(s->ws) : NULL;
     if (!s->dbl) {
         const float one = 1.0f, zero = 0.0f;
-        DNN_CHECK(err, hn_dnn.cudnnConvolutionForward(s->h, &one, s->x, ptr(w->dev[C2_B_IN]), s->f, ptr(filter),
-                                                      s->conv, s->algo, ws, s->ws_bytes, &zero, s->y,
+        DNN_CHECK(err, hn_dnn.cudnnConvolutionForward(s->h, &one, s->dd.x, ptr(w->dev[C2_B_IN]), s->dd.f, ptr(filter),
+                                                      s->dd.conv, s->algo, ws, s->ws_bytes, &zero, s->dd.y,
                                                       ptr(w->dev[C2_B_OUT])));
         if (s->d.use_bias)
-            DNN_CHECK(err, hn_dnn.cudnnAddTensor(s->h, &one, s->bias, ptr(w->dev[C2_B_BIAS]), &one, s->y,
+            DNN_CHECK(err, hn_dnn.cudnnAddTensor(s->h, &one, s->dd.bias, ptr(w->dev[C2_B_BIAS]), &one, s->dd.y,
                                                  ptr(w->dev[C2_B_OUT])));
         return 0;
     }
     const double one = 1.0, zero = 0.0;
     if (convert(s, K_F32_TO_F64, w->dev[C2_B_IN], s->in_d, s->n_in, err) != 0) return -1;
-    DNN_CHECK(err, hn_dnn.cudnnConvolutionForward(s->h, &one, s->x, ptr(s->in_d), s->f, ptr(filter), s->conv, s->algo,
-                                                  ws, s->ws_bytes, &zero, s->y, ptr(s->out_d)));
+    DNN_CHECK(err, hn_dnn.cudnnConvolutionForward(s->h, &one, s->dd.x, ptr(s->in_d), s->dd.f, ptr(filter), s->dd.conv,
+                                                  s->algo, ws, s->ws_bytes, &zero, s->dd.y, ptr(s->out_d)));
     if (s->d.use_bias)
-        DNN_CHECK(err, hn_dnn.cudnnAddTensor(s->h, &one, s->bias, ptr(s->bias_d), &one, s->y, ptr(s->out_d)));
+        DNN_CHECK(err, hn_dnn.cudnnAddTensor(s->h, &one, s->dd.bias, ptr(s->bias_d), &one, s->dd.y, ptr(s->out_d)));
     return convert(s, K_F64_TO_F32, s->out_d, w->dev[C2_B_OUT], s->n_out, err);
 }
