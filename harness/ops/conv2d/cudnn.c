@@ -64,7 +64,8 @@ typedef struct {
 } dnn_conv;
 
 int conv2d_cudnn_describe(conv2d_dnn_desc *dd, const conv2d_dims *d, cudnnDataType_t t, hn_err *err) {
-    if (d->layout == 2) return hn_errf(err, "cuDNN convolution takes the NCHW and NHWC layouts (no CHWN tensor format)");
+    if (d->layout == 2)
+        return hn_errf(err, "cuDNN convolution takes the NCHW and NHWC layouts (no CHWN tensor format)");
     const int pad = d->s.pad_lo, pad_after = d->s.oh - 1 + d->s.fs - d->s.h - pad;
     if (pad_after != pad)
         return hn_errf(err, "cuDNN pads symmetrically; this case pads %d pixel%s before and %d after (a \"same\" "
