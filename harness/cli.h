@@ -44,7 +44,7 @@ typedef struct {
     int quiet;
     int verbose;
     int log_scale;
-    int no_baseline;           /* run: skip the cuBLAS rows */
+    int no_baseline;           /* run: skip the baseline rows (cuBLAS, cuDNN) */
     int resume;                /* run: keep the rows --out already holds */
     int force;                 /* run: overwrite an unfinished --out */
     int retry_timeouts;        /* run: keep running a variant after it timed out */

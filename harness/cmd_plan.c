@@ -10,6 +10,7 @@
 #include <cublas_v2.h>
 
 #include "commands.h"
+#include "cuda/cudnn.h"
 #include "run.h"
 #include "sweep.h"
 
@@ -149,6 +150,13 @@ int hn_cmd_info(const hn_cli *cli) {
         printf("cuBLAS %d.%d.%d\n", major, minor, patch);
     else
         printf("cuBLAS unavailable\n");
+    hn_err dnn_err;
+    if (hn_cudnn_load(&dnn_err) == 0) {
+        size_t v = hn_dnn.cudnnGetVersion();
+        printf("cuDNN %zu.%zu.%zu (%s, loaded at run time)\n", v / 10000, v / 100 % 100, v % 100, hn_cudnn_library());
+    } else {
+        printf("cuDNN unavailable: %s\n", dnn_err.msg);
+    }
     char drv[32];
     hn_cuda_driver_version(drv, sizeof drv);
     printf("CUDA driver %s\n", drv);

@@ -275,7 +275,7 @@ int hn_cmd_debug(const hn_cli *cli) {
     printf("--- end of kernel output ---\n\n");
 
     hn_row_check rcheck;
-    if (hn_check_outputs(&w, v, &rcheck, &err) != 0) {
+    if (hn_check_outputs(&w, v, NULL, &rcheck, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }

@@ -107,7 +107,7 @@ static const opt_def OPTS[] = {
     OPT("min-time", 'd', min_time, C_RUN | C_TUNE, "S", "kernel time to gather before stopping on noise"),
     OPT("timeout", 'd', timeout, C_RUN | C_TUNE, "S", "sampling time limit per row"),
     OPT("save-samples", 'f', save_samples, C_RUN, NULL, "also write every sample to <out>.samples.csv"),
-    OPT("no-baseline", 'f', no_baseline, C_RUN, NULL, "skip the cuBLAS baseline rows"),
+    OPT("no-baseline", 'f', no_baseline, C_RUN, NULL, "skip the baseline rows (cuBLAS, cuDNN)"),
     OPT("jobs", 'i', jobs, C_RUN | C_TUNE, "N", "parallel compiles (default: cores)"),
     OPT("printf-lines", 'i', printf_lines, C_RUN, "N", "kernel printf lines shown per launch (default 100)"),
     OPT("printf-all", 'f', printf_all, C_RUN, NULL,

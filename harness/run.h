@@ -131,8 +131,10 @@ void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, do
 /* Downloads every output buffer of w and checks each against its reference with
  * the plan's tolerances for (case, variant): for a variant, the outputs its
  * kernel is given (an operator with several outputs may be computed by several
- * kernels, one output each); for a baseline (v NULL), every output. */
-int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_row_check *rc, hn_err *err);
+ * kernels, one output each); for a baseline (v NULL, b the operator's baseline),
+ * the outputs it declares it writes (hn_op_baseline.outputs); with v and b both
+ * NULL, every output. */
+int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *b, hn_row_check *rc, hn_err *err);
 
 /* Fills every output buffer with 0xFF bytes (NaN for floats), so elements a
  * kernel never writes show up as NaN. */

@@ -325,7 +325,7 @@ static int eval_tol(const hn_plan *p, hn_expr *own, hn_expr *general, const char
     return 0;
 }
 
-int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_row_check *rc, hn_err *err) {
+int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *b, hn_row_check *rc, hn_err *err) {
     const hn_plan *p = w->plan;
     const hn_op *op = p->op;
     hn_scope scope = {p, w->c, v, w->params, 0, NULL};
@@ -335,8 +335,10 @@ int hn_check_outputs(hn_workload *w, const hn_variant *v, hn_row_check *rc, hn_e
     rc->worst.match_fraction = 1.0;
     for (int i = 0; i < op->n_buffers; i++) {
         if (op->buffers[i].role == HN_BUF_IN) continue;
-        /* a variant answers for the outputs it is given, not for the others */
+        /* a variant answers for the outputs it is given, not for the others; a
+         * baseline for those it writes */
         if (v && !hn_variant_binds(p, v, i)) continue;
+        if (!v && b && !hn_op_baseline_writes(op, b, i)) continue;
         const hn_out_check *oc = p->out_check ? &p->out_check[i] : NULL;
         double atol, rtol;
         if (eval_tol(p, oc ? oc->atol : NULL, p->atol, "atol", op->buffers[i].name, &scope, &atol, err) != 0 ||

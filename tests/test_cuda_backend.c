@@ -2,8 +2,9 @@
  * test_cuda_backend.c: the CUDA backend on a real GPU (skipped, exit 77, on a
  * machine without one): device limits, memory round trips, the conv2d variants
  * against the fp64 reference on small and odd sizes, launch-limit messages,
- * dynamic shared memory above 48 KB, events, the clock probe, and the cuBLAS
- * baseline.
+ * dynamic shared memory above 48 KB, events, the clock probe, and every
+ * baseline (cuBLAS; cuDNN's convolution, pooling and pooling backward, where
+ * cuDNN is installed) on small cases and every layout.
  */
 #include <math.h>
 #include <unistd.h>
@@ -47,6 +48,82 @@ static void test_device_and_memory(void) {
     CHECK(mhz > 100 && mhz < 5000);
 }
 
+/* Every baseline of p's operator on workload w, through its own interface:
+ * open, prepare, issue, and the check on the outputs it declares. Where cuDNN
+ * is not installed its baselines cannot open: said, not failed. With
+ * may_decline, a baseline may refuse the case in prepare (a layout it does not
+ * take): said, not failed. */
+static void check_baselines(const hn_plan *p, hn_workload *w, const char *label, int may_decline) {
+    hn_err err;
+    for (int b = 0; b < p->op->n_baselines; b++) {
+        const hn_op_baseline *bl = &p->op->baselines[b];
+        void *state = bl->open(be, &dev, &err);
+        if (!state && strcmp(bl->family, "cudnn") == 0 && strstr(err.msg, "cuDNN not found")) {
+            printf("%s: %s\n", bl->name, err.msg);
+            continue;
+        }
+        CHECK_MSG(state != NULL, "%s: %s", bl->name, err.msg);
+        if (!state) continue;
+        char what[256] = "";
+        if (bl->prepare(state, w, what, sizeof what, &err) != 0) {
+            CHECK_MSG(may_decline, "%s on %s: %s", bl->name, label, err.msg);
+            printf("%s on %s: declined: %s\n", bl->name, label, err.msg);
+        } else {
+            CHECK(hn_poison_outputs(w, &err) == 0);
+            CHECK_MSG(bl->issue(state, &err) == 0 && be->ops->sync(be, &err) == 0, "%s: %s", bl->name, err.msg);
+            hn_row_check rc;
+            CHECK(hn_check_outputs(w, NULL, bl, &rc, &err) == 0);
+            CHECK_MSG(rc.passed, "%s (%s) on %s: %.4f match, max abs err %g", bl->name, what, label,
+                      rc.worst.match_fraction, rc.worst.max_abs_err);
+            printf("%s on %s: %s\n", bl->name, label, what);
+        }
+        bl->release(state);
+        bl->close(state);
+    }
+}
+
+/* The baselines of an operator on the cases `assign` of a config's plan (every
+ * layout, for those that take them). */
+static void test_baselines_of(const char *config, const char *const *assign, int n, int may_decline) {
+    char *path = xasprintf("%s/configs/%s", root(), config);
+    hn_plan *p;
+    hn_err err;
+    CHECK_MSG(hn_plan_load(path, -1, &p, &err) == 0, "%s", err.msg);
+    free(path);
+    if (!p) return;
+    for (int i = 0; i < n; i++) {
+        hn_case c;
+        CHECK_MSG(hn_plan_make_case(p, assign[i], &c, &err) == 0, "%s: %s", assign[i], err.msg);
+        hn_workload w;
+        if (hn_workload_create(&w, p, &c, be, 1e9, &err) != 0) {
+            CHECK_MSG(0, "%s: %s", assign[i], err.msg);
+        } else {
+            check_baselines(p, &w, assign[i], may_decline);
+            hn_workload_free(&w);
+        }
+        hn_case_release(&c);
+    }
+    hn_plan_free(p);
+}
+
+/* The cuDNN baselines beyond conv2d_sweep's cases: convolution in NHWC (CHWN
+ * and, for cuBLAS, NHWC declined), with a batch and a bias; pooling forward in
+ * every layout (checked on `out` alone: cuDNN gives no argmax) and backward. */
+static void test_more_baselines(void) {
+    const char *conv[] = {"layout=NCHW,n=8,in_ch=3,out_ch=32,filter_size=3,img_size=32",
+                          "layout=NHWC,n=8,in_ch=32,out_ch=32,filter_size=3,img_size=33",
+                          "layout=CHWN,n=1,in_ch=3,out_ch=32,filter_size=3,img_size=32"};
+    test_baselines_of("conv2d_layouts.json", conv, (int)HN_ARRAY_LEN(conv), 1);
+    const char *pool[] = {"layout=NCHW,n=2,channels=16,img_size=31,k=2,mode=max",
+                          "layout=NHWC,n=2,channels=16,img_size=31,k=3,mode=avg",
+                          "layout=CHWN,n=4,channels=16,img_size=64,k=2,mode=max",
+                          "layout=CHWN,n=1,channels=16,img_size=31,k=3,mode=avg"};
+    test_baselines_of("pool2d_layouts.json", pool, (int)HN_ARRAY_LEN(pool), 0);
+    const char *bwd[] = {"n=2,channels=3,h=7,w=9,k=2,mode=max", "n=3,channels=16,h=65,w=64,k=3,mode=avg",
+                         "n=1,channels=1,h=1,w=1,k=1,mode=max", "n=2,channels=16,h=32,w=31,k=5,mode=max"};
+    test_baselines_of("pool2d_backward_sweep.json", bwd, (int)HN_ARRAY_LEN(bwd), 0);
+}
+
 /* Every variant of conv2d_sweep.json on small and odd sizes. */
 static void test_conv2d_variants(void) {
     char *path = xasprintf("%s/configs/conv2d_sweep.json", root());
@@ -84,30 +161,14 @@ static void test_conv2d_variants(void) {
             CHECK(hn_poison_outputs(&w, &err) == 0);
             CHECK_MSG(be->ops->launch(be, k, &d, args, &err) == 0 && be->ops->sync(be, &err) == 0, "%s", err.msg);
             hn_row_check rc;
-            CHECK(hn_check_outputs(&w, &p->variants[v], &rc, &err) == 0);
+            CHECK(hn_check_outputs(&w, &p->variants[v], NULL, &rc, &err) == 0);
             CHECK_MSG(rc.passed && rc.worst.match_fraction == 1.0, "%s on %s: %.4f match, max abs err %g",
                       p->variants[v].label, cases[ci], rc.worst.match_fraction, rc.worst.max_abs_err);
             be->ops->kernel_free(be, k);
             hn_module_image_free(&img);
             hn_build_free(&b);
         }
-        /* every baseline of the operator, through its own interface */
-        for (int b = 0; b < p->op->n_baselines; b++) {
-            const hn_op_baseline *bl = &p->op->baselines[b];
-            void *state = bl->open(be, &dev, &err);
-            CHECK_MSG(state != NULL, "%s: %s", bl->name, err.msg);
-            if (!state) continue;
-            char what[256];
-            CHECK_MSG(bl->prepare(state, &w, what, sizeof what, &err) == 0, "%s: %s", bl->name, err.msg);
-            CHECK(hn_poison_outputs(&w, &err) == 0);
-            CHECK_MSG(bl->issue(state, &err) == 0 && be->ops->sync(be, &err) == 0, "%s: %s", bl->name, err.msg);
-            hn_row_check rc;
-            CHECK(hn_check_outputs(&w, NULL, &rc, &err) == 0);
-            CHECK_MSG(rc.passed, "%s on %s: %.4f match, max abs err %g", bl->name, cases[ci], rc.worst.match_fraction,
-                      rc.worst.max_abs_err);
-            bl->release(state);
-            bl->close(state);
-        }
+        check_baselines(p, &w, cases[ci], 0);
         hn_workload_free(&w);
         hn_case_release(&c);
     }
@@ -186,6 +247,7 @@ int main(void) {
     be->ops->device_info(be, &dev);
     test_device_and_memory();
     test_conv2d_variants();
+    test_more_baselines();
     test_limits_and_shared();
     hn_backend_destroy(be);
     return hn_test_exit();

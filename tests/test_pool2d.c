@@ -16,12 +16,15 @@
  *     ties, NaN and -inf (generated inputs have none), against the loop;
  *   - every kernel variant through the harness binary on the emulator (every
  *     layout, both modes, odd sizes), `harness debug` on each, NVRTC compiles of
- *     the shipped configs, and a window larger than the image reported by name.
+ *     the shipped configs, and a window larger than the image reported by name;
+ *   - the cuDNN baselines' declarations, and a baseline row checked on the
+ *     outputs it declares only (cuDNN's max pooling writes no argmax).
  */
 #include <stdint.h>
 
 #include "csv.h"
 #include "ops/op.h"
+#include "run.h"
 #include "test_emu_common.h"
 
 static const hn_op *fwd, *bwd;
@@ -71,8 +74,16 @@ static void test_counts_labels_shapes(void) {
     CHECK(f_in >= 0 && f_out >= 0 && f_am >= 0 && b_in >= 0 && b_am >= 0 && b_dout >= 0 && b_din >= 0);
     CHECK(fwd->buffers[f_am].dtype == HN_DT_I32 && bwd->buffers[b_am].dtype == HN_DT_I32);
     CHECK(bwd->buffers[b_din].role == HN_BUF_OUT && bwd->buffers[b_am].role == HN_BUF_IN);
-    CHECK_INT(fwd->n_baselines, 0);
-    CHECK_INT(bwd->n_baselines, 0);
+    /* cuDNN's: the forward one declares `out` alone (cuDNN gives no argmax) */
+    CHECK_INT(fwd->n_baselines, 1);
+    CHECK_INT(bwd->n_baselines, 1);
+    CHECK_STR(fwd->baselines[0].family, "cudnn");
+    CHECK_STR(bwd->baselines[0].family, "cudnn");
+    CHECK(hn_op_baseline_writes(fwd, &fwd->baselines[0], f_out));
+    CHECK(!hn_op_baseline_writes(fwd, &fwd->baselines[0], f_am));
+    CHECK(!hn_op_baseline_writes(fwd, &fwd->baselines[0], f_in));
+    CHECK(hn_op_baseline_writes(bwd, &bwd->baselines[0], b_din));
+    CHECK(!hn_op_baseline_writes(bwd, &bwd->baselines[0], b_dout));
 
     /* 2 images, 3 channels, 7x11, k 3: a 2x3 output, the last row and 2 columns in no window */
     params(p, 2, 3, 7, 11, 3, 0, NCHW);
@@ -650,6 +661,42 @@ static void test_kernels(void) {
     free(dir);
 }
 
+/* A baseline row is checked on the outputs the baseline declares, as a variant
+ * is on those it binds: on the emulator, a correct `out` and an argmax left
+ * poisoned pass for cuDNN's pooling baseline (which writes no argmax) and fail
+ * for a check of every output. */
+static void test_baseline_checked_on_its_outputs(void) {
+    char *path = xasprintf("%s/configs/pool2d_sweep.json", emu_root());
+    hn_plan *p = NULL;
+    hn_err err;
+    CHECK_MSG(hn_plan_load(path, -1, &p, &err) == 0, "%s", err.msg);
+    free(path);
+    if (!p) return;
+    hn_case c;
+    CHECK_MSG(hn_plan_make_case(p, "n=2,channels=3,h=7,w=9,k=2,mode=max", &c, &err) == 0, "%s", err.msg);
+    hn_backend *be = emu_backend(1, 10);
+    hn_workload w;
+    CHECK_MSG(hn_workload_create(&w, p, &c, be, 1e9, &err) == 0, "%s", err.msg);
+    const int out = hn_op_buffer_index(fwd, "out");
+    CHECK(hn_poison_outputs(&w, &err) == 0);
+    float *vals = w.host[out];
+    CHECK(w.refs[out].index == NULL && w.refs[out].n == w.counts[out]);
+    for (int64_t i = 0; i < w.counts[out]; i++) vals[i] = (float)w.refs[out].values[i];
+    CHECK(be->ops->upload(be, w.dev[out], vals, (size_t)w.counts[out] * sizeof(float), &err) == 0);
+    hn_row_check rc;
+    CHECK(hn_check_outputs(&w, NULL, &fwd->baselines[0], &rc, &err) == 0);
+    CHECK(rc.passed);
+    CHECK_INT(rc.n_outputs, 1);
+    CHECK(hn_check_outputs(&w, NULL, NULL, &rc, &err) == 0);
+    CHECK(!rc.passed);
+    CHECK_INT(rc.n_outputs, 2);
+    CHECK_STR(fwd->buffers[rc.worst_buffer].name, "argmax");
+    hn_workload_free(&w);
+    hn_case_release(&c);
+    hn_backend_destroy(be);
+    hn_plan_free(p);
+}
+
 int main(void) {
     fwd = hn_op_find("pool2d");
     bwd = hn_op_find("pool2d_backward");
@@ -662,5 +709,6 @@ int main(void) {
     test_backward_reference();
     test_kernel_ties();
     test_kernels();
+    test_baseline_checked_on_its_outputs();
     return hn_test_exit();
 }

@@ -442,7 +442,8 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     r->row_ran = 0;
     char precision[32];
     hn_variant_precision(p, j->v, w, precision, sizeof precision);
-    if (!j->v) snprintf(precision, sizeof precision, "%s", op->baselines[j->slot - p->n_variants].precision);
+    const hn_op_baseline *bl = j->v ? NULL : &op->baselines[j->slot - p->n_variants];
+    if (bl) snprintf(precision, sizeof precision, "%s", bl->precision);
     hn_csv_set_named(csv, "precision", precision);
 
 #define FAIL(st, why)                                                                             \
@@ -463,7 +464,7 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     }
     hn_row_check rc;
     double tc = hn_now();
-    if (hn_check_outputs(w, j->v, &rc, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+    if (hn_check_outputs(w, j->v, bl, &rc, &err) != 0) FAIL(launch_status(r, &err), err.msg);
     r->row_ran = 1;
     r->stats.check += hn_now() - tc;
     hn_row_check_columns(csv, w, &rc);
@@ -490,7 +491,7 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     /* Check again: some kernels pass once and corrupt later. */
     hn_row_check rc2;
     tc = hn_now();
-    if (hn_check_outputs(w, j->v, &rc2, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+    if (hn_check_outputs(w, j->v, bl, &rc2, &err) != 0) FAIL(launch_status(r, &err), err.msg);
     r->stats.check += hn_now() - tc;
     if (status == HN_ST_OK && !rc2.passed) {
         status = HN_ST_MISMATCH;

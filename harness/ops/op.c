@@ -53,6 +53,14 @@ int hn_op_buffer_index(const hn_op *op, const char *name) {
     return -1;
 }
 
+int hn_op_baseline_writes(const hn_op *op, const hn_op_baseline *b, int buffer) {
+    if (op->buffers[buffer].role == HN_BUF_IN) return 0;
+    if (!b->outputs) return 1;
+    for (int i = 0; b->outputs[i]; i++)
+        if (strcmp(b->outputs[i], op->buffers[buffer].name) == 0) return 1;
+    return 0;
+}
+
 size_t hn_dtype_size(hn_dtype t) {
     switch (t) {
     case HN_DT_F32: return 4;

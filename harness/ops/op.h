@@ -77,6 +77,10 @@ typedef struct {
     const char *family;     /* the library: rows get a speedup_vs_<family> column */
     const char *precision;  /* "float" or "double": variants of that precision are
                                compared with it */
+    /* The output buffers it writes, by name, NULL-terminated: its rows are checked
+     * on these only, as a variant is on the outputs it binds (cuDNN's max pooling
+     * gives no argmax). NULL: every output of the operator. */
+    const char *const *outputs;
     /* Once per run: the baseline's state, or NULL with why in err (no library,
      * no such operation on this device): its rows are then `skipped`. */
     void *(*open)(struct hn_backend *be, const struct hn_device_info *dev, hn_err *err);
@@ -139,6 +143,9 @@ int hn_op_count(void);
 const hn_op *hn_op_at(int i);
 int hn_op_param_index(const hn_op *op, const char *name);
 int hn_op_buffer_index(const hn_op *op, const char *name);
+/* Whether baseline b writes buffer i (an output it declares, or any output when
+ * it declares none). */
+int hn_op_baseline_writes(const hn_op *op, const hn_op_baseline *b, int buffer);
 /* The index of `value` among param i's choices, or -1. */
 int hn_op_choice_index(const hn_op_param *p, const char *value);
 

@@ -9,6 +9,8 @@
 #   4. runs `harness run configs/conv2d_sweep.json` twice and reports, per row, how
 #      much the two medians differ,
 #   5. runs the float/double accumulator sweep and a single-block debug run,
+#   6. runs the layout and pooling sweeps and checks every baseline row (cuBLAS,
+#      cuDNN: ok, or skipped with a reason; tests/gpu/check_baselines.py),
 # leaving CSVs and logs in OUTDIR. Each step is logged on its own and a failing
 # step does not stop the next (the summary at the end says what failed).
 # Extra options for both sweeps can be given in HARNESS_SWEEP_OPTS.
@@ -81,6 +83,7 @@ if [ "$mode" = smoke ]; then
   step test_cuda_backend 120 bash -c "cd build-gpu && HARNESS_ROOT=$root ./test_cuda_backend"
   step sweep_case6 120 $h run configs/conv2d_sweep.json --backend cuda --case 6 --out "$out/smoke_case6.csv"
   step sweep_case33 120 $h run configs/conv2d_sweep.json --backend cuda --case 33 --out "$out/smoke_case33.csv"
+  step baselines 30 bash -c "python3 tests/gpu/check_baselines.py $out/smoke_case*.csv"
   step debug 120 $h debug configs/conv2d_sweep.json --backend cuda --kernel conv2d_pad_z_out_shared_halo \
     --set in_ch=2,out_ch=1,filter_size=3,img_size=20 --out "$logs/debug"
   finish
@@ -102,5 +105,12 @@ fi
 step debug 120 $h debug configs/conv2d_sweep.json --backend cuda --kernel conv2d_pad_z_out_shared_halo \
   --set in_ch=2,out_ch=1,filter_size=3,img_size=20 --out "$logs/debug"
 step accum 90 $h run configs/conv2d_accum.json --backend cuda --quick --out "$out/conv2d_accum.csv"
+# The cuDNN baselines beyond the conv2d sweep: NHWC/CHWN convolution, pooling forward
+# in every layout and backward; then every baseline row of the runs so far.
+step cudnn_layouts 120 $h run configs/conv2d_layouts.json --backend cuda --quick --out "$out/conv2d_layouts.csv"
+step cudnn_pool 120 $h run configs/pool2d_layouts.json --backend cuda --quick --out "$out/pool2d_layouts.csv"
+step cudnn_pool_bwd 120 $h run configs/pool2d_backward_sweep.json --backend cuda --quick \
+  --out "$out/pool2d_backward_sweep.csv"
+step baselines 30 bash -c "python3 tests/gpu/check_baselines.py $out/*.csv"
 step tests 600 bash -c "cd build-gpu && ctest --output-on-failure -j $jobs"
 finish

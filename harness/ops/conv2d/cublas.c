@@ -103,15 +103,15 @@ fail:
     return NULL;
 }
 
-static void *open_sgemm(hn_backend *be, const hn_device_info *dev, hn_err *err) {
+void *conv2d_cublas_open_sgemm(hn_backend *be, const hn_device_info *dev, hn_err *err) {
     return open_state(be, dev, 0, err);
 }
 
-static void *open_dgemm(hn_backend *be, const hn_device_info *dev, hn_err *err) {
+void *conv2d_cublas_open_dgemm(hn_backend *be, const hn_device_info *dev, hn_err *err) {
     return open_state(be, dev, 1, err);
 }
 
-static void release(void *state) {
+void conv2d_cublas_release(void *state) {
     cublas_state *b = state;
     if (!b) return;
     if (b->filter_d) b->be->ops->free(b->be, b->filter_d);
@@ -120,10 +120,10 @@ static void release(void *state) {
     b->w = NULL;
 }
 
-static void close_state(void *state) {
+void conv2d_cublas_close(void *state) {
     cublas_state *b = state;
     if (!b) return;
-    release(b);
+    conv2d_cublas_release(b);
     if (b->handle) cublasDestroy(b->handle);
     for (int i = 0; i < K_COUNT; i++)
         if (b->k[i]) b->be->ops->kernel_free(b->be, b->k[i]);
@@ -137,7 +137,7 @@ static int launch_1d(cublas_state *b, hn_kernel *k, long long n, void **args, hn
     return b->be->ops->launch(b->be, k, &d, args, err);
 }
 
-static int prepare(void *state, hn_workload *w, char *what, size_t what_size, hn_err *err) {
+int conv2d_cublas_prepare(void *state, hn_workload *w, char *what, size_t what_size, hn_err *err) {
     cublas_state *b = state;
     b->w = w;
     conv2d_params(w->params, &b->d);
@@ -225,14 +225,9 @@ static int issue_image(cublas_state *b, int img, hn_err *err) {
     return 0;
 }
 
-static int issue(void *state, hn_err *err) {
+int conv2d_cublas_issue(void *state, hn_err *err) {
     cublas_state *b = state;
     for (int img = 0; img < b->d.n; img++)
         if (issue_image(b, img, err) != 0) return -1;
     return 0;
 }
-
-const hn_op_baseline conv2d_baselines[CONV2D_N_BASELINES] = {
-    {"cublas_im2col_sgemm", "cublas", "float", open_sgemm, close_state, prepare, issue, release},
-    {"cublas_im2col_dgemm", "cublas", "double", open_dgemm, close_state, prepare, issue, release},
-};

@@ -19,8 +19,9 @@
  * filter is always (out_ch, in_ch, fs, fs). The reference (ref.c) is fp64, im2col
  * + our own GEMM; cases costing more than the budget are checked on every border
  * pixel (where padding takes part) plus a seeded random sample of the others, in
- * every image and output channel. Baselines (cublas.c): im2col + cuBLAS SGEMM and
- * DGEMM (NCHW only).
+ * every image and output channel. Baselines: im2col + cuBLAS SGEMM and DGEMM
+ * (cublas.c, NCHW only), cuDNN's convolution in float and double with the
+ * fastest algorithm cudnnFind... gives per case (cudnn.c, NCHW and NHWC).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -255,6 +256,22 @@ static int conv2d_reference(const double *p, void *const *bufs, hn_ref *refs, do
     return 0;
 }
 
+/* cuBLAS first: the charts compare against the first float baseline. */
+static const hn_op_baseline BASELINES[] = {
+    {.name = "cublas_im2col_sgemm", .family = "cublas", .precision = "float", .open = conv2d_cublas_open_sgemm,
+     .close = conv2d_cublas_close, .prepare = conv2d_cublas_prepare, .issue = conv2d_cublas_issue,
+     .release = conv2d_cublas_release},
+    {.name = "cublas_im2col_dgemm", .family = "cublas", .precision = "double", .open = conv2d_cublas_open_dgemm,
+     .close = conv2d_cublas_close, .prepare = conv2d_cublas_prepare, .issue = conv2d_cublas_issue,
+     .release = conv2d_cublas_release},
+    {.name = "cudnn_conv_fwd", .family = "cudnn", .precision = "float", .open = conv2d_cudnn_open_float,
+     .close = conv2d_cudnn_close, .prepare = conv2d_cudnn_prepare, .issue = conv2d_cudnn_issue,
+     .release = conv2d_cudnn_release},
+    {.name = "cudnn_conv_fwd_double", .family = "cudnn", .precision = "double", .open = conv2d_cudnn_open_double,
+     .close = conv2d_cudnn_close, .prepare = conv2d_cudnn_prepare, .issue = conv2d_cudnn_issue,
+     .release = conv2d_cudnn_release},
+};
+
 static const char *const BENCH[] = {
     "in_ch=64,out_ch=64,filter_size=3,h=128,w=128",
     "n=8,in_ch=16,out_ch=32,filter_size=5,h=64,w=64,padding=0,use_bias=1",
@@ -268,8 +285,8 @@ const hn_op hn_op_conv2d = {
     .n_params = (int)HN_ARRAY_LEN(PARAMS),
     .buffers = BUFFERS,
     .n_buffers = (int)HN_ARRAY_LEN(BUFFERS),
-    .baselines = conv2d_baselines,
-    .n_baselines = CONV2D_N_BASELINES,
+    .baselines = BASELINES,
+    .n_baselines = (int)HN_ARRAY_LEN(BASELINES),
     .bench_cases = BENCH,
     .shape = conv2d_op_shape,
     .flop = conv2d_flop,

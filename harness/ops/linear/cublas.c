@@ -147,9 +147,11 @@ static int issue(void *state, hn_err *err) {
 }
 
 const hn_op_baseline linear_baselines[LINEAR_N_BASELINES] = {
-    {"cublas_sgemm_sger", "cublas", "float", open_forward, close_state, prepare, issue, release},
+    {.name = "cublas_sgemm_sger", .family = "cublas", .precision = "float", .open = open_forward,
+     .close = close_state, .prepare = prepare, .issue = issue, .release = release},
 };
 
 const hn_op_baseline linear_backward_baselines[LINEAR_BACKWARD_N_BASELINES] = {
-    {"cublas_sgemm_sgemv", "cublas", "float", open_backward, close_state, prepare, issue, release},
+    {.name = "cublas_sgemm_sgemv", .family = "cublas", .precision = "float", .open = open_backward,
+     .close = close_state, .prepare = prepare, .issue = issue, .release = release},
 };

@@ -19,14 +19,13 @@
  * The last h % k rows and w % k columns are in no window. `layout` orders in,
  * out and argmax in memory (NCHW, NHWC or CHWN); argmax values are plane
  * positions y * w + x in every layout. The reference (ref.c) is complete, fp64
- * for out and exact for argmax. No baselines (cuDNN pooling is to come).
+ * for out and exact for argmax. Baseline (cudnn.c): cudnnPoolingForward, checked
+ * on out only (cuDNN gives no argmax).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pool2d.h"
-
-enum { B_IN, B_OUT, B_ARGMAX, B_COUNT };
 
 const char *const pool2d_mode_names[] = {"max", "avg", NULL};
 const char *const pool2d_layout_names[] = {"NCHW", "NHWC", "CHWN", NULL};
@@ -107,8 +106,8 @@ static int pool2d_shape(const double *p, int64_t *counts, hn_err *err) {
     pool2d_dims d;
     int64_t n_in, n_out;
     if (pool2d_decode("pool2d", p, &d, &n_in, &n_out, err) != 0) return -1;
-    counts[B_IN] = n_in;
-    counts[B_OUT] = counts[B_ARGMAX] = n_out;
+    counts[P2F_IN] = n_in;
+    counts[P2F_OUT] = counts[P2F_ARGMAX] = n_out;
     return 0;
 }
 
@@ -132,13 +131,13 @@ static double pool2d_bytes(const double *p) {
 static int pool2d_dims_of(const double *p, int buffer, int64_t dims[4]) {
     pool2d_dims d;
     pool2d_decode("pool2d", p, &d, NULL, NULL, NULL);
-    return buffer == B_IN ? pool2d_layout_dims(&d, d.h, d.w, dims) : pool2d_layout_dims(&d, d.oh, d.ow, dims);
+    return buffer == P2F_IN ? pool2d_layout_dims(&d, d.h, d.w, dims) : pool2d_layout_dims(&d, d.oh, d.ow, dims);
 }
 
 static void pool2d_generate(const double *p, void *const *bufs, uint64_t seed) {
     pool2d_dims d;
     pool2d_decode("pool2d", p, &d, NULL, NULL, NULL);
-    pool2d_fill_input(&d, bufs[B_IN], seed * 2 + 1);
+    pool2d_fill_input(&d, bufs[P2F_IN], seed * 2 + 1);
 }
 
 typedef struct {
@@ -158,11 +157,11 @@ static int pool2d_reference(const double *p, void *const *bufs, hn_ref *refs, do
     pool2d_dims d;
     int64_t n_out;
     if (pool2d_decode("pool2d", p, &d, NULL, &n_out, err) != 0) return -1;
-    hn_ref *out = &refs[B_OUT], *am = &refs[B_ARGMAX];
+    hn_ref *out = &refs[P2F_OUT], *am = &refs[P2F_ARGMAX];
     out->n = n_out;
     out->values = pool2d_alloc_values(n_out);
     snprintf(out->method, sizeof out->method, "full");
-    fwd_job job = {&d, bufs[B_IN], out->values, NULL};
+    fwd_job job = {&d, bufs[P2F_IN], out->values, NULL};
     if (d.mode == P2_MAX) job.argmax = am->values = pool2d_alloc_values(n_out);
     /* rows of ow * inner outputs; a thread takes at least ~64k input elements */
     const int64_t in_per_row = (int64_t)d.k * d.w * d.inner;
@@ -194,7 +193,9 @@ const hn_op hn_op_pool2d = {
     .params = pool2d_param_table,
     .n_params = P2_N_PARAMS,
     .buffers = BUFFERS,
-    .n_buffers = B_COUNT,
+    .n_buffers = P2F_COUNT,
+    .baselines = pool2d_baselines,
+    .n_baselines = POOL2D_N_BASELINES,
     .bench_cases = BENCH,
     .shape = pool2d_shape,
     .flop = pool2d_flop,

@@ -23,11 +23,21 @@
 
 /* Parameter positions, in the order of pool2d_param_table (both operators). */
 enum { P2_N, P2_CHANNELS, P2_H, P2_W, P2_K, P2_MODE, P2_LAYOUT, P2_N_PARAMS };
+/* Buffer positions, in the order of each operator's table: pool2d's (P2F_) and
+ * pool2d_backward's (P2B_). */
+enum { P2F_IN, P2F_OUT, P2F_ARGMAX, P2F_COUNT };
+enum { P2B_IN, P2B_ARGMAX, P2B_DOUT, P2B_DIN, P2B_COUNT };
 /* Values of the choice parameters. */
 enum { P2_MAX = 0, P2_AVG = 1 };
 enum { P2_NCHW = 0, P2_NHWC = 1, P2_CHWN = 2 };
 
 extern const hn_op_param pool2d_param_table[P2_N_PARAMS];
+
+/* The cuDNN baselines (pool2d/cudnn.c, pool2d_backward/cudnn.c). */
+#define POOL2D_N_BASELINES 1
+extern const hn_op_baseline pool2d_baselines[POOL2D_N_BASELINES];
+#define POOL2D_BACKWARD_N_BASELINES 1
+extern const hn_op_baseline pool2d_backward_baselines[POOL2D_BACKWARD_N_BASELINES];
 extern const char *const pool2d_layout_names[];
 extern const char *const pool2d_mode_names[];
 

@@ -21,6 +21,9 @@
  * The reference is complete and fp64 (max: exact; avg: dout / k^2 in double),
  * one input row at a time from the output row above it. It fails when an
  * argmax is not a position in its own window (the generator's always are).
+ *
+ * Baseline (cudnn.c): cudnnPoolingBackward, which takes the forward's input and
+ * output rather than the argmax (it finds each maximum again).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -29,8 +32,6 @@
 #include "ops/pool2d/pool2d.h"
 
 static const char *const OP = "pool2d_backward";
-
-enum { B_IN, B_ARGMAX, B_DOUT, B_DIN, B_COUNT };
 
 static const hn_op_buffer BUFFERS[] = {
     {"in", HN_DT_F32, HN_BUF_IN, "(n, channels, h, w) in `layout` order: the forward input"},
@@ -43,8 +44,8 @@ static int bwd_shape(const double *p, int64_t *counts, hn_err *err) {
     pool2d_dims d;
     int64_t n_in, n_out;
     if (pool2d_decode(OP, p, &d, &n_in, &n_out, err) != 0) return -1;
-    counts[B_IN] = counts[B_DIN] = n_in;
-    counts[B_ARGMAX] = counts[B_DOUT] = n_out;
+    counts[P2B_IN] = counts[P2B_DIN] = n_in;
+    counts[P2B_ARGMAX] = counts[P2B_DOUT] = n_out;
     return 0;
 }
 
@@ -68,8 +69,8 @@ static double bwd_bytes(const double *p) {
 static int bwd_dims(const double *p, int buffer, int64_t dims[4]) {
     pool2d_dims d;
     pool2d_decode(OP, p, &d, NULL, NULL, NULL);
-    return buffer == B_IN || buffer == B_DIN ? pool2d_layout_dims(&d, d.h, d.w, dims)
-                                             : pool2d_layout_dims(&d, d.oh, d.ow, dims);
+    return buffer == P2B_IN || buffer == P2B_DIN ? pool2d_layout_dims(&d, d.h, d.w, dims)
+                                                 : pool2d_layout_dims(&d, d.oh, d.ow, dims);
 }
 
 typedef struct {
@@ -90,13 +91,13 @@ static void bwd_generate(const double *p, void *const *bufs, uint64_t seed) {
     pool2d_dims d;
     int64_t n_out;
     pool2d_decode(OP, p, &d, NULL, &n_out, NULL);
-    pool2d_fill_input(&d, bufs[B_IN], seed * 2 + 1);
+    pool2d_fill_input(&d, bufs[P2B_IN], seed * 2 + 1);
     pool2d_dims as_max = d;
     as_max.mode = P2_MAX;
-    bwd_job job = {&as_max, bufs[B_IN], NULL, bufs[B_ARGMAX], NULL, 0};
+    bwd_job job = {&as_max, bufs[P2B_IN], NULL, bufs[P2B_ARGMAX], NULL, 0};
     pool2d_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), 0, argmax_part,
                     &job);
-    hn_fill_randn_f32(bufs[B_DOUT], n_out, seed * 2 + 2);
+    hn_fill_randn_f32(bufs[P2B_DOUT], n_out, seed * 2 + 2);
 }
 
 /* The din rows under output rows [begin, end), r = o * oh + oy: input rows oy * k
@@ -181,8 +182,8 @@ static int bwd_reference(const double *p, void *const *bufs, hn_ref *refs, doubl
     pool2d_dims d;
     int64_t n_in, n_out;
     if (pool2d_decode(OP, p, &d, &n_in, &n_out, err) != 0) return -1;
-    hn_ref *din = &refs[B_DIN];
-    bwd_job job = {&d, bufs[B_IN], bufs[B_DOUT], bufs[B_ARGMAX], pool2d_alloc_values(n_in), 0};
+    hn_ref *din = &refs[P2B_DIN];
+    bwd_job job = {&d, bufs[P2B_IN], bufs[P2B_DOUT], bufs[P2B_ARGMAX], pool2d_alloc_values(n_in), 0};
     pool2d_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), threads, din_part,
                     &job);
     if (d.mode == P2_MAX && atomic_load(&job.hits) != n_out) {
@@ -211,7 +212,9 @@ const hn_op hn_op_pool2d_backward = {
     .params = pool2d_param_table,
     .n_params = P2_N_PARAMS,
     .buffers = BUFFERS,
-    .n_buffers = B_COUNT,
+    .n_buffers = P2B_COUNT,
+    .baselines = pool2d_backward_baselines,
+    .n_baselines = POOL2D_BACKWARD_N_BASELINES,
     .bench_cases = BENCH,
     .shape = bwd_shape,
     .flop = bwd_flop,
