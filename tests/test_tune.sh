@@ -44,6 +44,11 @@ sed 's/"budget": 6/"budget": 0/' "$cfg" >"$tmp/budget0.json"
 sed -i "s|\"../kernels/tune/|\"$root/tests/kernels/tune/|" "$tmp/budget0.json"
 expect 2 "budget0.json: tuning.budget" "$h" list "$tmp/budget0.json"
 expect 2 "unknown strategy 'sideways'" "$h" tune "$cfg" --backend emu --strategy sideways
+# cases over the emulator's budget are left out, as harness run skips them
+sed 's/"tuning": {/"emu": {"max_mb": 1e-9}, "tuning": {/' "$cfg" >"$tmp/tiny.json"
+sed -i "s|\"../kernels/tune/|\"$root/tests/kernels/tune/|" "$tmp/tiny.json"
+expect 2 "no case is within the emulator's budget" "$h" tune "$tmp/tiny.json" --backend emu --out "$tmp/tiny"
+expect 2 "case 1 (12x12x3, f:3x3, p:0) left out: " "$h" tune "$tmp/tiny.json" --backend emu --out "$tmp/tiny"
 
 echo "== a configuration the device cannot launch is invalid with its reason, and the search goes on"
 sed 's/{"pow2": \[32, 256\]}, "ITEMS": \[1, 2, 4\]/{"pow2": [1024, 2048]}, "ITEMS": [1]/; s/"BLOCK \* ITEMS <= 512"/"ITEMS >= 1"/' "$cfg" >"$tmp/big.json"

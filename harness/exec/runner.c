@@ -75,6 +75,29 @@ void hn_run_shared_destroy(hn_run_shared *s) {
 /* ---------------------------------------------------------------------- */
 /* columns */
 
+void hn_emu_budget(const hn_cli *cli, const hn_plan *p, int is_emu, double *max_gflop, double *max_mb) {
+    *max_gflop = *max_mb = -1;
+    if (!is_emu || cli->all) return;
+    *max_gflop = HN_EMU_DEFAULT_MAX_GFLOP;
+    if (p->emu_max_gflop >= 0) *max_gflop = p->emu_max_gflop;
+    if (cli->max_gflop >= 0) *max_gflop = cli->max_gflop;
+    *max_mb = p->emu_max_mb >= 0 ? p->emu_max_mb : HN_EMU_DEFAULT_MAX_MB;
+}
+
+int hn_emu_over_budget(double max_gflop, double max_mb, const hn_workload *w, char *reason, size_t size) {
+    if (max_gflop >= 0 && w->flop * 1e-9 > max_gflop) {
+        snprintf(reason, size, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
+                 w->flop * 1e-9, max_gflop);
+        return 1;
+    }
+    if (max_mb >= 0 && w->bytes * 1e-6 > max_mb) {
+        snprintf(reason, size, "%.3g MB to move is over the emulator budget of %g MB (the config's emu.max_mb, or --all)",
+                 w->bytes * 1e-6, max_mb);
+        return 1;
+    }
+    return 0;
+}
+
 const char **hn_run_columns(const hn_plan *p, int *n_out) {
     static const char *const REST[] = {
         "backend", "device", "arch", "status", "reason", "grid", "block", "shared_bytes",
@@ -758,14 +781,7 @@ static int runner_open(runner *r, const hn_cli *cli, const hn_plan *p, hn_run_sh
         fprintf(stderr, "harness: timing options: %s\n", err.msg);
         return -1;
     }
-    r->max_gflop = -1;
-    r->max_mb = -1;
-    if (r->is_emu && !cli->all) {
-        r->max_gflop = HN_EMU_DEFAULT_MAX_GFLOP;
-        if (p->emu_max_gflop >= 0) r->max_gflop = p->emu_max_gflop;
-        if (cli->max_gflop >= 0) r->max_gflop = cli->max_gflop;
-        r->max_mb = p->emu_max_mb >= 0 ? p->emu_max_mb : HN_EMU_DEFAULT_MAX_MB;
-    }
+    hn_emu_budget(cli, p, r->is_emu, &r->max_gflop, &r->max_mb);
     /* the baselines' states (opened by the run mode) and medians (0: none) */
     r->bstate = xcalloc((size_t)p->op->n_baselines + 1, sizeof *r->bstate);
     r->bwhy = xcalloc((size_t)p->op->n_baselines + 1, sizeof *r->bwhy);
@@ -864,16 +880,9 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
             continue;
         }
         sink->case_begin(sink->ctx, ci, w.label);
-        if ((r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop) || (r.max_mb >= 0 && w.bytes * 1e-6 > r.max_mb)) {
-            char reason[256];
-            if (r.max_gflop >= 0 && w.flop * 1e-9 > r.max_gflop)
-                snprintf(reason, sizeof reason, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
-                         w.flop * 1e-9, r.max_gflop);
-            else
-                snprintf(reason, sizeof reason,
-                         "%.3g MB to move is over the emulator budget of %g MB (the config's emu.max_mb, or --all)",
-                         w.bytes * 1e-6, r.max_mb);
-            rows_for_all(&r, selected, c, &w, HN_ST_SKIPPED, reason);
+        char over[256];
+        if (hn_emu_over_budget(r.max_gflop, r.max_mb, &w, over, sizeof over)) {
+            rows_for_all(&r, selected, c, &w, HN_ST_SKIPPED, over);
             continue;
         }
         if (hn_workload_create(&w, p, c, r.be, p->reference_gflop, &err) != 0) {

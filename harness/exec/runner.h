@@ -44,6 +44,12 @@ typedef struct {
     size_t map_bytes;             /* the size of the mapping */
 } hn_run_shared;
 
+/* The emulator's budget per case (none on a GPU or with --all): GFLOP and MB
+ * moved, each < 0 for none; and whether workload w is over it (reason says
+ * why). */
+void hn_emu_budget(const hn_cli *cli, const hn_plan *p, int is_emu, double *max_gflop, double *max_mb);
+int hn_emu_over_budget(double max_gflop, double max_mb, const hn_workload *w, char *reason, size_t size);
+
 /* Maps the shared block for a plan (MAP_SHARED, so it survives fork). */
 hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants, int n_baselines);
 void hn_run_shared_destroy(hn_run_shared *s);

@@ -876,6 +876,28 @@ int hn_cmd_tune(const hn_cli *cli) {
         }
     }
 
+    /* on the emulator, the cases within its budget, as harness run */
+    if (t.have_dev && strcmp(t.dev.backend, "emu") == 0) {
+        double max_gflop, max_mb;
+        hn_emu_budget(cli, p, 1, &max_gflop, &max_mb);
+        int kept = 0;
+        for (int i = 0; i < t.n_cases; i++) {
+            hn_workload w;
+            char why[256];
+            if (hn_workload_shape(&w, p, &p->cases[t.cases[i]], &err) == 0 &&
+                hn_emu_over_budget(max_gflop, max_mb, &w, why, sizeof why)) {
+                fprintf(stderr, "harness tune: case %lld (%s) left out: %s\n", (long long)t.cases[i], w.label, why);
+                continue;
+            }
+            t.cases[kept++] = t.cases[i];
+        }
+        if (!kept) {
+            fprintf(stderr, "harness tune: %s: no case is within the emulator's budget\n", p->path);
+            goto done;
+        }
+        t.n_cases = kept;
+    }
+
     /* the spaces: one per case, or their intersection across cases */
     n_units = across ? 1 : t.n_cases;
     spaces = xcalloc((size_t)n_units, sizeof *spaces);
