@@ -165,6 +165,7 @@ static const struct {
     const char *config, *journal;
 } FIXTURES[] = {
     {"tests/configs/tune_small.json", "results/emu/2026-11-30/tune_small.journal"},
+    {"tests/configs/conv2d_igemm_space.json", "results/emu/2026-11-30/conv2d_igemm_space.journal"},
 };
 
 static int bench_strategies(FILE *out, const char *dir, hn_err *err) {

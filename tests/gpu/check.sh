@@ -9,8 +9,11 @@
 #   4. runs `harness run configs/conv2d_sweep.json` twice and reports, per row, how
 #      much the two medians differ,
 #   5. runs the float/double accumulator sweep and a single-block debug run,
-#   6. runs the layout and pooling sweeps and checks every baseline row (cuBLAS,
-#      cuDNN: ok, or skipped with a reason; tests/gpu/check_baselines.py),
+#   6. runs the layout and pooling sweeps and every operator's sweep, and checks every
+#      baseline row (cuBLAS, cuDNN: ok, or skipped with a reason;
+#      tests/gpu/check_baselines.py),
+#   7. records a brute-force tune journal of tests/configs/conv2d_igemm_space.json,
+#      compares the strategies on it, and tunes configs/conv2d_tune.json,
 # leaving CSVs and logs in OUTDIR. Each step is logged on its own and a failing
 # step does not stop the next (the summary at the end says what failed).
 # Extra options for both sweeps can be given in HARNESS_SWEEP_OPTS.
@@ -111,6 +114,19 @@ step cudnn_layouts 120 $h run configs/conv2d_layouts.json --backend cuda --quick
 step cudnn_pool 120 $h run configs/pool2d_layouts.json --backend cuda --quick --out "$out/pool2d_layouts.csv"
 step cudnn_pool_bwd 120 $h run configs/pool2d_backward_sweep.json --backend cuda --quick \
   --out "$out/pool2d_backward_sweep.csv"
+# Every other operator's sweep, with its cuBLAS / cuDNN rows.
+for cfg in configs/*_sweep.json; do
+  name=$(basename "$cfg" .json)
+  case $name in conv2d_sweep|pool2d_backward_sweep) continue ;; esac
+  step "op_$name" 120 $h run "$cfg" --backend cuda --quick --out "$out/$name.csv"
+done
 step baselines 30 bash -c "python3 tests/gpu/check_baselines.py $out/*.csv"
+# harness tune: a brute-force journal of the committed space (for results/<gpu>/<date>/
+# and the strategy comparison), then a tune of the implicit-GEMM family.
+step tune_record 300 $h tune tests/configs/conv2d_igemm_space.json --backend cuda --strategy brute_force \
+  --budget 100% --top 0 --journal "$out/conv2d_igemm_space.journal" --out "$out/conv2d_igemm_space"
+step tune_compare 120 $h tune tests/configs/conv2d_igemm_space.json --replay "$out/conv2d_igemm_space.journal" \
+  --compare-strategies --out "$out/conv2d_igemm_space"
+step tune_conv2d 300 $h tune configs/conv2d_tune.json --backend cuda --budget 100 --out "$out/conv2d_tune"
 step tests 600 bash -c "cd build-gpu && ctest --output-on-failure -j $jobs"
 finish
