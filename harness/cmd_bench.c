@@ -1,7 +1,10 @@
 /*
- * cmd_bench.c: `harness bench`: the project's own benchmark figures, printed
- * (never asserted): the fp64 conv2d reference's GFLOP/s on the seed's shapes,
- * and the CPU emulator's switch, barrier and conv2d figures.
+ * cmd_bench.c: `harness bench [reference|emu] [--quick]`: the project's own
+ * benchmark figures, printed (their speed never asserted): the fp64 conv2d
+ * reference's GFLOP/s on the seed's shapes, and the CPU emulator's switch,
+ * barrier and conv2d figures. Exit code 1 when a figure could not be measured
+ * or a result disagreed (the reference's two multiplies, an emulated conv2d
+ * against its C loop); 2 for an unknown sub-benchmark.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,17 +17,24 @@
 int hn_cmd_bench(const hn_cli *cli) {
     int rc = 0;
     const char *only = cli->config; /* optional: "reference" or "emu" */
+    if (only && strcmp(only, "reference") != 0 && strcmp(only, "emu") != 0) {
+        fprintf(stderr, "harness bench: unknown sub-benchmark '%s' (expected reference or emu)\n", only);
+        return 2;
+    }
     if (!only || strcmp(only, "reference") == 0) {
         printf("== fp64 conv2d reference (im2col + GEMM, %s) ==\n", conv2d_ref_method());
         fflush(stdout);
-        rc |= conv2d_ref_bench(stdout) != 0;
+        if (conv2d_ref_bench(stdout, cli->quick) != 0) {
+            fprintf(stderr, "harness bench: the reference's results disagree (MISMATCH above)\n");
+            rc = 1;
+        }
         printf("\n");
     }
     if (!only || strcmp(only, "emu") == 0) {
         printf("== CPU emulator ==\n");
         fflush(stdout);
         hn_err err;
-        if (hn_emu_bench(stdout, &err) != 0) {
+        if (hn_emu_bench(stdout, cli->quick, &err) != 0) {
             fprintf(stderr, "harness bench: %s\n", err.msg);
             rc = 1;
         }

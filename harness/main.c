@@ -42,6 +42,25 @@ typedef struct {
     const char *what;
 } cmd_def;
 
+/* What `harness COMMAND --help` says beyond the one line, for the commands that need it. */
+static const struct {
+    const char *cmd;
+    const char *text;
+} CMD_NOTES[] = {
+    {"info",
+     "Checks, each by using the part: NVRTC compiles a probe kernel (with the C and toolkit\n"
+     "headers kernels include); the emulator compiles it with the host C++ compiler and runs\n"
+     "it, checking its output; with a GPU, the cuda backend runs it too; the kernel cache\n"
+     "folder is writable. Exit code 0 when all pass; 1 when one is broken (it is named on\n"
+     "stderr): a check fails, cuBLAS cannot say its version, or an NVIDIA device node exists\n"
+     "(/dev/nvidia0) without a usable driver. No GPU at all is not broken: the emulator runs\n"
+     "kernels there.\n"},
+    {"bench",
+     "Sub-benchmarks: `reference` (the fp64 conv2d reference) and `emu` (the CPU emulator);\n"
+     "both when none is named. --quick: small shapes and few repetitions (seconds, not\n"
+     "tens of seconds). Exit code 1 when a figure could not be measured or a result was wrong.\n"},
+};
+
 static const cmd_def CMDS[] = {
     {"run", hn_cmd_run, C_RUN, "CONFIG", 1, "compile every variant, run the sweep, check, time, write CSV"},
     {"list", hn_cmd_list, C_LIST, "CONFIG", 1, "print the plan (cases and variants) without running anything"},
@@ -52,8 +71,8 @@ static const cmd_def CMDS[] = {
     {"plot", hn_cmd_plot, C_PLOT, "CSV | --all", 0, "draw charts of a results file (gnuplot)"},
     {"compare", hn_cmd_compare, C_COMPARE, "CSV", 1,
      "compare variants or a define (--by ACCUM_DTYPE) in time and accuracy"},
-    {"bench", hn_cmd_bench, C_BENCH, "", 0, "print the harness's own benchmark figures"},
-    {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends"},
+    {"bench", hn_cmd_bench, C_BENCH, "[reference|emu]", 0, "print the harness's own benchmark figures"},
+    {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends; checks that each works"},
 };
 
 typedef struct {
@@ -92,7 +111,9 @@ static const opt_def OPTS[] = {
         "keep running a variant in later cases after it timed out (default: skip them)"),
     OPT("max-gflop", 'd', max_gflop, C_RUN, "X", "emulator: skip cases above X GFLOP (default 0.05)"),
     OPT("all", 'f', all, C_RUN | C_PLOT, NULL, "run: every case whatever its size (emulator); plot: every CSV under results/"),
-    OPT("quick", 'f', quick, C_RUN, NULL, "exploration timing preset (few samples), over the config's timing"),
+    OPT("quick", 'f', quick, C_RUN | C_BENCH, NULL,
+        "run: exploration timing preset (few samples), over the config's timing; bench: small work, "
+        "one repetition"),
     OPT("hot", 'f', hot, C_RUN, NULL, "time back-to-back launches (default: cold L2)"),
     OPT("warmup", 'i', warmup, C_RUN, "N", "untimed launches before sampling"),
     OPT("min-samples", 'i', min_samples, C_RUN, "N", "samples before any stopping rule"),
@@ -127,7 +148,10 @@ static void usage(FILE *f) {
 }
 
 static void command_usage(FILE *f, const cmd_def *c) {
-    fprintf(f, "usage: harness %s %s [OPTIONS]\n  %s\n\noptions:\n", c->name, c->args, c->what);
+    fprintf(f, "usage: harness %s %s [OPTIONS]\n  %s\n", c->name, c->args, c->what);
+    for (size_t i = 0; i < HN_ARRAY_LEN(CMD_NOTES); i++)
+        if (strcmp(CMD_NOTES[i].cmd, c->name) == 0) fprintf(f, "\n%s", CMD_NOTES[i].text);
+    fprintf(f, "\noptions:\n");
     for (size_t i = 0; i < HN_ARRAY_LEN(OPTS); i++) {
         const opt_def *o = &OPTS[i];
         if (!(o->cmds & c->bit)) continue;

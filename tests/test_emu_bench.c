@@ -13,7 +13,7 @@ int main(void) {
     FILE *f = fopen(path, "w+");
     if (!f) emu_die("fopen", NULL);
     hn_err err;
-    int rc = hn_emu_bench(f, &err);
+    int rc = hn_emu_bench(f, 0, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
     fclose(f);
     char *text = NULL;
