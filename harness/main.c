@@ -143,7 +143,7 @@ static void usage(FILE *f) {
     fprintf(f, "harness %s: benchmark and autotune CUDA kernels\n\nusage: harness COMMAND [ARGS] [OPTIONS]\n\ncommands:\n",
             HN_VERSION);
     for (size_t i = 0; i < HN_ARRAY_LEN(CMDS); i++)
-        fprintf(f, "  %-8s %-12s %s\n", CMDS[i].name, CMDS[i].args, CMDS[i].what);
+        fprintf(f, "  %-8s %-16s %s\n", CMDS[i].name, CMDS[i].args, CMDS[i].what);
     fprintf(f, "\n`harness COMMAND --help` lists the options of a command.\n");
 }
 

@@ -70,6 +70,14 @@ if [ "$(id -u)" != 0 ]; then
 fi
 chmod 755 "$tmp/ro"
 
+# Where the cache is when HARNESS_CACHE_DIR is not set: $XDG_CACHE_HOME/harness,
+# else $HOME/.cache/harness (created by the check).
+info_with 0 -u HARNESS_CACHE_DIR XDG_CACHE_HOME="$tmp/xdg"
+has "$out" "kernel cache $tmp/xdg/harness"
+[ -d "$tmp/xdg/harness" ] || fail "the cache check did not create $tmp/xdg/harness"
+info_with 0 -u HARNESS_CACHE_DIR -u XDG_CACHE_HOME HOME="$tmp/home"
+has "$out" "kernel cache $tmp/home/.cache/harness"
+
 # Two broken parts: both named, both counted.
 info_with 1 HARNESS_CXX=/bin/false HARNESS_CUDA_INCLUDE="$tmp/no-such-toolkit"
 has "$err" "harness info: 2 problems"
