@@ -99,7 +99,12 @@ echo "== SIGINT: the row finishes, the run stops, --resume completes it"
 out="$tmp/int.csv"
 run_bg --variant slow_conv --variant conv_ok --out "$out" >"$tmp/int.out" 2>&1
 pid=$!
-sleep 0.8
+# Interrupt once the first row is written (not after a fixed sleep: on a loaded
+# machine the first row may take seconds); slow_conv keeps the rest from finishing.
+for _ in $(seq 300); do
+  [ -f "$out" ] && [ "$(wc -l <"$out")" -ge 2 ] && break
+  sleep 0.1
+done
 kill -INT "$pid"
 wait "$pid"
 rc=$?

@@ -56,10 +56,12 @@ ok_run w5quiet "${one[@]}" --warmup 5 --min-samples 7 --max-samples 7
 expect_eq "$(launches w5quiet)" 1 "launches shown without --printf-all"
 
 echo "== --hot: launches batched, many per sample"
-ok_run hot "${one[@]}" --printf-all --printf-lines 1 --warmup 1 --min-samples 4 --max-samples 4 --hot
+# A batch starts once one launch takes under 1 ms: among 20 samples one does, even
+# on a loaded machine (a launch takes tens of microseconds).
+ok_run hot "${one[@]}" --printf-all --printf-lines 1 --warmup 1 --min-samples 20 --max-samples 20 --hot
 n=$(launches hot)
-[ "$n" -gt 10 ] || fail "--hot made $n launches for 4 samples (cold makes 5)"
-expect_eq "$(col "$tmp/hot.csv" 'r[0]["samples"]')" 4 "hot samples"
+[ "$n" -gt 40 ] || fail "--hot made $n launches for 20 samples (cold makes 21)"
+expect_eq "$(col "$tmp/hot.csv" 'r[0]["samples"]')" 20 "hot samples"
 
 echo "== --max-noise: a loose target stops at the minimum, none stops at the maximum"
 # No set of 6 samples has a relative standard deviation over sqrt(6) = 245 %.
@@ -83,13 +85,16 @@ assert abs(min(t) - float(row["time_min_ms"])) <= 1e-6 * min(t)
 PY
 
 echo "== --timeout: sampling stops at the time limit"
-t0=$(date +%s%N)
-ok_run timeout "${one[@]}" --min-samples 100000000 --max-noise 0 --timeout 0.3
-t1=$(date +%s%N)
+# (The emulator's preset stops at 2 s: the samples must add up to no more than 0.3 s.)
+ok_run timeout "${one[@]}" --min-samples 100000000 --max-noise 0 --timeout 0.3 --save-samples
 expect_eq "$(col "$tmp/timeout.csv" 'r[0]["stop"]')" timeout "--timeout stop"
-[ $(((t1 - t0) / 1000000)) -lt 15000 ] || fail "--timeout 0.3 took $(((t1 - t0) / 1000000)) ms"
-n=$(col "$tmp/timeout.csv" 'int(r[0]["samples"])')
-[ "$n" -gt 1 ] && [ "$n" -lt 100000000 ] || fail "--timeout: $n samples"
+python3 - "$tmp/timeout.csv" "$tmp/timeout.csv.samples.csv" <<'PY' || fail "--timeout 0.3"
+import csv, sys
+row = list(csv.DictReader(open(sys.argv[1], newline="")))[0]
+t = [float(s["time_ms"]) for s in csv.DictReader(open(sys.argv[2], newline=""))]
+assert len(t) == int(row["samples"]) > 1, (len(t), row["samples"])
+assert sum(t) - max(t) < 300.0, sum(t)
+PY
 
 echo "== --quick replaces the config's timing; without it the config's timing holds"
 stale="$root/tests/configs/stale.json"           # timing: repeat 5
@@ -158,7 +163,7 @@ rc=$?
 expect_eq "$rc" 1 "--kernel-timeout exit"
 expect_eq "$(col "$tmp/kt.csv" 'r[0]["status"]')" timeout "--kernel-timeout 0.3 status"
 case "$(col "$tmp/kt.csv" 'r[0]["reason"]')" in *"timed out after 0.3 s"*) ;; *) fail "--kernel-timeout reason: $(col "$tmp/kt.csv" 'r[0]["reason"]')" ;; esac
-[ $(($(date +%s) - t0)) -lt 20 ] || fail "--kernel-timeout 0.3 took $(($(date +%s) - t0)) s"
+[ $(($(date +%s) - t0)) -lt 45 ] || fail "--kernel-timeout 0.3 took $(($(date +%s) - t0)) s (the default is 60)"
 
 echo "== a planted bug: a mismatch row, exit 1"
 "$h" run "$root/tests/configs/planted.json" --backend emu --out "$tmp/planted.csv" >"$tmp/planted.out" 2>&1
