@@ -72,6 +72,9 @@ expect_error '"int(sqrt(-1.0)) == 0"' '' "int() of a value out of range"   # NaN
 expect_error '"in_ch > 1 || int(img_size * 2e18) > 0"' '' "int() of a value out of range"
 expect_error '1' '"h": "int(img_size * 2e18)"' "params.h ('int(img_size * 2e18)')"
 
+echo "== an unknown name lists the known ones, each once"
+expect_error '"in_ch == true"' '' "where: in 'in_ch == true': unknown name 'true' (known here: in_ch, out_ch, filter_size, img_size, h, w, pad)"
+
 echo "== expressions in check and in a variant's where, through a run"
 cfg '"img_size <= 7"' '' ', "where": "img_size / 2.0 > 3.4"'
 "$h" run "$tmp/c.json" --backend emu --out "$tmp/r.csv" >"$tmp/r.out" 2>&1 || fail "run: $(tail -5 "$tmp/r.out")"
