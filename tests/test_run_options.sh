@@ -79,7 +79,9 @@ row = list(csv.DictReader(open(sys.argv[1], newline="")))[0]
 t = [float(s["time_ms"]) for s in csv.DictReader(open(sys.argv[2], newline=""))]
 assert row["stop"] == "noise", row["stop"]
 assert len(t) == int(row["samples"]), (len(t), row["samples"])
-assert sum(t) >= 20.0 and sum(t[:-1]) < 20.0, (sum(t), t[-1])  # stopped at the first sample past 20 ms
+# stopped at the first sample past 20 ms, or at the second (--min-samples 2) when
+# the first alone took that long (a loaded machine)
+assert sum(t) >= 20.0 and (len(t) == 2 or sum(t[:-1]) < 20.0), (sum(t), t)
 assert abs(statistics.median(t) - float(row["time_median_ms"])) <= 1e-6 * float(row["time_median_ms"])
 assert abs(min(t) - float(row["time_min_ms"])) <= 1e-6 * min(t)
 PY
