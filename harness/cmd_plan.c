@@ -1,16 +1,12 @@
 /*
  * cmd_plan.c: the subcommands that look at a config without running kernels:
- * `list` (the plan), `compile` (NVRTC or host builds with resource reports) and
- * `info` (versions, devices, backends).
+ * `list` (the plan) and `compile` (NVRTC or host builds with resource reports).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
-#include <cublas_v2.h>
-
 #include "commands.h"
-#include "cuda/cudnn.h"
 #include "run.h"
 #include "sweep.h"
 
@@ -137,62 +133,4 @@ int hn_cmd_compile(const hn_cli *cli) {
     free(cache);
     hn_plan_free(p);
     return failed ? 1 : 0;
-}
-
-int hn_cmd_info(const hn_cli *cli) {
-    (void)cli;
-    printf("harness %s\n", HN_VERSION);
-    printf("NVRTC %s\n", hn_nvrtc_version());
-    int major = 0, minor = 0, patch = 0;
-    if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
-        cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
-        cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
-        printf("cuBLAS %d.%d.%d\n", major, minor, patch);
-    else
-        printf("cuBLAS unavailable\n");
-    hn_err dnn_err;
-    if (hn_cudnn_load(&dnn_err) == 0) {
-        size_t v = hn_dnn.cudnnGetVersion();
-        printf("cuDNN %zu.%zu.%zu (%s, loaded at run time)\n", v / 10000, v / 100 % 100, v % 100, hn_cudnn_library());
-    } else {
-        printf("cuDNN unavailable: %s\n", dnn_err.msg);
-    }
-    char drv[32];
-    hn_cuda_driver_version(drv, sizeof drv);
-    printf("CUDA driver %s\n", drv);
-    printf("host C++ compiler (emulator) %s\n", getenv("HARNESS_CXX") ? getenv("HARNESS_CXX") : HN_CXX_COMPILER);
-    char *cache = hn_default_cache_dir();
-    printf("kernel cache %s\n", cache);
-    free(cache);
-
-    printf("\nbackends:\n");
-    char why[512];
-    hn_err err;
-    if (hn_cuda_available(why, sizeof why)) {
-        hn_backend *be;
-        if (hn_backend_cuda_create(NULL, &be, &err) == 0) {
-            hn_device_info in;
-            be->ops->device_info(be, &in);
-            printf("  cuda  yes: %s, %s, %d SMs, %.1f GiB, L2 %.1f MiB, SM clock %d MHz, memory %d MHz x %d bit\n",
-                   in.name, in.arch, in.sm_count, (double)in.global_mem / (1 << 30),
-                   (double)in.l2_bytes / (1 << 20), in.sm_clock_khz / 1000, in.mem_clock_khz / 1000,
-                   in.mem_bus_width);
-            hn_backend_destroy(be);
-        } else {
-            printf("  cuda  no: %s\n", err.msg);
-        }
-    } else {
-        printf("  cuda  no: %s\n", why);
-    }
-    hn_backend *emu;
-    if (hn_backend_emu_create(NULL, &emu, &err) == 0) {
-        hn_device_info in;
-        emu->ops->device_info(emu, &in);
-        printf("  emu   yes: %s\n", in.name);
-        hn_backend_destroy(emu);
-    } else {
-        printf("  emu   no: %s\n", err.msg);
-    }
-    printf("default backend (auto): %s\n", hn_cuda_available(why, sizeof why) ? "cuda" : "emu");
-    return 0;
 }

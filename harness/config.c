@@ -208,8 +208,14 @@ static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_set
         hn_sb names;
         hn_sb_init(&names);
         for (int s = 0; s < nc.n_sets; s++)
-            for (int i = 0; i < *nc.counts[s]; i++)
-                hn_sb_addf(&names, "%s%s", names.len ? ", " : "", nc.sets[s][i]);
+            for (int i = 0; i < *nc.counts[s]; i++) {
+                /* once each: an axis and a parameter often share a name (in_ch) */
+                int seen = 0;
+                for (int t = 0; t <= s && !seen; t++)
+                    for (int k = 0; k < (t < s ? *nc.counts[t] : i) && !seen; k++)
+                        seen = strcmp(nc.sets[t][k], nc.sets[s][i]) == 0;
+                if (!seen) hn_sb_addf(&names, "%s%s", names.len ? ", " : "", nc.sets[s][i]);
+            }
         bad(c, jpath, "in '%s': unknown name '%s' (known here: %s)", quoted, CUT(nc.bad_name),
             names.len ? names.buf : "none");
         hn_sb_free(&names);

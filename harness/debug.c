@@ -179,6 +179,14 @@ int hn_cmd_debug(const hn_cli *cli) {
         }
         c = &p->cases[id];
     }
+    {
+        /* A case whose parameters do not evaluate (--set in_ch=x) is bad input: say so before compiling. */
+        hn_workload shape;
+        if (hn_workload_shape(&shape, p, c, &err) != 0) {
+            fprintf(stderr, "harness debug: %s\n", err.msg);
+            goto done;
+        }
+    }
     extra = xcalloc(6, sizeof *extra);
     extra[n_extra++] = xstrdup("DEBUG");
     extra[n_extra++] = xstrdup("SINGLE_BLOCK");

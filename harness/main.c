@@ -44,6 +44,25 @@ typedef struct {
     const char *what;
 } cmd_def;
 
+/* What `harness COMMAND --help` says beyond the one line, for the commands that need it. */
+static const struct {
+    const char *cmd;
+    const char *text;
+} CMD_NOTES[] = {
+    {"info",
+     "Checks, each by using the part: NVRTC compiles a probe kernel (with the C and toolkit\n"
+     "headers kernels include); the emulator compiles it with the host C++ compiler and runs\n"
+     "it, checking its output; with a GPU, the cuda backend runs it too; the kernel cache\n"
+     "folder is writable. Exit code 0 when all pass; 1 when one is broken (it is named on\n"
+     "stderr): a check fails, cuBLAS cannot say its version, or an NVIDIA device node exists\n"
+     "(/dev/nvidia0) without a usable driver. No GPU at all is not broken: the emulator runs\n"
+     "kernels there.\n"},
+    {"bench",
+     "Sub-benchmarks: `reference` (the fp64 conv2d reference) and `emu` (the CPU emulator);\n"
+     "both when none is named. --quick: small shapes and few repetitions (seconds, not\n"
+     "tens of seconds). Exit code 1 when a figure could not be measured or a result was wrong.\n"},
+};
+
 static const cmd_def CMDS[] = {
     {"run", hn_cmd_run, C_RUN, "CONFIG", 1, "compile every variant, run the sweep, check, time, write CSV"},
     {"list", hn_cmd_list, C_LIST, "CONFIG", 1, "print the plan (cases and variants) without running anything"},
@@ -55,7 +74,7 @@ static const cmd_def CMDS[] = {
     {"compare", hn_cmd_compare, C_COMPARE, "CSV", 1,
      "compare variants or a define (--by ACCUM_DTYPE) in time and accuracy"},
     {"bench", hn_cmd_bench, C_BENCH, "[reference|ops|emu|tune]", 0, "print the harness's own benchmark figures"},
-    {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends"},
+    {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends; checks that each works"},
     {"tune", hn_cmd_tune, C_TUNE, "CONFIG", 1,
      "search a variant's tunable space for the fastest configuration per case (or across cases)"},
     {"cache", hn_cmd_cache, C_CACHE, "info|clean", 1,
@@ -98,7 +117,9 @@ static const opt_def OPTS[] = {
         "keep running a variant in later cases after it timed out (default: skip them)"),
     OPT("max-gflop", 'd', max_gflop, C_RUN | C_TUNE, "X", "emulator: skip cases above X GFLOP (default 0.05)"),
     OPT("all", 'f', all, C_RUN | C_PLOT | C_TUNE, NULL, "run: every case whatever its size (emulator); plot: every CSV under results/"),
-    OPT("quick", 'f', quick, C_RUN | C_TUNE, NULL, "exploration timing preset (few samples), over the config's timing"),
+    OPT("quick", 'f', quick, C_RUN | C_TUNE | C_BENCH, NULL,
+        "run, tune: exploration timing preset (few samples), over the config's timing; bench: small work, "
+        "one repetition"),
     OPT("hot", 'f', hot, C_RUN | C_TUNE, NULL, "time back-to-back launches (default: cold L2)"),
     OPT("warmup", 'i', warmup, C_RUN | C_TUNE, "N", "untimed launches before sampling"),
     OPT("min-samples", 'i', min_samples, C_RUN | C_TUNE, "N", "samples before any stopping rule"),
@@ -142,12 +163,15 @@ static void usage(FILE *f) {
     fprintf(f, "harness %s: benchmark and autotune CUDA kernels\n\nusage: harness COMMAND [ARGS] [OPTIONS]\n\ncommands:\n",
             HN_VERSION);
     for (size_t i = 0; i < HN_ARRAY_LEN(CMDS); i++)
-        fprintf(f, "  %-8s %-12s %s\n", CMDS[i].name, CMDS[i].args, CMDS[i].what);
+        fprintf(f, "  %-8s %-25s %s\n", CMDS[i].name, CMDS[i].args, CMDS[i].what);
     fprintf(f, "\n`harness COMMAND --help` lists the options of a command.\n");
 }
 
 static void command_usage(FILE *f, const cmd_def *c) {
-    fprintf(f, "usage: harness %s %s [OPTIONS]\n  %s\n\noptions:\n", c->name, c->args, c->what);
+    fprintf(f, "usage: harness %s %s [OPTIONS]\n  %s\n", c->name, c->args, c->what);
+    for (size_t i = 0; i < HN_ARRAY_LEN(CMD_NOTES); i++)
+        if (strcmp(CMD_NOTES[i].cmd, c->name) == 0) fprintf(f, "\n%s", CMD_NOTES[i].text);
+    fprintf(f, "\noptions:\n");
     for (size_t i = 0; i < HN_ARRAY_LEN(OPTS); i++) {
         const opt_def *o = &OPTS[i];
         if (!(o->cmds & c->bit)) continue;

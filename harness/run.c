@@ -219,6 +219,11 @@ static int open_results(run_ctx *r) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return -1;
     }
+    if (cli->save_samples) { /* a fresh results file gets a fresh samples file (workers append) */
+        char *sp = xasprintf("%s.samples.csv", r->out_path);
+        if (unlink(sp) != 0 && errno != ENOENT) fprintf(stderr, "harness: cannot remove %s: %s\n", sp, strerror(errno));
+        free(sp);
+    }
     return 0;
 }
 
@@ -389,9 +394,9 @@ static void after_death(run_ctx *r, int code, int sig) {
 
 static void print_time_split(run_ctx *r, double wall) {
     const hn_run_stats *s = &r->stats;
-    printf("\ntime: %.1f s wall = waiting for compiles %.1f s (%.1f s of compiler work in %d threads) + reference "
+    printf("\ntime: %.1f s wall = waiting for compiles %.1f s (%.1f s of compiler work in %d thread%s) + reference "
            "%.1f s + inputs %.1f s + transfers %.1f s + checking %.1f s + measured kernels %.1f s + other %.1f s\n",
-           wall, s->compile_wait, s->compile_busy, s->compile_threads, s->ref, s->gen, s->transfer, s->check, s->kernel,
+           wall, s->compile_wait, s->compile_busy, s->compile_threads, s->compile_threads == 1 ? "" : "s", s->ref, s->gen, s->transfer, s->check, s->kernel,
            wall - s->compile_wait - s->ref - s->gen - s->transfer - s->check - s->kernel);
 }
 
@@ -478,9 +483,13 @@ int hn_cmd_run(const hn_cli *cli) {
     sigaction(SIGTERM, &sa, &old_term);
     handlers = 1;
 
+    /* Workers see the results path chosen here (the default too): --save-samples
+     * writes beside it. */
+    hn_cli wcli = *cli;
+    wcli.out = r.out_path;
     int finished = 0, stopped = 0, fatal = 0, stop_sent = 0;
     while (!finished && !stopped && !fatal) {
-        if (hn_worker_start(cli, p, r.selected, r.first_case, r.last_case, r.sh, &wk, &err) != 0) {
+        if (hn_worker_start(&wcli, p, r.selected, r.first_case, r.last_case, r.sh, &wk, &err) != 0) {
             fprintf(stderr, "harness: %s\n", err.msg);
             fatal = 1;
             break;

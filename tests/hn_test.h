@@ -2,7 +2,8 @@
  * hn_test.h: the few macros our tests use. A test file is a plain main calling
  * test_* functions; CHECK records a failure with file and line and goes on, so one
  * run reports every broken assertion; hn_test_exit() returns the exit code
- * (0 = all passed, 1 = failures, 77 = skipped, as CTest is told).
+ * (0 = all passed, 1 = failures). Only GPU tests may skip (exit 77, for want of
+ * a GPU; CMakeLists.txt's HN_GPU_TESTS): a missing dependency is a failure.
  */
 #ifndef HN_TEST_H
 #define HN_TEST_H

@@ -32,7 +32,11 @@ out=$("$h" debug tests/configs/planted.json --backend emu --kernel conv2d_plante
 rc=$?
 [ "$rc" = 1 ] || fail "planted: exit $rc, expected 1: $out"
 printf '%s\n' "$out" | grep -q 'first mismatches of out (0, 1, 3, 5): kernel' || fail "planted mismatch not at (0, 1, 3, 5): $out"
-[ "$(printf '%s\n' "$out" | grep -c 'mismatches of out\|^ *out (')" -ge 1 ] || true
+# One planted element: the mismatch list (the first line and its continuations)
+# holds exactly one entry, and the verdict says so.
+n_listed=$(printf '%s\n' "$out" | grep -c '^first mismatches of out (\|^ \{19\} out (')
+[ "$n_listed" = 1 ] || fail "planted: $n_listed mismatches listed, expected 1: $out"
+case "$out" in *"verdict: output does NOT match the reference"*) ;; *) fail "planted: no failing verdict: $out" ;; esac
 printf '%s\n' "$out" | grep -q 'out: 191 of 192 elements match' || fail "expected exactly one mismatch: $out"
 order=$(printf '%s\n' "$out" | grep -o '^planted: block ([0-9],[0-9],[0-9])' | head -3 | tr '\n' ' ')
 [ "$order" = "planted: block (0,0,0) planted: block (1,0,0) planted: block (0,1,0) " ] || fail "planted order '$order'"

@@ -562,15 +562,14 @@ int main(void) {
     test_one_case();
     test_all_skipped();
     test_quote();
-    if (!getenv("HARNESS_BIN")) {
+    if (!getenv("HARNESS_BIN")) { /* CTest sets it */
         fprintf(stderr, "HARNESS_BIN not set: the chart checks need the harness binary\n");
-        return hn_test_failures ? 1 : 77;
+        return 1;
     }
     test_bad_input();
-    if (!hn_plot_have_gnuplot()) {
-        fprintf(stderr, "gnuplot not found (install gnuplot-nox): chart checks skipped\n");
-        hn_test_cleanup();
-        return hn_test_failures ? 1 : 77;
+    if (!hn_plot_have_gnuplot()) { /* a dependency: scripts/setup.sh installs it */
+        fprintf(stderr, "gnuplot not found (install gnuplot-nox): the charts cannot be checked\n");
+        return 1;
     }
     test_charts_png();
     test_charts_svg();

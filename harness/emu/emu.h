@@ -18,9 +18,10 @@
  * single-threaded C loop computing the same convolution, side by side in the
  * same run. Compiles its kernels into hn_default_cache_dir(); finds
  * kernels/conv2d under $HARNESS_ROOT, else the source tree the harness was
- * built from. Prints figures only (never judges them). Returns -1 with err
- * set if the emulator cannot run at all. */
-int hn_emu_bench(FILE *out, hn_err *err);
+ * built from. Prints figures (never judges their speed). quick: one repetition
+ * of smaller work (a second or two). Returns -1 with err set if the emulator
+ * cannot run, or a conv2d variant is missing, fails or disagrees with the loop. */
+int hn_emu_bench(FILE *out, int quick, hn_err *err);
 
 /* The stack each emulated thread gets: $HARNESS_EMU_STACK_KB (64 KB to 64 MB),
  * default 256 KB. */

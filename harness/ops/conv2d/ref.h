@@ -165,7 +165,8 @@ const char *conv2d_ref_method(void);
 /* Times the reference on a fixed list of seed-like shapes and prints one line each:
  * GFLOP of the case (2*in_ch*out_ch*h*w*fs*fs), seconds and GFLOP/s of our multiply
  * and of OpenBLAS's (if linked), and on small shapes the naive 7-deep loop's GFLOP/s.
- * Takes about 10 s on 2 cores. Returns 0, or -1 if two results disagree. */
-int conv2d_ref_bench(FILE *out);
+ * Takes about 10 s on 2 cores; quick: only the small shapes, each timed once
+ * (well under a second). Returns 0, or -1 if two results disagree. */
+int conv2d_ref_bench(FILE *out, int quick);
 
 #endif

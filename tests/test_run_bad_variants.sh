@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# test_run_bad_variants.sh: a variant whose launch cannot be set up is a
+# launch_error row saying why, and the sweep goes on (exit 1, the good variant ok):
+# a block or grid under 1, negative shared memory, typed arguments that do not fit
+# (int, unsigned, long, a string), debug_counter outside a debug run, arguments
+# whose kind or count differs from the kernel's parameters; typed expressions
+# that do fit bind like the operator's own parameters. Also --backend names.
+set -u
+h=${HARNESS_BIN:?}
+root=${HARNESS_ROOT:?}
+tmp=${HARNESS_TMP:-/tmp}/bad_variants.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+cat >"$tmp/odd.cu" <<'CU'
+// Kernels with parameters conv2d_pad lacks: a long, a trailing debug counter.
+__global__ void k_long(float *out, long n) {
+    if (threadIdx.x == 0 && n == 12345) out[0] = 0.0f;
+}
+__global__ void k_counter(float *out, int *debug_counter) {
+    if (threadIdx.x == 0 && debug_counter) out[0] = 0.0f;
+}
+CU
+K="$root/kernels/conv2d/conv2d_pad.cu"
+A='"in", "out", "filter", "h", "w", "in_ch", "out_ch"'
+cat >"$tmp/bad.json" <<JSON
+{"op": "conv2d", "axes": {"in_ch": [1], "out_ch": [1], "filter_size": [3], "img_size": [8]},
+ "timing": {"repeat": 1},
+ "defaults": {"file": "$K", "kernel": "conv2d_pad", "block": [8, 8], "grid": [1, 1],
+              "defines": {"ACCUM_DTYPE": "float", "BIG": 3000000000, "NAME": "x"},
+              "args": [$A, "filter_size", "pad"]},
+ "variants": [
+  {"name": "block0", "block": ["in_ch - 1", 8]},
+  {"name": "gridneg", "grid": ["w - 100", 1]},
+  {"name": "sharedneg", "shared_bytes": "-4"},
+  {"name": "bigint", "args": [$A, "int: BIG", "pad"]},
+  {"name": "negunsigned", "args": [$A, "unsigned: -1", "pad"]},
+  {"name": "stringarg", "args": [$A, "int: NAME", "pad"]},
+  {"name": "doublepad", "args": [$A, "filter_size", "double: 0.5"]},
+  {"name": "ptrpad", "args": [$A, "filter_size", "in"]},
+  {"name": "toomany", "args": [$A, "filter_size", "pad", "int: 1"]},
+  {"name": "fraclong", "file": "odd.cu", "kernel": "k_long", "args": ["out", "long: 2.5"]},
+  {"name": "counter", "file": "odd.cu", "kernel": "k_counter", "args": ["out", "debug_counter"]},
+  {"name": "typedok", "args": ["in", "out", "filter", "int: h", "unsigned: w", "int: in_ch", "int: out_ch",
+                               "int: filter_size", "float: 0"]}
+ ]}
+JSON
+"$h" run "$tmp/bad.json" --backend emu --out "$tmp/bad.csv" >"$tmp/bad.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] || fail "exit $rc, expected 1: $(tail -5 "$tmp/bad.out")"
+got=$(python3 - "$tmp/bad.csv" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    print(f"{r['variant']} {r['status']} | {r['reason']}")
+PY
+)
+want="block0 launch_error | block[0] 'in_ch - 1' = 0 (must be at least 1)
+gridneg launch_error | grid[0] 'w - 100' = -92 (must be at least 1)
+sharedneg launch_error | shared_bytes '-4' = -4 is negative
+bigint launch_error | args[7] 'int: BIG': = 3e+09 does not fit an int
+negunsigned launch_error | args[7] 'unsigned: -1': = -1 does not fit an unsigned int
+stringarg launch_error | args[7] 'int: NAME': is the string \"x\", not a number
+doublepad launch_error | argument 8 ('double: 0.5') is a 8-byte double but parameter 8 of conv2d_pad is a 4-byte float
+ptrpad launch_error | argument 8 ('in') is a 8-byte pointer but parameter 8 of conv2d_pad is a 4-byte float
+toomany launch_error | kernel conv2d_pad takes 9 parameters but the config binds 10 arguments
+fraclong launch_error | args[1] 'long: 2.5': = 2.5 is not an integer
+counter launch_error | args[1] binds debug_counter, which exists only in debug runs (SINGLE_BLOCK)
+typedok ok | "
+[ "$got" = "$want" ] || fail "rows:
+$got
+expected:
+$want"
+
+# --backend: a name that is neither is bad usage; auto picks one and says which.
+out=$("$h" run "$tmp/bad.json" --backend nope --variant typedok --out "$tmp/nope.csv" 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "--backend nope: exit $rc, expected 2: $out"
+case "$out" in *"unknown backend 'nope' (expected cuda, emu or auto)"*) ;; *) fail "--backend nope: $out" ;; esac
+out=$("$h" run "$tmp/bad.json" --variant typedok --out "$tmp/auto.csv" 2>&1)
+rc=$?
+[ "$rc" = 0 ] || fail "--backend auto: exit $rc: $out"
+be=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["backend"])' "$tmp/auto.csv")
+case "$out" in
+  *"harness: backend emu (auto: "*) [ "$be" = emu ] || fail "auto said emu, rows say $be" ;;
+  *"harness: backend cuda (auto)"*) [ "$be" = cuda ] || fail "auto said cuda, rows say $be" ;;
+  *) fail "--backend auto did not say which: $out" ;;
+esac
+if [ ! -e /dev/nvidia0 ]; then
+  [ "$be" = emu ] || fail "auto without a GPU ran on $be"
+fi
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
