@@ -25,6 +25,7 @@
 #include "csv.h"
 #include "ops/op.h"
 #include "run.h"
+#include "sweep.h"
 #include "test_emu_common.h"
 
 static const hn_op *fwd, *bwd;
