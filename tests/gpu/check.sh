@@ -9,8 +9,10 @@
 #   4. runs `harness run configs/conv2d_sweep.json` twice and reports, per row, how
 #      much the two medians differ,
 #   5. runs the float/double accumulator sweep and a single-block debug run,
-#   6. runs the layout and pooling sweeps and checks every baseline row (cuBLAS,
-#      cuDNN: ok, or skipped with a reason; tests/gpu/check_baselines.py),
+#   6. runs the layout, pooling and conv2d gradient sweeps and checks every
+#      baseline row (cuBLAS, cuDNN: ok, or skipped with a reason; the cuDNN rows of
+#      conv2d's gradients must be ok but where cuDNN cannot pose the case:
+#      tests/gpu/check_baselines.py --require),
 # leaving CSVs and logs in OUTDIR. Each step is logged on its own and a failing
 # step does not stop the next (the summary at the end says what failed).
 # Extra options for both sweeps can be given in HARNESS_SWEEP_OPTS.
@@ -111,6 +113,13 @@ step cudnn_layouts 120 $h run configs/conv2d_layouts.json --backend cuda --quick
 step cudnn_pool 120 $h run configs/pool2d_layouts.json --backend cuda --quick --out "$out/pool2d_layouts.csv"
 step cudnn_pool_bwd 120 $h run configs/pool2d_backward_sweep.json --backend cuda --quick \
   --out "$out/pool2d_backward_sweep.csv"
-step baselines 30 bash -c "python3 tests/gpu/check_baselines.py $out/*.csv"
+# conv2d's gradients: cudnn_conv_bwd_data, _filter (pad values 0 and -0.75) and _bias
+# on every case of their sweeps, required ok (skipped only for asymmetric padding).
+for pass in data filter bias; do
+  step cudnn_conv_bwd_$pass 120 $h run configs/conv2d_backward_${pass}_sweep.json --backend cuda --quick \
+    --out "$out/conv2d_backward_${pass}_sweep.csv"
+done
+step baselines 30 bash -c "python3 tests/gpu/check_baselines.py --require cudnn_conv_bwd_data \
+  --require cudnn_conv_bwd_filter --require cudnn_conv_bwd_bias $out/*.csv"
 step tests 600 bash -c "cd build-gpu && ctest --output-on-failure -j $jobs"
 finish

@@ -299,7 +299,8 @@ static int prepare_filter(dnn_conv *s, hn_dptr *filter, hn_err *err) {
         *filter = s->filter_t;
     }
     if (b->dbl) {
-        if (conv2d_dnn_alloc(b, nf, &s->filter_d, err) != 0 || conv2d_dnn_to_double(b, *filter, s->filter_d, nf, err) != 0)
+        if (conv2d_dnn_alloc(b, nf, &s->filter_d, err) != 0 ||
+            conv2d_dnn_to_double(b, *filter, s->filter_d, nf, err) != 0)
             return -1;
         *filter = s->filter_d;
     }
