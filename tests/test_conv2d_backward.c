@@ -8,10 +8,12 @@
  *   - the three operators (conv2d_backward_data, _filter, _bias): FLOP and byte
  *     counts, labels, dims, shape errors, the generator, the reference (full and
  *     sampled) against the same loops;
+ *   - the identity the cuDNN filter baseline uses for a pad value other than 0
+ *     (dfilter(in, v) = dfilter(in - v, 0) + v * dbias), on the same loops;
  *   - every kernel variant of kernels/conv2d_backward on the emulator, through the
  *     harness binary: `harness run` of each sweep (every row ok against the
- *     reference) and `harness debug` of each kernel (skipped, 77, without
- *     HARNESS_BIN).
+ *     reference, no cuDNN baseline rows on the emulator) and `harness debug` of
+ *     each kernel (skipped, 77, without HARNESS_BIN).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -433,6 +435,36 @@ static void test_operator_references(void) {
     op_case(find("conv2d_backward_bias"), &big_filter, 1); /* never sampled */
 }
 
+/* The identity cuDNN's filter baseline (conv2d_backward_filter/cudnn.c) rests on:
+ * with pad v, X = (in - v inside, 0 outside) + v, so dfilter(in, v) = dfilter(in - v,
+ * 0) + v * (dout summed over the batch and the pixels) for every (c, p, q). Checked
+ * on the definitions' loop, in - v rounded to float as cuDNN's FP32 cudnnOpTensor
+ * would (hence 1e-5, not 1e-12), on every shape (v = 0.5 where the shape's is 0). */
+static void test_pad_as_shift(void) {
+    for (size_t i = 0; i < HN_ARRAY_LEN(shapes); i++) {
+        geom g = shapes[i];
+        if (g.pad == 0.0f) g.pad = 0.5f;
+        const int oh = out_h(&g), ow = out_w(&g), fs = g.fs;
+        const int64_t n_in = (int64_t)g.n * g.in_ch * g.h * g.w, n_f = (int64_t)g.out_ch * g.in_ch * fs * fs,
+                      n_out = (int64_t)g.n * g.out_ch * oh * ow;
+        uint64_t seed = 7 + i;
+        float *in = random_floats(n_in, &seed), *dout = random_floats(n_out, &seed);
+        float *shifted = xmalloc(sizeof(float) * (size_t)(n_in + 1));
+        for (int64_t j = 0; j < n_in; j++) shifted[j] = in[j] - g.pad;
+        double *want = xmalloc(sizeof(double) * (size_t)n_f), *got = xmalloc(sizeof(double) * (size_t)n_f);
+        double *dbias = xmalloc(sizeof(double) * (size_t)g.out_ch);
+        loop_filter(want, in, dout, &g);
+        geom zero = g;
+        zero.pad = 0.0f;
+        loop_filter(got, shifted, dout, &zero);
+        loop_bias(dbias, dout, &g);
+        for (int64_t j = 0; j < n_f; j++) got[j] += g.pad * dbias[j / ((int64_t)g.in_ch * fs * fs)];
+        double d = worst_diff(got, want, n_f);
+        CHECK_MSG(d < 1e-5, "pad as a shift: shape %zu (pad %g): worst %g", i, (double)g.pad, d);
+        free(in), free(dout), free(shifted), free(want), free(got), free(dbias);
+    }
+}
+
 /* The sampled data reference: every border pixel (where the window leaves dout) of
  * every image and channel, plus at least 1024 random ones. */
 static void test_sampled_data_pixels(void) {
@@ -500,7 +532,12 @@ static void count_rows(const char *path, int *rows, int *ok, int *skipped) {
         return;
     }
     *rows = t.n_rows;
+    /* The operators' cuDNN baselines give the rows their speedup_vs_cudnn column,
+     * but no rows of their own on the emulator (they run on the cuda backend only). */
+    CHECK_MSG(hn_table_col(&t, "speedup_vs_cudnn") >= 0, "%s: no speedup_vs_cudnn column", path);
     for (int r = 0; r < t.n_rows; r++) {
+        const char *variant = hn_table_get(&t, r, "variant");
+        CHECK_MSG(strncmp(variant, "cudnn_", 6) != 0, "%s: a baseline row on the emulator: %s", path, variant);
         const char *status = hn_table_get(&t, r, "status");
         if (strcmp(status, "ok") == 0)
             (*ok)++;
@@ -588,6 +625,7 @@ int main(void) {
     test_bias_reference();
     test_counts_labels_shapes();
     test_operator_references();
+    test_pad_as_shift();
     test_sampled_data_pixels();
     test_generator();
     const char *bin = getenv("HARNESS_BIN"), *tmp_env = getenv("HARNESS_TMP");

@@ -3,8 +3,8 @@
  * machine without one): device limits, memory round trips, the conv2d variants
  * against the fp64 reference on small and odd sizes, launch-limit messages,
  * dynamic shared memory above 48 KB, events, the clock probe, and every
- * baseline (cuBLAS; cuDNN's convolution, pooling and pooling backward, where
- * cuDNN is installed) on small cases and every layout.
+ * baseline (cuBLAS; cuDNN's convolution, its gradients, pooling and pooling
+ * backward, where cuDNN is installed) on small cases and every layout.
  */
 #include <math.h>
 #include <unistd.h>
@@ -108,7 +108,8 @@ static void test_baselines_of(const char *config, const char *const *assign, int
 
 /* The cuDNN baselines beyond conv2d_sweep's cases: convolution in NHWC (CHWN
  * and, for cuBLAS, NHWC declined), with a batch and a bias; pooling forward in
- * every layout (checked on `out` alone: cuDNN gives no argmax) and backward. */
+ * every layout (checked on `out` alone: cuDNN gives no argmax) and backward;
+ * conv2d's gradients. */
 static void test_more_baselines(void) {
     const char *conv[] = {"layout=NCHW,n=8,in_ch=3,out_ch=32,filter_size=3,img_size=32",
                           "layout=NHWC,n=8,in_ch=32,out_ch=32,filter_size=3,img_size=33",
@@ -122,6 +123,30 @@ static void test_more_baselines(void) {
     const char *bwd[] = {"n=2,channels=3,h=7,w=9,k=2,mode=max", "n=3,channels=16,h=65,w=64,k=3,mode=avg",
                          "n=1,channels=1,h=1,w=1,k=1,mode=max", "n=2,channels=16,h=32,w=31,k=5,mode=max"};
     test_baselines_of("pool2d_backward_sweep.json", bwd, (int)HN_ARRAY_LEN(bwd), 0);
+
+    /* conv2d's gradients, float and double: cases cuDNN poses (odd sizes, 1-sized
+     * dimensions, "same" with odd filters, explicit padding; for the filter a pad
+     * value other than 0, with and without padded pixels), then "same" with even
+     * filters, which data and filter decline (asymmetric padding) and bias takes. */
+    const char *data[] = {"n=2,in_ch=3,out_ch=5,filter_size=3,h=7,w=16,padding=-1",
+                          "n=3,in_ch=8,out_ch=16,filter_size=5,h=19,w=33,padding=1",
+                          "n=1,in_ch=1,out_ch=1,filter_size=1,h=1,w=3,padding=0",
+                          "n=2,in_ch=32,out_ch=64,filter_size=3,h=40,w=128,padding=3"};
+    test_baselines_of("conv2d_backward_data_sweep.json", data, (int)HN_ARRAY_LEN(data), 0);
+    const char *filter[] = {"n=2,in_ch=3,out_ch=5,filter_size=3,h=7,w=16,padding=-1,pad=0",
+                            "n=3,in_ch=8,out_ch=16,filter_size=5,h=19,w=33,padding=1,pad=-0.75",
+                            "n=2,in_ch=3,out_ch=5,filter_size=3,h=7,w=16,padding=-1,pad=-0.75",
+                            "n=1,in_ch=1,out_ch=1,filter_size=1,h=1,w=3,padding=0,pad=-0.75",
+                            "n=2,in_ch=24,out_ch=32,filter_size=3,h=40,w=128,padding=3,pad=0"};
+    test_baselines_of("conv2d_backward_filter_sweep.json", filter, (int)HN_ARRAY_LEN(filter), 0);
+    const char *bias[] = {"n=2,out_ch=5,filter_size=3,h=7,w=16,padding=-1",
+                          "n=5,out_ch=64,filter_size=2,h=64,w=100,padding=-1",
+                          "n=1,out_ch=1,filter_size=5,h=7,w=3,padding=2"};
+    test_baselines_of("conv2d_backward_bias_sweep.json", bias, (int)HN_ARRAY_LEN(bias), 0);
+    const char *even_data[] = {"n=2,in_ch=3,out_ch=5,filter_size=2,h=7,w=16,padding=-1"};
+    test_baselines_of("conv2d_backward_data_sweep.json", even_data, 1, 1);
+    const char *even_filter[] = {"n=2,in_ch=3,out_ch=5,filter_size=4,h=7,w=16,padding=-1,pad=0"};
+    test_baselines_of("conv2d_backward_filter_sweep.json", even_filter, 1, 1);
 }
 
 /* Every variant of conv2d_sweep.json on small and odd sizes. */

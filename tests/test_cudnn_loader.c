@@ -12,7 +12,11 @@
  *   - the binary has no link dependency on cuDNN (it must start without it);
  *   - how conv2d and pooling cases are posed (descriptors need no GPU): cuDNN's
  *     output sizes against the operators', and the cases declined, with why;
- *   - the cuDNN baselines of conv2d: both precisions, writing every output.
+ *   - the cuDNN baselines of conv2d and of its gradients (conv2d_backward_data,
+ *     _filter, _bias): both precisions, family cudnn, writing the operator's
+ *     output; every baseline name unique across the operators;
+ *   - how the gradients' cases are posed (the forward convolution they differ
+ *     from): asymmetric padding declined for data and filter, never for bias.
  * Every reason here is what a baseline's `skipped` rows would carry.
  */
 #define _GNU_SOURCE
@@ -55,7 +59,8 @@ static void test_installed(void) {
         else CHECK_MSG(!hn_cudnn_symbol_required(i), "%s not resolved", hn_cudnn_symbol_names[i]);
     }
     CHECK(hn_dnn.cudnnGetVersion && hn_dnn.cudnnConvolutionForward && hn_dnn.cudnnPoolingBackward &&
-          hn_dnn.cudnnFindConvolutionBackwardFilterAlgorithm);
+          hn_dnn.cudnnFindConvolutionBackwardFilterAlgorithm && hn_dnn.cudnnConvolutionBackwardBias &&
+          hn_dnn.cudnnOpTensor);
     size_t v = hn_dnn.cudnnGetVersion();
     CHECK_INT(v / 10000, 9);
     printf("cuDNN %zu.%zu.%zu: %d of %d entry points resolved\n", v / 10000, v / 100 % 100, v % 100, resolved, n);
@@ -142,6 +147,33 @@ static void test_describe(void) {
                 CHECK_CONTAINS(err.msg, CONV[i].declined);
             } else {
                 CHECK_MSG(rc == 0, "conv case %zu: %s", i, err.msg);
+            }
+        }
+    }
+    /* The gradients' cases, posed as the forward convolution they differ from
+     * (NCHW, no bias; the filter baseline poses its case with pad 0 and adds the
+     * pad's terms itself). */
+    static const struct {
+        int fs, h, w, padding;
+        const char *declined; /* NULL: posed */
+    } BWD[] = {
+        {3, 7, 16, -1, NULL}, {5, 19, 33, 1, NULL}, {1, 1, 3, 0, NULL}, {5, 7, 7, 3, NULL}, {1, 1, 1, -1, NULL},
+        {2, 9, 9, -1, "cuDNN pads symmetrically; this case pads 0 pixels before and 1 after"},
+        {4, 9, 9, -1, "cuDNN pads symmetrically; this case pads 1 pixel before and 2 after"},
+    };
+    for (size_t i = 0; i < HN_ARRAY_LEN(BWD); i++) {
+        conv2d_bwd_dims b = {.n = 2, .in_ch = 3, .out_ch = 5, .padding = BWD[i].padding};
+        conv2d_ref_shape(&b.s, BWD[i].h, BWD[i].w, BWD[i].fs, BWD[i].padding);
+        conv2d_dims d;
+        conv2d_cudnn_forward_of(&d, &b, 0.0f);
+        CHECK(d.layout == 0 && d.use_bias == 0 && d.n == 2 && d.in_ch == 3 && d.out_ch == 5);
+        for (int dbl = 0; dbl < 2; dbl++) {
+            int rc = conv2d_cudnn_describe(&dd, &d, dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, &err);
+            if (BWD[i].declined) {
+                CHECK_MSG(rc != 0, "backward case %zu", i);
+                CHECK_CONTAINS(err.msg, BWD[i].declined);
+            } else {
+                CHECK_MSG(rc == 0, "backward case %zu: %s", i, err.msg);
             }
         }
     }
@@ -273,6 +305,54 @@ static void test_conv2d_baselines(void) {
     CHECK_STR(op->baselines[0].family, "cublas");
 }
 
+/* The gradients' cuDNN baselines: a float and a double one each, family cudnn,
+ * checked on the operator's one output. */
+static void test_backward_baselines(void) {
+    static const struct {
+        const char *op, *output, *name;
+    } OPS[] = {
+        {"conv2d_backward_data", "din", "cudnn_conv_bwd_data"},
+        {"conv2d_backward_filter", "dfilter", "cudnn_conv_bwd_filter"},
+        {"conv2d_backward_bias", "dbias", "cudnn_conv_bwd_bias"},
+    };
+    for (size_t i = 0; i < HN_ARRAY_LEN(OPS); i++) {
+        const hn_op *op = hn_op_find(OPS[i].op);
+        CHECK_MSG(op != NULL, "%s", OPS[i].op);
+        if (!op) continue;
+        CHECK_INT(op->n_baselines, 2);
+        int floats = 0, doubles = 0;
+        for (int b = 0; b < op->n_baselines; b++) {
+            const hn_op_baseline *bl = &op->baselines[b];
+            CHECK_STR(bl->family, "cudnn");
+            CHECK_MSG(strncmp(bl->name, OPS[i].name, strlen(OPS[i].name)) == 0, "%s", bl->name);
+            floats += strcmp(bl->precision, "float") == 0;
+            doubles += strcmp(bl->precision, "double") == 0;
+            CHECK(hn_op_baseline_writes(op, bl, hn_op_buffer_index(op, OPS[i].output)));
+            CHECK(bl->open && bl->close && bl->prepare && bl->issue && bl->release);
+        }
+        CHECK_INT(floats, 1);
+        CHECK_INT(doubles, 1);
+        CHECK_STR(op->baselines[0].name, OPS[i].name); /* the float one first: the charts take it */
+    }
+}
+
+/* A baseline's name is its rows' variant name: unique across every operator, so
+ * that a name says which library call was measured. */
+static void test_baseline_names_unique(void) {
+    int n = 0;
+    for (int i = 0; i < hn_op_count(); i++) {
+        const hn_op *a = hn_op_at(i);
+        for (int b = 0; b < a->n_baselines; b++, n++)
+            for (int j = i; j < hn_op_count(); j++) {
+                const hn_op *o = hn_op_at(j);
+                for (int c = j == i ? b + 1 : 0; c < o->n_baselines; c++)
+                    CHECK_MSG(strcmp(a->baselines[b].name, o->baselines[c].name) != 0, "%s: in %s and %s",
+                              a->baselines[b].name, a->name, o->name);
+            }
+    }
+    CHECK(n >= 10);
+}
+
 int main(void) {
     test_missing();
     test_not_cudnn();
@@ -282,5 +362,7 @@ int main(void) {
     test_emulator_backend();
     test_no_link_dependency();
     test_conv2d_baselines();
+    test_backward_baselines();
+    test_baseline_names_unique();
     return hn_test_exit();
 }

@@ -57,6 +57,10 @@
     X(cudnnGetTensor4dDescriptor, 1)                                                         \
     X(cudnnAddTensor, 1)                                                                     \
     X(cudnnTransformTensor, 1)                                                               \
+    X(cudnnCreateOpTensorDescriptor, 1)                                                      \
+    X(cudnnDestroyOpTensorDescriptor, 1)                                                     \
+    X(cudnnSetOpTensorDescriptor, 1)                                                         \
+    X(cudnnOpTensor, 1)                                                                      \
     /* convolution: forward, backward data, backward filter */                               \
     X(cudnnCreateFilterDescriptor, 1)                                                        \
     X(cudnnDestroyFilterDescriptor, 1)                                                       \

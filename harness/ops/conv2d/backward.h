@@ -14,6 +14,15 @@
 #include "ops/op.h"
 #include "ref.h"
 
+/* Parameter positions, in the order of the operators' tables: conv2d_backward_data
+ * and _filter (C2B_; pad is _filter's only), conv2d_backward_bias (C2BB_, no in_ch). */
+enum { C2B_N, C2B_IN_CH, C2B_OUT_CH, C2B_FS, C2B_H, C2B_W, C2B_PADDING, C2B_PAD };
+enum { C2BB_N, C2BB_OUT_CH, C2BB_FS, C2BB_H, C2BB_W, C2BB_PADDING };
+/* Buffer positions: _data's (C2BD_), _filter's (C2BF_), _bias's (C2BB_). */
+enum { C2BD_DOUT, C2BD_FILTER, C2BD_DIN, C2BD_COUNT };
+enum { C2BF_IN, C2BF_DOUT, C2BF_DFILTER, C2BF_COUNT };
+enum { C2BB_DOUT, C2BB_DBIAS, C2BB_COUNT };
+
 /* A case's geometry, decoded. in_ch is 0 for an operator without it (the bias). */
 typedef struct {
     int n, in_ch, out_ch, padding;
@@ -26,6 +35,18 @@ typedef struct {
  * the parameter and its value. */
 int conv2d_bwd_decode(const char *op, double n, double in_ch, double out_ch, double fs, double h, double w,
                       double padding, conv2d_bwd_dims *d, hn_err *err);
+
+/* Each operator's parameters p decoded with conv2d_bwd_decode (its op.c). */
+int conv2d_bwd_data_decode(const double *p, conv2d_bwd_dims *d, hn_err *err);
+int conv2d_bwd_filter_decode(const double *p, conv2d_bwd_dims *d, hn_err *err);
+int conv2d_bwd_bias_decode(const double *p, conv2d_bwd_dims *d, hn_err *err);
+
+/* Each operator's cuDNN baselines, float then double (conv2d_backward_<x>/cudnn.c,
+ * on conv2d's shared cuDNN state, conv2d/conv2d_cudnn.h). */
+#define CONV2D_BWD_N_BASELINES 2
+extern const hn_op_baseline conv2d_bwd_data_baselines[CONV2D_BWD_N_BASELINES];
+extern const hn_op_baseline conv2d_bwd_filter_baselines[CONV2D_BWD_N_BASELINES];
+extern const hn_op_baseline conv2d_bwd_bias_baselines[CONV2D_BWD_N_BASELINES];
 
 /* The element counts n[i] (computed in doubles, so that no product of sizes up to
  * 2^30 overflows before the check) into counts, unless one exceeds 2^31-1 (the

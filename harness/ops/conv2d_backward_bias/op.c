@@ -20,9 +20,6 @@
 #include "ops/conv2d/backward.h"
 #include "ops/op.h"
 
-enum { P_N, P_OUT_CH, P_FS, P_H, P_W, P_PADDING };
-enum { B_DOUT, B_DBIAS, B_COUNT };
-
 static const hn_op_param PARAMS[] = {
     {"n", 'i', "1", "images in the batch", NULL},
     {"out_ch", 'i', NULL, "output channels of the forward (channels of dout)", NULL},
@@ -39,36 +36,37 @@ static const hn_op_buffer BUFFERS[] = {
 
 static const char OP[] = "conv2d_backward_bias";
 
-static int decode(const double *p, conv2d_bwd_dims *d, hn_err *err) {
-    return conv2d_bwd_decode(OP, p[P_N], -1, p[P_OUT_CH], p[P_FS], p[P_H], p[P_W], p[P_PADDING], d, err);
+int conv2d_bwd_bias_decode(const double *p, conv2d_bwd_dims *d, hn_err *err) {
+    return conv2d_bwd_decode(OP, p[C2BB_N], -1, p[C2BB_OUT_CH],
+                             p[C2BB_FS], p[C2BB_H], p[C2BB_W], p[C2BB_PADDING], d, err);
 }
 
 static int bwd_bias_shape(const double *p, int64_t *counts, hn_err *err) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, err) != 0) return -1;
-    double n[B_COUNT];
-    n[B_DOUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
-    n[B_DBIAS] = d.out_ch;
-    return conv2d_bwd_counts(OP, BUFFERS, n, B_COUNT, counts, err);
+    if (conv2d_bwd_bias_decode(p, &d, err) != 0) return -1;
+    double n[C2BB_COUNT];
+    n[C2BB_DOUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
+    n[C2BB_DBIAS] = d.out_ch;
+    return conv2d_bwd_counts(OP, BUFFERS, n, C2BB_COUNT, counts, err);
 }
 
 /* An addition per value of dout. */
 static double bwd_bias_flop(const double *p) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, NULL) != 0) return 0;
+    if (conv2d_bwd_bias_decode(p, &d, NULL) != 0) return 0;
     return (double)d.n * d.out_ch * d.s.oh * d.s.ow;
 }
 
 static double bwd_bias_bytes(const double *p) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, NULL) != 0) return 0;
+    if (conv2d_bwd_bias_decode(p, &d, NULL) != 0) return 0;
     return 4.0 * ((double)d.n * d.out_ch * d.s.oh * d.s.ow + d.out_ch);
 }
 
 static int bwd_bias_dims(const double *p, int buffer, int64_t dims[4]) {
     conv2d_bwd_dims d = {0};
-    decode(p, &d, NULL);
-    if (buffer == B_DBIAS) {
+    conv2d_bwd_bias_decode(p, &d, NULL);
+    if (buffer == C2BB_DBIAS) {
         dims[0] = d.out_ch;
         return 1;
     }
@@ -78,25 +76,25 @@ static int bwd_bias_dims(const double *p, int buffer, int64_t dims[4]) {
 
 static void bwd_bias_label(const double *p, char *buf, size_t size) {
     conv2d_bwd_dims d = {0};
-    decode(p, &d, NULL);
+    conv2d_bwd_bias_decode(p, &d, NULL);
     conv2d_bwd_label(&d, buf, size);
 }
 
 static void bwd_bias_generate(const double *p, void *const *bufs, uint64_t seed) {
-    int64_t counts[B_COUNT];
+    int64_t counts[C2BB_COUNT];
     bwd_bias_shape(p, counts, NULL);
-    hn_fill_randn_f32(bufs[B_DOUT], counts[B_DOUT], seed * 2 + 1);
+    hn_fill_randn_f32(bufs[C2BB_DOUT], counts[C2BB_DOUT], seed * 2 + 1);
 }
 
 static int bwd_bias_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
                               int threads, hn_err *err) {
     (void)budget_gflop, (void)seed;
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, err) != 0) return -1;
-    hn_ref *ref = &refs[B_DBIAS];
+    if (conv2d_bwd_bias_decode(p, &d, err) != 0) return -1;
+    hn_ref *ref = &refs[C2BB_DBIAS];
     ref->n = d.out_ch;
     ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
-    conv2d_ref_backward_bias(ref->values, bufs[B_DOUT], d.n, d.out_ch, (int64_t)d.s.oh * d.s.ow, threads,
+    conv2d_ref_backward_bias(ref->values, bufs[C2BB_DOUT], d.n, d.out_ch, (int64_t)d.s.oh * d.s.ow, threads,
                              CONV2D_ISA_BEST);
     snprintf(ref->method, sizeof ref->method, "full");
     return 0;
@@ -116,6 +114,8 @@ const hn_op hn_op_conv2d_backward_bias = {
     .n_params = (int)HN_ARRAY_LEN(PARAMS),
     .buffers = BUFFERS,
     .n_buffers = (int)HN_ARRAY_LEN(BUFFERS),
+    .baselines = conv2d_bwd_bias_baselines,
+    .n_baselines = CONV2D_BWD_N_BASELINES,
     .bench_cases = BENCH,
     .shape = bwd_bias_shape,
     .flop = bwd_bias_flop,

@@ -25,9 +25,6 @@
 #include "ops/conv2d/backward.h"
 #include "ops/op.h"
 
-enum { P_N, P_IN_CH, P_OUT_CH, P_FS, P_H, P_W, P_PADDING };
-enum { B_DOUT, B_FILTER, B_DIN, B_COUNT };
-
 static const hn_op_param PARAMS[] = {
     {"n", 'i', "1", "images in the batch", NULL},
     {"in_ch", 'i', NULL, "input channels of the forward (channels of din)", NULL},
@@ -46,40 +43,41 @@ static const hn_op_buffer BUFFERS[] = {
 
 static const char OP[] = "conv2d_backward_data";
 
-static int decode(const double *p, conv2d_bwd_dims *d, hn_err *err) {
-    return conv2d_bwd_decode(OP, p[P_N], p[P_IN_CH], p[P_OUT_CH], p[P_FS], p[P_H], p[P_W], p[P_PADDING], d, err);
+int conv2d_bwd_data_decode(const double *p, conv2d_bwd_dims *d, hn_err *err) {
+    return conv2d_bwd_decode(OP, p[C2B_N], p[C2B_IN_CH], p[C2B_OUT_CH],
+                             p[C2B_FS], p[C2B_H], p[C2B_W], p[C2B_PADDING], d, err);
 }
 
 static int bwd_data_shape(const double *p, int64_t *counts, hn_err *err) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, err) != 0) return -1;
-    double n[B_COUNT];
-    n[B_DOUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
-    n[B_FILTER] = (double)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
-    n[B_DIN] = (double)d.n * d.in_ch * d.s.h * d.s.w;
-    return conv2d_bwd_counts(OP, BUFFERS, n, B_COUNT, counts, err);
+    if (conv2d_bwd_data_decode(p, &d, err) != 0) return -1;
+    double n[C2BD_COUNT];
+    n[C2BD_DOUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
+    n[C2BD_FILTER] = (double)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
+    n[C2BD_DIN] = (double)d.n * d.in_ch * d.s.h * d.s.w;
+    return conv2d_bwd_counts(OP, BUFFERS, n, C2BD_COUNT, counts, err);
 }
 
 /* As the forward's: every product of dout and the filter that the forward made. */
 static double bwd_data_flop(const double *p) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, NULL) != 0) return 0;
+    if (conv2d_bwd_data_decode(p, &d, NULL) != 0) return 0;
     return 2.0 * d.n * d.in_ch * d.out_ch * (double)d.s.oh * d.s.ow * d.s.fs * d.s.fs;
 }
 
 static double bwd_data_bytes(const double *p) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, NULL) != 0) return 0;
+    if (conv2d_bwd_data_decode(p, &d, NULL) != 0) return 0;
     return 4.0 * ((double)d.n * d.out_ch * d.s.oh * d.s.ow + (double)d.out_ch * d.in_ch * d.s.fs * d.s.fs +
                   (double)d.n * d.in_ch * d.s.h * d.s.w);
 }
 
 static int bwd_data_dims(const double *p, int buffer, int64_t dims[4]) {
     conv2d_bwd_dims d = {0};
-    decode(p, &d, NULL);
+    conv2d_bwd_data_decode(p, &d, NULL);
     switch (buffer) {
-    case B_DOUT: dims[0] = d.n, dims[1] = d.out_ch, dims[2] = d.s.oh, dims[3] = d.s.ow; break;
-    case B_FILTER: dims[0] = d.out_ch, dims[1] = d.in_ch, dims[2] = d.s.fs, dims[3] = d.s.fs; break;
+    case C2BD_DOUT: dims[0] = d.n, dims[1] = d.out_ch, dims[2] = d.s.oh, dims[3] = d.s.ow; break;
+    case C2BD_FILTER: dims[0] = d.out_ch, dims[1] = d.in_ch, dims[2] = d.s.fs, dims[3] = d.s.fs; break;
     default: dims[0] = d.n, dims[1] = d.in_ch, dims[2] = d.s.h, dims[3] = d.s.w; break;
     }
     return 4;
@@ -87,21 +85,21 @@ static int bwd_data_dims(const double *p, int buffer, int64_t dims[4]) {
 
 static void bwd_data_label(const double *p, char *buf, size_t size) {
     conv2d_bwd_dims d = {0};
-    decode(p, &d, NULL);
+    conv2d_bwd_data_decode(p, &d, NULL);
     conv2d_bwd_label(&d, buf, size);
 }
 
 static void bwd_data_generate(const double *p, void *const *bufs, uint64_t seed) {
-    int64_t counts[B_COUNT];
+    int64_t counts[C2BD_COUNT];
     bwd_data_shape(p, counts, NULL);
-    hn_fill_randn_f32(bufs[B_DOUT], counts[B_DOUT], seed * 2 + 1);
-    hn_fill_randn_f32(bufs[B_FILTER], counts[B_FILTER], seed * 2 + 2);
+    hn_fill_randn_f32(bufs[C2BD_DOUT], counts[C2BD_DOUT], seed * 2 + 1);
+    hn_fill_randn_f32(bufs[C2BD_FILTER], counts[C2BD_FILTER], seed * 2 + 2);
 }
 
 static int bwd_data_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
                               int threads, hn_err *err) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, err) != 0) return -1;
+    if (conv2d_bwd_data_decode(p, &d, err) != 0) return -1;
     const int64_t npix = (int64_t)d.s.h * d.s.w;
     int64_t *pix = NULL, n_sel = npix, n_border = 0;
     const double gflop = bwd_data_flop(p) * 1e-9;
@@ -113,10 +111,10 @@ static int bwd_data_reference(const double *p, void *const *bufs, hn_ref *refs, 
         pix = conv2d_bwd_sample_pixels(&t, (int64_t)(budget_gflop / gflop_per_pixel / d.n), seed ^ 0xdada1234ULL,
                                        &n_sel, &n_border);
     }
-    hn_ref *ref = &refs[B_DIN];
+    hn_ref *ref = &refs[C2BD_DIN];
     ref->n = (int64_t)d.n * d.in_ch * n_sel;
     ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
-    conv2d_ref_backward_data(ref->values, pix, n_sel, bufs[B_DOUT], bufs[B_FILTER], d.n, d.in_ch, d.out_ch, &d.s,
+    conv2d_ref_backward_data(ref->values, pix, n_sel, bufs[C2BD_DOUT], bufs[C2BD_FILTER], d.n, d.in_ch, d.out_ch, &d.s,
                              threads, NULL);
     if (pix) {
         ref->index = xmalloc(sizeof(int64_t) * (size_t)ref->n);
@@ -145,6 +143,8 @@ const hn_op hn_op_conv2d_backward_data = {
     .n_params = (int)HN_ARRAY_LEN(PARAMS),
     .buffers = BUFFERS,
     .n_buffers = (int)HN_ARRAY_LEN(BUFFERS),
+    .baselines = conv2d_bwd_data_baselines,
+    .n_baselines = CONV2D_BWD_N_BASELINES,
     .bench_cases = BENCH,
     .shape = bwd_data_shape,
     .flop = bwd_data_flop,

@@ -24,9 +24,6 @@
 #include "ops/conv2d/backward.h"
 #include "ops/op.h"
 
-enum { P_N, P_IN_CH, P_OUT_CH, P_FS, P_H, P_W, P_PADDING, P_PAD };
-enum { B_IN, B_DOUT, B_DFILTER, B_COUNT };
-
 static const hn_op_param PARAMS[] = {
     {"n", 'i', "1", "images in the batch", NULL},
     {"in_ch", 'i', NULL, "input channels of the forward", NULL},
@@ -46,42 +43,43 @@ static const hn_op_buffer BUFFERS[] = {
 
 static const char OP[] = "conv2d_backward_filter";
 
-static int decode(const double *p, conv2d_bwd_dims *d, hn_err *err) {
-    return conv2d_bwd_decode(OP, p[P_N], p[P_IN_CH], p[P_OUT_CH], p[P_FS], p[P_H], p[P_W], p[P_PADDING], d, err);
+int conv2d_bwd_filter_decode(const double *p, conv2d_bwd_dims *d, hn_err *err) {
+    return conv2d_bwd_decode(OP, p[C2B_N], p[C2B_IN_CH], p[C2B_OUT_CH],
+                             p[C2B_FS], p[C2B_H], p[C2B_W], p[C2B_PADDING], d, err);
 }
 
 static int bwd_filter_shape(const double *p, int64_t *counts, hn_err *err) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, err) != 0) return -1;
-    if (!(p[P_PAD] == p[P_PAD] && p[P_PAD] >= -1e30 && p[P_PAD] <= 1e30))
-        return hn_errf(err, "%s: pad = %g must be a finite number", OP, p[P_PAD]);
-    double n[B_COUNT];
-    n[B_IN] = (double)d.n * d.in_ch * d.s.h * d.s.w;
-    n[B_DOUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
-    n[B_DFILTER] = (double)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
-    return conv2d_bwd_counts(OP, BUFFERS, n, B_COUNT, counts, err);
+    if (conv2d_bwd_filter_decode(p, &d, err) != 0) return -1;
+    if (!(p[C2B_PAD] == p[C2B_PAD] && p[C2B_PAD] >= -1e30 && p[C2B_PAD] <= 1e30))
+        return hn_errf(err, "%s: pad = %g must be a finite number", OP, p[C2B_PAD]);
+    double n[C2BF_COUNT];
+    n[C2BF_IN] = (double)d.n * d.in_ch * d.s.h * d.s.w;
+    n[C2BF_DOUT] = (double)d.n * d.out_ch * d.s.oh * d.s.ow;
+    n[C2BF_DFILTER] = (double)d.out_ch * d.in_ch * d.s.fs * d.s.fs;
+    return conv2d_bwd_counts(OP, BUFFERS, n, C2BF_COUNT, counts, err);
 }
 
 /* As the forward's: every product of the input (or pad) and dout. */
 static double bwd_filter_flop(const double *p) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, NULL) != 0) return 0;
+    if (conv2d_bwd_filter_decode(p, &d, NULL) != 0) return 0;
     return 2.0 * d.n * d.in_ch * d.out_ch * (double)d.s.oh * d.s.ow * d.s.fs * d.s.fs;
 }
 
 static double bwd_filter_bytes(const double *p) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, NULL) != 0) return 0;
+    if (conv2d_bwd_filter_decode(p, &d, NULL) != 0) return 0;
     return 4.0 * ((double)d.n * d.in_ch * d.s.h * d.s.w + (double)d.n * d.out_ch * d.s.oh * d.s.ow +
                   (double)d.out_ch * d.in_ch * d.s.fs * d.s.fs);
 }
 
 static int bwd_filter_dims(const double *p, int buffer, int64_t dims[4]) {
     conv2d_bwd_dims d = {0};
-    decode(p, &d, NULL);
+    conv2d_bwd_filter_decode(p, &d, NULL);
     switch (buffer) {
-    case B_IN: dims[0] = d.n, dims[1] = d.in_ch, dims[2] = d.s.h, dims[3] = d.s.w; break;
-    case B_DOUT: dims[0] = d.n, dims[1] = d.out_ch, dims[2] = d.s.oh, dims[3] = d.s.ow; break;
+    case C2BF_IN: dims[0] = d.n, dims[1] = d.in_ch, dims[2] = d.s.h, dims[3] = d.s.w; break;
+    case C2BF_DOUT: dims[0] = d.n, dims[1] = d.out_ch, dims[2] = d.s.oh, dims[3] = d.s.ow; break;
     default: dims[0] = d.out_ch, dims[1] = d.in_ch, dims[2] = d.s.fs, dims[3] = d.s.fs; break;
     }
     return 4;
@@ -89,25 +87,25 @@ static int bwd_filter_dims(const double *p, int buffer, int64_t dims[4]) {
 
 static void bwd_filter_label(const double *p, char *buf, size_t size) {
     conv2d_bwd_dims d = {0};
-    decode(p, &d, NULL);
+    conv2d_bwd_filter_decode(p, &d, NULL);
     conv2d_bwd_label(&d, buf, size);
-    if (p[P_PAD] != 0) {
+    if (p[C2B_PAD] != 0) {
         size_t k = strlen(buf);
-        if (k < size) snprintf(buf + k, size - k, ", pad:%g", p[P_PAD]);
+        if (k < size) snprintf(buf + k, size - k, ", pad:%g", p[C2B_PAD]);
     }
 }
 
 static void bwd_filter_generate(const double *p, void *const *bufs, uint64_t seed) {
-    int64_t counts[B_COUNT];
+    int64_t counts[C2BF_COUNT];
     bwd_filter_shape(p, counts, NULL);
-    hn_fill_randn_f32(bufs[B_IN], counts[B_IN], seed * 2 + 1);
-    hn_fill_randn_f32(bufs[B_DOUT], counts[B_DOUT], seed * 2 + 2);
+    hn_fill_randn_f32(bufs[C2BF_IN], counts[C2BF_IN], seed * 2 + 1);
+    hn_fill_randn_f32(bufs[C2BF_DOUT], counts[C2BF_DOUT], seed * 2 + 2);
 }
 
 static int bwd_filter_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop,
                                 uint64_t seed, int threads, hn_err *err) {
     conv2d_bwd_dims d = {0};
-    if (decode(p, &d, err) != 0) return -1;
+    if (conv2d_bwd_filter_decode(p, &d, err) != 0) return -1;
     const int64_t k = (int64_t)d.in_ch * d.s.fs * d.s.fs;
     int64_t *cols = NULL, n_sel = k;
     const double gflop = bwd_filter_flop(p) * 1e-9;
@@ -128,11 +126,11 @@ static int bwd_filter_reference(const double *p, void *const *bufs, hn_ref *refs
             if (taken[q]) cols[i++] = q;
         free(taken);
     }
-    hn_ref *ref = &refs[B_DFILTER];
+    hn_ref *ref = &refs[C2BF_DFILTER];
     ref->n = (int64_t)d.out_ch * n_sel;
     ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
-    conv2d_ref_backward_filter(ref->values, cols, n_sel, bufs[B_IN], bufs[B_DOUT], d.n, d.in_ch, d.out_ch, &d.s,
-                               (float)p[P_PAD], threads, NULL);
+    conv2d_ref_backward_filter(ref->values, cols, n_sel, bufs[C2BF_IN], bufs[C2BF_DOUT], d.n, d.in_ch, d.out_ch, &d.s,
+                               (float)p[C2B_PAD], threads, NULL);
     if (cols) {
         ref->index = xmalloc(sizeof(int64_t) * (size_t)ref->n);
         for (int64_t o = 0; o < d.out_ch; o++)
@@ -161,6 +159,8 @@ const hn_op hn_op_conv2d_backward_filter = {
     .n_params = (int)HN_ARRAY_LEN(PARAMS),
     .buffers = BUFFERS,
     .n_buffers = (int)HN_ARRAY_LEN(BUFFERS),
+    .baselines = conv2d_bwd_filter_baselines,
+    .n_baselines = CONV2D_BWD_N_BASELINES,
     .bench_cases = BENCH,
     .shape = bwd_filter_shape,
     .flop = bwd_filter_flop,
