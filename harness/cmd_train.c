@@ -278,6 +278,7 @@ static int train_xor(trainer *t, hn_err *err) {
     hn_model_add_relu(t->m);
     hn_model_add_linear(t->m, 16, 1);
     hn_model_add_sigmoid(t->m);
+    t->m->input_grad = cli->save_tensors != NULL; /* the first layer's dx too, for the saved tensors */
     if (hn_model_finish(t->m, 4, err) != 0 || load_or_init(t, seed, err) != 0 ||
         hn_loss_init(&t->loss, t->m, HN_LOSS_MSE, err) != 0 || make_optimizer(t, 0.01, err) != 0 ||
         open_curve(t, "xor", err) != 0)
@@ -450,6 +451,7 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
     hn_model_add_linear(t->m, 32 * (rows / 4) * (cols / 4), 128);
     hn_model_add_relu(t->m);
     hn_model_add_linear(t->m, 128, 10);
+    t->m->input_grad = cli->save_tensors != NULL; /* the first layer's dx too, for the saved tensors */
     if (hn_model_finish(t->m, batch, err) != 0 || hn_loss_init(&t->loss, t->m, HN_LOSS_XENT, err) != 0 ||
         make_optimizer(t, 1e-3, err) != 0 || be->ops->event_create(be, &t->data_prof.ev[0], err) != 0 ||
         be->ops->event_create(be, &t->data_prof.ev[1], err) != 0)
