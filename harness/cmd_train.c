@@ -24,7 +24,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "backend.h"
 #include "commands.h"
@@ -583,8 +582,23 @@ int hn_cmd_train(const hn_cli *cli) {
         fprintf(stderr, "harness train: unknown task '%s' (expected xor, mnist or gradcheck)\n", task);
         return 2;
     }
-    if (cli->data && strcmp(task, "mnist") != 0) {
-        fprintf(stderr, "harness train %s: --data is for mnist\n", task);
+    /* an option a task does not use is an error, never silently ignored */
+    int mnist = strcmp(task, "mnist") == 0, gradcheck = strcmp(task, "gradcheck") == 0;
+    const char *stray = !mnist && cli->data         ? "--data"
+                        : !mnist && cli->limit >= 0 ? "--limit"
+                        : !mnist && cli->test_limit >= 0 ? "--test-limit"
+                        : gradcheck && cli->epochs >= 0  ? "--epochs"
+                        : gradcheck && cli->batch >= 0   ? "--batch"
+                        : gradcheck && cli->lr >= 0      ? "--lr"
+                        : gradcheck && cli->optimizer    ? "--optimizer"
+                        : gradcheck && cli->interval >= 0 ? "--interval"
+                        : gradcheck && cli->save         ? "--save"
+                        : gradcheck && cli->load         ? "--load"
+                        : gradcheck && cli->save_tensors ? "--save-tensors"
+                        : gradcheck && cli->out          ? "--out"
+                                                         : NULL;
+    if (stray) {
+        fprintf(stderr, "harness train %s: %s is not an option of this task\n", task, stray);
         return 2;
     }
     trainer t = {.cli = cli};

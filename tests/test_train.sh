@@ -115,6 +115,8 @@ out=$("$h" train xor --backend emu --epochs 5 --tuned "$tmp/best.json" --out "$t
 [ $? = 0 ] || fail "--tuned exited: $out"
 case "$out" in *"linear_tiled[TILE=8]"*"tuned: $tmp/best.json"*) ;; *) fail "--tuned did not take TILE=8: $out" ;; esac
 expect 2 "unknown task 'cifar'" "$h" train cifar
+expect 2 "--limit is not an option of this task" "$h" train xor --limit 5
+expect 2 "--epochs is not an option of this task" "$h" train gradcheck --epochs 2
 expect 2 "train mnist needs --data DIR" "$h" train mnist --backend emu
 expect 2 "--optimizer: 'rmsprop' is not one of sgd, adam" "$h" train xor --backend emu --optimizer rmsprop --out "$tmp/x.csv"
 
