@@ -285,7 +285,7 @@ static int train_xor(trainer *t, hn_err *err) {
     hn_backend *be = t->be;
     if (!cli->quiet) {
         print_model(t, stdout);
-        printf("Kernels (%s):\n", cli->kernels ? cli->kernels : "configs/train_default.json");
+        printf("Kernels (%s):\n", cli->kernels ? cli->kernels : "configs/train/default.json");
         hn_tk_describe(t->tk, stdout);
         printf("Running XOR on %s (%s), seed %llu\nStarting training...\n", t->dev.name, be->ops->name,
                (unsigned long long)seed);
@@ -475,7 +475,7 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
     int interval = cli->interval > 0 ? cli->interval : (int)(steps / 5 > 0 ? steps / 5 : 1);
     if (!cli->quiet) {
         print_model(t, stdout);
-        printf("Kernels (%s):\n", cli->kernels ? cli->kernels : "configs/train_default.json");
+        printf("Kernels (%s):\n", cli->kernels ? cli->kernels : "configs/train/default.json");
         hn_tk_describe(t->tk, stdout);
         printf("Data: %s: %d training images (of %d), %d test images (of %d), %dx%d; mean %.4f, std %.4f; "
                "loaded in %.2f s\n",

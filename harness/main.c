@@ -139,7 +139,7 @@ static const opt_def OPTS[] = {
     OPT("limit", 'i', limit, C_TRAIN, "N", "mnist: train on the first N images"),
     OPT("test-limit", 'i', test_limit, C_TRAIN, "N", "mnist: test on the first N test images"),
     OPT("interval", 'i', interval, C_TRAIN, "N", "steps between progress lines (xor: epochs; default a fifth of an epoch, xor 100)"),
-    OPT("kernels", 's', kernels, C_TRAIN, "FILE", "the kernel of each layer type (default configs/train_default.json)"),
+    OPT("kernels", 's', kernels, C_TRAIN, "FILE", "the kernel of each layer type (default configs/train/default.json)"),
     OPT("tuned", 's', tuned, C_TRAIN, "FILE", "a best.json of harness tune: its defines for the kernel it tuned"),
     OPT("save", 's', save, C_TRAIN, "FILE", "write the trained weights"),
     OPT("load", 's', load, C_TRAIN, "FILE", "start from weights written by --save"),

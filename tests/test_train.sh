@@ -37,9 +37,9 @@ printf '%s\n' "$out" | tail -n 3
 [ "$rc" = 0 ] || fail "gradcheck exited $rc: $out"
 case "$out" in *"every gradient matches"*) ;; *) fail "gradcheck: $out" ;; esac
 # a wrong binding (conv2d's data gradient told the padding is 0) must be caught
-sed -e 's|"\.\./kernels/|"'"$root"'/kernels/|g' \
+sed -e 's|"\.\./\.\./kernels/|"'"$root"'/kernels/|g' \
     -e 's|"args": \["dout", "filter", "din", "n", "in_ch", "out_ch", "h", "w", "filter_size", "padding"\]|"args": ["dout", "filter", "din", "n", "in_ch", "out_ch", "h", "w", "filter_size", "int: 0"]|' \
-    "$root/configs/train_default.json" >"$tmp/broken.json"
+    "$root/configs/train/default.json" >"$tmp/broken.json"
 grep -q '"int: 0"\]' "$tmp/broken.json" || fail "the broken config was not made"
 expect 1 "FAIL (120 over tolerance" "$h" train gradcheck --backend emu --kernels "$tmp/broken.json"
 out=$("$h" train gradcheck --backend emu --kernels "$tmp/broken.json" 2>&1)
@@ -99,11 +99,10 @@ fi
 echo "== bad training configs"
 printf '{"layers": {"linear": {"forwrd": {}}}}' >"$tmp/c1.json"
 expect 2 "c1.json: layers.linear.forwrd: unknown layer type and pass" "$h" train xor --backend emu --kernels "$tmp/c1.json"
-sed 's|"ceil_div(out_f, TILE)", "ceil_div(batch, TILE)"|"ceil_div(out_features, TILE)", "ceil_div(batch, TILE)"|' \
-  "$root/configs/train_default.json" >"$root/configs/.test_train_c2.$$.json"
-expect 2 "layers.linear.forward.grid[0]: in 'ceil_div(out_features, TILE)': unknown name 'out_features'" \
-  "$h" train xor --backend emu --kernels "$root/configs/.test_train_c2.$$.json"
-rm -f "$root/configs/.test_train_c2.$$.json"
+sed -e 's|"ceil_div(out_f, TILE)", "ceil_div(batch, TILE)"|"ceil_div(out_features, TILE)", "ceil_div(batch, TILE)"|' \
+    -e 's|"\.\./\.\./kernels/|"'"$root"'/kernels/|g' "$root/configs/train/default.json" >"$tmp/c2.json"
+expect 2 "c2.json: layers.linear.forward.grid[0]: in 'ceil_div(out_features, TILE)': unknown name 'out_features'" \
+  "$h" train xor --backend emu --kernels "$tmp/c2.json"
 printf '{"layers": {"relu": {"forward": {"file": "x.cu", "kernel": "k", "block": [1], "grid": [1], "args": []}}}}' >"$tmp/c3.json"
 expect 2 "layers.relu.forward.file: file 'x.cu' not found" "$h" train xor --backend emu --kernels "$tmp/c3.json"
 printf '{"layers": {}}' >"$tmp/c4.json"

@@ -661,8 +661,9 @@ static int check_signature(hn_backend *be, const tk_slot *s, hn_err *err) {
     return 0;
 }
 
-static int compile_slot(hn_tk *t, tk_slot *s, hn_err *err) {
-    if (!t->be) return hn_errf(err, "%s: no backend to compile for", s->def->name);
+/* Compiles s for target into img (the caller frees it). */
+static int compile_image(const hn_tk *t, const tk_slot *s, hn_target target, const char *arch, const char *cache_dir,
+                         hn_module_image *img, hn_err *err) {
     char **defs = xcalloc((size_t)s->n_defines + 1, sizeof *defs);
     for (int i = 0; i < s->n_defines; i++) defs[i] = xasprintf("%s=%s", s->defines[i].name, s->defines[i].text);
     const char *kernels[1] = {s->kernel};
@@ -674,13 +675,13 @@ static int compile_slot(hn_tk *t, tk_slot *s, hn_err *err) {
         .n_include_dirs = s->n_include_dirs,
         .kernels = kernels,
         .n_kernels = 1,
-        .arch = t->arch,
-        .cache_dir = t->cache_dir,
+        .arch = arch,
+        .cache_dir = cache_dir,
         .options = (const char *const *)s->options,
         .n_options = s->n_options,
     };
     char *log = NULL;
-    int rc = hn_compile(t->be->ops->target, &req, &s->img, &log, err);
+    int rc = hn_compile(target, &req, img, &log, err);
     for (int i = 0; i < s->n_defines; i++) free(defs[i]);
     free(defs);
     if (rc != 0) {
@@ -689,6 +690,36 @@ static int compile_slot(hn_tk *t, tk_slot *s, hn_err *err) {
         return hn_err_prefix(err, "%s (%s in %s)", s->def->name, s->kernel, s->file);
     }
     free(log);
+    return 0;
+}
+
+int hn_tk_compile_all(hn_tk *t, int cuda, const char *arch, const char *cache_dir, FILE *out, hn_err *err) {
+    int failed = 0;
+    for (int i = 0; i < t->n_slots; i++) {
+        tk_slot *s = &t->slots[i];
+        hn_module_image img;
+        memset(&img, 0, sizeof img);
+        hn_err e;
+        int rc = compile_image(t, s, cuda ? HN_TARGET_CUDA : HN_TARGET_EMU, arch, cache_dir, &img, &e);
+        char *label = slot_label(s);
+        if (out) {
+            if (rc == 0 && cuda && img.res)
+                fprintf(out, "  %-30s %-44s ok: %d registers, %d bytes spilled%s\n", s->def->name, label,
+                        img.res[0].registers, img.res[0].spill_stores, img.from_cache ? " (cached)" : "");
+            else
+                fprintf(out, "  %-30s %-44s %s%s\n", s->def->name, label, rc == 0 ? "ok" : "FAILED: ", rc == 0 ? "" : e.msg);
+        }
+        free(label);
+        if (rc != 0) failed++;
+        else hn_module_image_free(&img);
+    }
+    (void)err;
+    return failed;
+}
+
+static int compile_slot(hn_tk *t, tk_slot *s, hn_err *err) {
+    if (!t->be) return hn_errf(err, "%s: no backend to compile for", s->def->name);
+    if (compile_image(t, s, t->be->ops->target, t->arch, t->cache_dir, &s->img, err) != 0) return -1;
     s->compiled = 1;
     if (t->be->ops->kernel_load(t->be, &s->img, 0, &s->k, err) != 0)
         return hn_err_prefix(err, "%s: loading %s", s->def->name, s->kernel);
@@ -825,12 +856,12 @@ void hn_tk_describe(const hn_tk *t, FILE *out) {
 char *hn_tk_default_path(void) {
     const char *root = getenv("HARNESS_ROOT");
     if (root && *root) {
-        char *p = xasprintf("%s/configs/train_default.json", root);
+        char *p = xasprintf("%s/configs/train/default.json", root);
         if (hn_file_exists(p)) return p;
         free(p);
     }
-    char *p = xasprintf("configs/train_default.json");
+    char *p = xasprintf("configs/train/default.json");
     if (hn_file_exists(p)) return p;
     free(p);
-    return xasprintf("%s/configs/train_default.json", HN_SOURCE_DIR);
+    return xasprintf("%s/configs/train/default.json", HN_SOURCE_DIR);
 }

@@ -1,6 +1,6 @@
 /*
  * tkernels.h: the kernels `harness train` launches, chosen by a config
- * (configs/train_default.json) and never by the code: per layer type and pass a
+ * (configs/train/default.json) and never by the code: per layer type and pass a
  * "slot" (linear.forward, conv2d.backward_filter, adam.update, ...), each naming
  * the .cu file, the kernel, its defines, its launch geometry and its arguments,
  * with the keys and the expression language of a sweep config's variants
@@ -87,10 +87,16 @@ int hn_tk_bind(hn_tk *t, const char *slot, const hn_tk_val *vals, int n_vals, hn
 /* Launches a bound call on the backend's stream. */
 int hn_tk_launch(hn_backend *be, const hn_tk_call *call, hn_err *err);
 
+/* Compiles every slot of the config for target (cuda: NVRTC for arch, no GPU
+ * needed) without loading anything, printing a line per slot to out (if not
+ * NULL). Returns the number of slots that failed to compile (their errors
+ * printed), or -1. */
+int hn_tk_compile_all(hn_tk *t, int cuda, const char *arch, const char *cache_dir, FILE *out, hn_err *err);
+
 /* One line per compiled slot: "linear.forward  linear_tiled[TILE=16]  (file)". */
 void hn_tk_describe(const hn_tk *t, FILE *out);
 
-/* The default config: $HARNESS_ROOT/configs/train_default.json, else the source
+/* The default config: $HARNESS_ROOT/configs/train/default.json, else the source
  * tree's. Caller frees. */
 char *hn_tk_default_path(void);
 

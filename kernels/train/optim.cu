@@ -12,9 +12,9 @@
  *                  m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
  *                  p -= (lr / bc1) * m / (sqrt(v) / sqrt(bc2) + eps), with the bias
  *                  corrections bc1 = 1 - b1^t, bc2 = 1 - b2^t computed by the
- *                  caller (configs/train_default.json: "float: 1 - pow(beta1, step)")
+ *                  caller (configs/train/default.json: "float: 1 - pow(beta1, step)")
  *
- * Block (256), grid min(ceil(n/256), 1024) in configs/train_default.json.
+ * Block (256), grid min(ceil(n/256), 1024) in configs/train/default.json.
  *
  *   harness train xor --optimizer sgd
  *   harness train xor --optimizer adam
