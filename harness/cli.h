@@ -61,6 +61,18 @@ typedef struct {
     int space_only;            /* tune */
     const char *with_best;     /* tune: other devices' best.json files for the C header, comma-separated */
     int top;                   /* tune: configurations re-measured at the end (< 0: default) */
+    int epochs;                /* train (< 0: the task's default) */
+    int batch;                 /* train: samples per step (< 0: default) */
+    double lr;                 /* train: learning rate (< 0: default) */
+    const char *optimizer;     /* train: sgd | adam */
+    int limit;                 /* train: the first N training images (< 0: all) */
+    int test_limit;            /* train: the first N test images (< 0: all) */
+    int interval;              /* train: steps (xor: epochs) between progress lines (< 0: default) */
+    const char *data;          /* train mnist: the folder of the IDX files */
+    const char *kernels;       /* train: the training config (kernels per layer type) */
+    const char *tuned;         /* train: a best.json of harness tune */
+    const char *save;          /* train: write the weights here */
+    const char *load;          /* train: start from these weights */
 } hn_cli;
 
 #endif

@@ -32,7 +32,8 @@ enum {
     C_INFO = 1 << 7,
     C_CACHE = 1 << 8,
     C_TUNE = 1 << 9,
-    C_ALL = 0x3ff,
+    C_TRAIN = 1 << 10,
+    C_ALL = 0x7ff,
 };
 
 typedef struct {
@@ -77,6 +78,8 @@ static const cmd_def CMDS[] = {
     {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends; checks that each works"},
     {"tune", hn_cmd_tune, C_TUNE, "CONFIG", 1,
      "search a variant's tunable space for the fastest configuration per case (or across cases)"},
+    {"train", hn_cmd_train, C_TRAIN, "xor|mnist|gradcheck", 1,
+     "train a small network with the catalogue's kernels (autograd in C); check every layer's gradient"},
     {"cache", hn_cmd_cache, C_CACHE, "info|clean", 1,
      "the compiled-kernel cache: what it holds and what fails verification, or empty it"},
 };
@@ -92,24 +95,26 @@ typedef struct {
 
 #define OPT(n, k, field, cmds, arg, help) {n, k, offsetof(hn_cli, field), cmds, arg, help}
 static const opt_def OPTS[] = {
-    OPT("backend", 's', backend, C_RUN | C_DEBUG | C_COMPILE | C_TUNE, "cuda|emu|auto",
+    OPT("backend", 's', backend, C_RUN | C_DEBUG | C_COMPILE | C_TUNE | C_TRAIN, "cuda|emu|auto",
         "where kernels run (default auto: the GPU if present); compile: emu builds for the emulator"),
-    OPT("out", 's', out, C_RUN | C_DEBUG | C_PLOT | C_COMPARE | C_TUNE, "PATH",
+    OPT("out", 's', out, C_RUN | C_DEBUG | C_PLOT | C_COMPARE | C_TUNE | C_TRAIN, "PATH",
         "run: results CSV (default results/<name>.csv); debug: folder for the mismatch map; plot, "
-        "compare: the chart"),
+        "compare: the chart; train: the loss and accuracy curve (default results/train_<task>.csv)"),
     OPT("resume", 'f', resume, C_RUN, NULL,
         "keep the rows --out already holds for this plan (same case, variant, defines, kernel "
         "source and device) and run only the rest"),
     OPT("force", 'f', force, C_RUN, NULL, "overwrite --out even when it holds an unfinished run"),
-    OPT("seed", 'I', seed, C_RUN | C_LIST | C_COMPILE | C_DEBUG | C_TUNE, "N", "override the config's sampling seed"),
+    OPT("seed", 'I', seed, C_RUN | C_LIST | C_COMPILE | C_DEBUG | C_TUNE | C_TRAIN, "N",
+        "override the config's sampling seed; train: the initialisation and shuffling seed (default 42)"),
     OPT("arch", 's', arch, C_COMPILE, "sm_XX", "target (default: the device's, else sm_90)"),
-    OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG | C_CACHE | C_TUNE, "DIR",
+    OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG | C_CACHE | C_TUNE | C_TRAIN, "DIR",
         "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)"),
     OPT("variant", 'm', only, C_RUN | C_TUNE, "NAME", "run only this variant (repeatable)"),
     OPT("case", 'I', case_id, C_RUN | C_DEBUG | C_TUNE, "ID", "run only this case of the plan"),
-    OPT("save-tensors", 's', save_tensors, C_RUN, "DIR", "write inputs, reference and outputs as .npy"),
-    OPT("emu-threads", 'i', emu_threads, C_RUN | C_DEBUG | C_TUNE, "N", "emulator worker threads (default: one per core; debug: 1)"),
-    OPT("kernel-timeout", 'p', kernel_timeout, C_RUN | C_DEBUG | C_TUNE, "S",
+    OPT("save-tensors", 's', save_tensors, C_RUN | C_TRAIN, "DIR",
+        "write inputs, reference and outputs as .npy; train: every layer's tensors of the first step"),
+    OPT("emu-threads", 'i', emu_threads, C_RUN | C_DEBUG | C_TUNE | C_TRAIN, "N", "emulator worker threads (default: one per core; debug: 1)"),
+    OPT("kernel-timeout", 'p', kernel_timeout, C_RUN | C_DEBUG | C_TUNE | C_TRAIN, "S",
         "stop a launch that runs longer than S seconds (default 60)"),
     OPT("compile-timeout", 'p', compile_timeout, C_RUN | C_TUNE, "S",
         "give up on a variant whose compile takes longer than S seconds (default 600)"),
@@ -147,6 +152,18 @@ static const opt_def OPTS[] = {
     OPT("with-best", 's', with_best, C_TUNE, "FILE,...",
         "the C header <out>.h also selects these tunes' results (best.json of other GPUs)"),
     OPT("top", 'i', top, C_TUNE, "K", "re-measure the best K with the full sampling rules (default 3)"),
+    OPT("epochs", 'i', epochs, C_TRAIN, "N", "passes over the training data (xor 1000, mnist 3)"),
+    OPT("batch", 'i', batch, C_TRAIN, "N", "samples per step (xor 4, mnist 64)"),
+    OPT("lr", 'd', lr, C_TRAIN, "X", "learning rate (xor 0.01, mnist 1e-3)"),
+    OPT("optimizer", 's', optimizer, C_TRAIN, "sgd|adam", "the optimizer (default adam; sgd has momentum 0.9)"),
+    OPT("data", 's', data, C_TRAIN, "DIR", "mnist: the folder of the four IDX files (gzipped or not)"),
+    OPT("limit", 'i', limit, C_TRAIN, "N", "mnist: train on the first N images"),
+    OPT("test-limit", 'i', test_limit, C_TRAIN, "N", "mnist: test on the first N test images"),
+    OPT("interval", 'i', interval, C_TRAIN, "N", "steps between progress lines (xor: epochs; default a fifth of an epoch, xor 100)"),
+    OPT("kernels", 's', kernels, C_TRAIN, "FILE", "the kernel of each layer type (default configs/train/default.json)"),
+    OPT("tuned", 's', tuned, C_TRAIN, "FILE", "a best.json of harness tune: its defines for the kernel it tuned"),
+    OPT("save", 's', save, C_TRAIN, "FILE", "write the trained weights"),
+    OPT("load", 's', load, C_TRAIN, "FILE", "start from weights written by --save"),
     OPT("kernel", 's', kernel, C_DEBUG, "NAME", "the variant to debug"),
     OPT("set", 's', set, C_DEBUG, "a=1,b=2", "the case: a value for every axis (default: the plan's smallest)"),
     OPT("block", 's', block, C_DEBUG, "X,Y,Z", "only this block prints (DEBUG_BLOCK_X/Y/Z)"),
@@ -208,6 +225,8 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
     cli->printf_lines = -1;
     cli->repeats = -1;
     cli->top = -1;
+    cli->epochs = cli->batch = cli->limit = cli->test_limit = cli->interval = -1;
+    cli->lr = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;

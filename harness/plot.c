@@ -996,6 +996,77 @@ static void print_marks(const hn_plot_data *d, const hn_table *t) {
     if (total > 5) printf("    ... and %d more (the CSV's reason column)\n", total - 5);
 }
 
+/* Whether t is the curve of `harness train` (its CSV's columns). */
+static int is_train_curve(const hn_table *t) {
+    return hn_table_col(t, "split") >= 0 && hn_table_col(t, "step") >= 0 && hn_table_col(t, "loss") >= 0 &&
+           hn_table_col(t, "accuracy") >= 0;
+}
+
+/* The chart of a training curve: loss and accuracy against the step
+ * (plots/train.gp). Returns the exit code. */
+static int plot_train(const plot_ctx *pc, const hn_table *t, const char *csv_path, const char *chart) {
+    hn_err err;
+    hn_sb data[2];
+    int n[2] = {0, 0};
+    for (int k = 0; k < 2; k++) hn_sb_init(&data[k]);
+    for (int r = 0; r < t->n_rows; r++) {
+        int k = strcmp(hn_table_get(t, r, "split"), "test") == 0;
+        double step = hn_plot_num(hn_table_get(t, r, "step")), loss = hn_plot_num(hn_table_get(t, r, "loss")),
+               acc = hn_plot_num(hn_table_get(t, r, "accuracy"));
+        if (isnan(step) || isnan(loss)) continue;
+        hn_sb_addf(&data[k], "%.17g\t%.9g\t%.6g\n", step, loss > 0 ? loss : NAN, 100 * acc);
+        n[k]++;
+    }
+    int rc = 0;
+    char *dat = hn_plot_dat_path(chart), *dir = hn_dirname(chart), *name = hn_stem(csv_path);
+    if (n[0] == 0) {
+        fprintf(stderr, "harness plot: %s: no training rows to draw\n", csv_path);
+        rc = 1;
+        goto done;
+    }
+    hn_sb all;
+    hn_sb_init(&all);
+    hn_sb_add(&all, data[0].buf, data[0].len);
+    hn_sb_adds(&all, "\n\n");
+    hn_sb_add(&all, data[1].buf, data[1].len);
+    if (hn_mkdirs(dir, &err) != 0 || hn_write_file(dat, all.buf, all.len, &err) != 0) {
+        fprintf(stderr, "harness plot: %s\n", err.msg);
+        hn_sb_free(&all);
+        rc = 1;
+        goto done;
+    }
+    hn_sb_free(&all);
+    if (!pc->have_gnuplot) {
+        fprintf(stderr, "harness plot: cannot start %s: install gnuplot (e.g. apt-get install gnuplot-nox) "
+                        "or set HARNESS_GNUPLOT\n", hn_plot_gnuplot());
+        rc = 1;
+        goto done;
+    }
+    hn_plot_vars v;
+    hn_plot_vars_init(&v);
+    hn_plot_var_str(&v, "datafile", dat);
+    hn_plot_var_num(&v, "ntest", n[1]);
+    char *title = xasprintf("%s: loss and accuracy against the step", name);
+    char *sub = xasprintf("%d training points%s", n[0], n[1] ? ", test set as points" : "");
+    hn_plot_var_str(&v, "title", title);
+    hn_plot_var_str(&v, "subtitle", sub);
+    if (hn_plot_run("train.gp", &v, chart, pc->format, 900, 700, pc->cli->verbose, &err) != 0) {
+        fprintf(stderr, "harness plot: %s: %s\n", chart, err.msg);
+        rc = 1;
+    } else {
+        printf(pc->cli->quiet ? "%s\n" : "%s: training loss and accuracy against the step\n", chart);
+    }
+    free(title);
+    free(sub);
+    hn_plot_vars_free(&v);
+done:
+    for (int k = 0; k < 2; k++) hn_sb_free(&data[k]);
+    free(dat);
+    free(dir);
+    free(name);
+    return rc;
+}
+
 /* Every chart of one results file; chart is the main chart's path. Returns the
  * exit code. */
 static int plot_file(const plot_ctx *pc, const char *csv_path, const char *chart) {
@@ -1005,6 +1076,11 @@ static int plot_file(const plot_ctx *pc, const char *csv_path, const char *chart
     if (hn_table_load(csv_path, &t, &err) != 0) {
         fprintf(stderr, "harness plot: %s\n", err.msg);
         return 2;
+    }
+    if (is_train_curve(&t)) {
+        int trc = plot_train(pc, &t, csv_path, chart);
+        hn_table_free(&t);
+        return trc;
     }
     hn_plot_data d;
     if (hn_plot_data_build(&d, &t, cli->sort, cli->baseline, &err) != 0) {

@@ -11,8 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang and libclang-rt-dev (libFuzzer, the sanitizers' runtimes): scripts/fuzz.sh only.
+# zlib1g-dev: gzipped IDX files; dataset-fashion-mnist: the data harness train's tests learn from
+# (/usr/share/datasets/fashion-mnist).
 packages=(build-essential cmake pkg-config libcjson-dev libopenblas-dev gnuplot-nox python3-numpy binutils
-          clang libclang-rt-dev)
+          clang libclang-rt-dev zlib1g-dev dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

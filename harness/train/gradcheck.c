@@ -1,0 +1,371 @@
+/*
+ * gradcheck.c: finite-difference checks of every layer's backward; see
+ * gradcheck.h.
+ */
+#include "train/gradcheck.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/op.h"
+#include "train/loss.h"
+#include "train/model.h"
+
+#define GC_H (1.0 / 128)      /* the step: exact in float for our inputs */
+#define GC_ATOL 1e-4
+#define GC_RTOL 1e-3
+
+/* ---------------------------------------------------------------------- */
+/* the fp64 forward of a layer through the catalogue's references */
+
+typedef struct {
+    const char *op;             /* catalogue operator */
+    const char *pnames[12];     /* its parameters, by name (NULL-terminated) */
+    double pvals[12];
+    const char *in_buf, *w_buf, *b_buf, *out_buf; /* which buffers hold x, W, b, y */
+} ref_spec;
+
+/* y (double, every element) = the operator's reference with x, w, b. */
+static int ref_forward(const ref_spec *rs, const float *x, const float *w, const float *b, double *y, int64_t ny,
+                       hn_err *err) {
+    const hn_op *op = hn_op_find(rs->op);
+    if (!op) return hn_errf(err, "gradcheck: no operator '%s'", rs->op);
+    double p[32];
+    for (int i = 0; i < op->n_params; i++) {
+        int k = 0;
+        while (rs->pnames[k] && strcmp(rs->pnames[k], op->params[i].name) != 0) k++;
+        if (!rs->pnames[k]) return hn_errf(err, "gradcheck: %s: parameter %s not given", rs->op, op->params[i].name);
+        p[i] = rs->pvals[k];
+    }
+    int64_t counts[16];
+    if (op->shape(p, counts, err) != 0) return -1;
+    void *bufs[16] = {0};
+    void *own[16] = {0};
+    for (int i = 0; i < op->n_buffers; i++) {
+        const char *name = op->buffers[i].name;
+        if (rs->in_buf && strcmp(name, rs->in_buf) == 0) bufs[i] = (void *)x;
+        else if (rs->w_buf && strcmp(name, rs->w_buf) == 0) bufs[i] = (void *)w;
+        else if (rs->b_buf && strcmp(name, rs->b_buf) == 0) bufs[i] = (void *)b;
+        else bufs[i] = own[i] = xcalloc((size_t)(counts[i] ? counts[i] : 1), hn_dtype_size(op->buffers[i].dtype));
+    }
+    hn_ref refs[16];
+    memset(refs, 0, sizeof refs);
+    int rc = op->reference(p, bufs, refs, 1e30, 1, 1, err);
+    int out = hn_op_buffer_index(op, rs->out_buf);
+    if (rc == 0 && (out < 0 || refs[out].index || refs[out].n != ny))
+        rc = hn_errf(err, "gradcheck: %s: the reference of %s is not the full %lld values", rs->op, rs->out_buf,
+                     (long long)ny);
+    if (rc == 0) memcpy(y, refs[out].values, (size_t)ny * sizeof *y);
+    for (int i = 0; i < op->n_buffers; i++) {
+        hn_ref_free(&refs[i]);
+        free(own[i]);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* inputs */
+
+static double q_uniform(uint64_t *s) { return (double)((int64_t)hn_rand_below(s, 8192) - 4096) / 4096.0; } /* [-1, 1) in 2^-12 */
+
+static void fill_q(float *v, int64_t n, double scale, uint64_t *s) {
+    for (int64_t i = 0; i < n; i++) v[i] = (float)(q_uniform(s) * scale);
+}
+
+/* distinct values 2^-5 apart, in random order (max pooling: no ties, no step crosses one) */
+static void fill_distinct(float *v, int64_t n, uint64_t *s) {
+    for (int64_t i = 0; i < n; i++) v[i] = (float)((double)(i - n / 2) / 32.0);
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)hn_rand_below(s, (uint64_t)i + 1);
+        float t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+/* at least 2^-5 away from zero (ReLU: no step crosses the kink) */
+static void fill_away(float *v, int64_t n, uint64_t *s) {
+    for (int64_t i = 0; i < n; i++) {
+        double m = (double)(64 + hn_rand_below(s, 4096 - 64)) / 2048.0; /* [2^-5, 2) */
+        v[i] = (float)(hn_rand_below(s, 2) ? m : -m);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* comparing */
+
+typedef struct {
+    FILE *out;
+    int verbose;
+    int failed, checked;
+} report;
+
+static void compare(report *r, const char *layer, const char *tensor, const float *analytic, const double *numeric,
+                    int64_t n) {
+    double max_abs = 0, worst_ratio = 0;
+    int64_t bad = 0, worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs((double)analytic[i] - numeric[i]);
+        double tol = GC_ATOL + GC_RTOL * fabs(numeric[i]);
+        if (!(d <= tol)) bad++;
+        if (d > max_abs || isnan(d)) max_abs = d;
+        if (d / tol > worst_ratio || isnan(d)) worst_ratio = d / tol, worst = i;
+    }
+    r->checked++;
+    if (bad) r->failed++;
+    fprintf(r->out, "  %-28s %-8s %5lld values  max |err| %.2e  %s", layer, tensor, (long long)n, max_abs,
+            bad ? "FAIL" : "ok");
+    if (bad)
+        fprintf(r->out, " (%lld over tolerance; worst [%lld]: backward %.6g, finite difference %.6g)", (long long)bad,
+                (long long)worst, analytic[worst], numeric[worst]);
+    fprintf(r->out, "\n");
+}
+
+/* ---------------------------------------------------------------------- */
+/* one layer */
+
+typedef struct {
+    const char *title;
+    hn_layer_kind kind;
+    int a, b, c, d;         /* linear (in_f, out_f); conv (in_ch, out_ch, fs, padding); pool (k) */
+    int batch;
+    int in_nd;
+    int in_dims[3];
+    int fill;               /* 0 uniform, 1 distinct, 2 away from zero */
+} layer_case;
+
+static void ref_of(const layer_case *lc, const hn_layer *l, int batch, ref_spec *rs) {
+    memset(rs, 0, sizeof *rs);
+    int k = 0;
+#define P(n, v) (rs->pnames[k] = (n), rs->pvals[k++] = (v))
+    switch (lc->kind) {
+    case HN_L_LINEAR:
+        rs->op = "linear";
+        P("batch", batch), P("in_f", l->in_f), P("out_f", l->out_f);
+        rs->in_buf = "x", rs->w_buf = "weight", rs->b_buf = "bias", rs->out_buf = "y";
+        break;
+    case HN_L_CONV2D:
+        rs->op = "conv2d";
+        P("n", batch), P("in_ch", l->in_ch), P("out_ch", l->out_ch), P("filter_size", l->fs), P("h", l->in_dims[1]),
+            P("w", l->in_dims[2]), P("padding", l->padding), P("pad", 0), P("use_bias", 1), P("layout", 0);
+        rs->in_buf = "in", rs->w_buf = "filter", rs->b_buf = "bias", rs->out_buf = "out";
+        break;
+    case HN_L_MAXPOOL2D:
+        rs->op = "pool2d";
+        P("n", batch), P("channels", l->in_dims[0]), P("h", l->in_dims[1]), P("w", l->in_dims[2]), P("k", l->k),
+            P("mode", 0), P("layout", 0);
+        rs->in_buf = "in", rs->out_buf = "out";
+        break;
+    case HN_L_RELU:
+    case HN_L_SIGMOID:
+        rs->op = lc->kind == HN_L_RELU ? "relu" : "sigmoid";
+        P("n", (double)batch * l->in_per);
+        rs->in_buf = "x", rs->out_buf = "y";
+        break;
+    default: break;
+    }
+#undef P
+}
+
+/* L = sum(f(x, w, b) * dy) in double. */
+static int loss_of(const ref_spec *rs, const float *x, const float *w, const float *b, const float *dy, double *y,
+                   int64_t ny, double *L, hn_err *err) {
+    if (ref_forward(rs, x, w, b, y, ny, err) != 0) return -1;
+    double s = 0;
+    for (int64_t i = 0; i < ny; i++) s += y[i] * dy[i];
+    *L = s;
+    return 0;
+}
+
+/* Central differences of L with respect to every element of v (x, w or b). */
+static int numeric_grad(const ref_spec *rs, float *x, float *w, float *b, const float *dy, float *v, int64_t n,
+                        double *y, int64_t ny, double *g, hn_err *err) {
+    for (int64_t i = 0; i < n; i++) {
+        float keep = v[i];
+        double lp, lm;
+        v[i] = (float)(keep + GC_H);
+        if (loss_of(rs, x, w, b, dy, y, ny, &lp, err) != 0) return -1;
+        v[i] = (float)(keep - GC_H);
+        if (loss_of(rs, x, w, b, dy, y, ny, &lm, err) != 0) return -1;
+        v[i] = keep;
+        g[i] = (lp - lm) / (2 * GC_H);
+    }
+    return 0;
+}
+
+static int check_layer(hn_backend *be, hn_tk *tk, const layer_case *lc, uint64_t seed, report *r, hn_err *err) {
+    hn_model *m = hn_model_create(be, tk, lc->in_nd, lc->in_dims);
+    m->input_grad = 1;
+    switch (lc->kind) {
+    case HN_L_LINEAR: hn_model_add_linear(m, lc->a, lc->b); break;
+    case HN_L_CONV2D: hn_model_add_conv2d(m, lc->a, lc->b, lc->c, lc->d); break;
+    case HN_L_MAXPOOL2D: hn_model_add_maxpool2d(m, lc->a); break;
+    case HN_L_RELU: hn_model_add_relu(m); break;
+    case HN_L_SIGMOID: hn_model_add_sigmoid(m); break;
+    default: break;
+    }
+    int rc = -1;
+    int B = lc->batch;
+    float *x = NULL, *params = NULL, *dy = NULL, *dx = NULL, *grads = NULL;
+    double *y = NULL, *g = NULL;
+    if (hn_model_finish(m, B, err) != 0) goto done;
+    const hn_layer *l = &m->layers[0];
+    int64_t nx = B * l->in_per, ny = B * l->out_per, np = m->n_params;
+    uint64_t s = seed;
+    x = xcalloc((size_t)nx, sizeof *x);
+    dy = xcalloc((size_t)ny, sizeof *dy);
+    dx = xcalloc((size_t)nx, sizeof *dx);
+    params = xcalloc((size_t)(np ? np : 1), sizeof *params);
+    grads = xcalloc((size_t)(np ? np : 1), sizeof *grads);
+    y = xcalloc((size_t)ny, sizeof *y);
+    g = xcalloc((size_t)(nx > np ? nx : np), sizeof *g);
+    if (lc->fill == 1) fill_distinct(x, nx, &s);
+    else if (lc->fill == 2) fill_away(x, nx, &s);
+    else fill_q(x, nx, 2.0, &s);
+    fill_q(params, np, 1.0, &s);
+    fill_q(dy, ny, 1.0, &s);
+    if (hn_model_set_params(m, params, err) != 0 || be->ops->upload(be, m->x, x, (size_t)nx * 4, err) != 0 ||
+        be->ops->upload(be, m->dout, dy, (size_t)ny * 4, err) != 0 || hn_model_forward(m, B, err) != 0 ||
+        hn_model_backward(m, B, err) != 0 || be->ops->download(be, dx, l->dx, (size_t)nx * 4, err) != 0 ||
+        (np && be->ops->download(be, grads, m->grads, (size_t)np * 4, err) != 0))
+        goto done;
+    /* the forward too: the device's y against the reference */
+    {
+        ref_spec rs;
+        ref_of(lc, l, B, &rs);
+        float *w = np ? params : NULL, *b = np ? params + l->n_weight : NULL;
+        float *ydev = xcalloc((size_t)ny, sizeof *ydev);
+        if (be->ops->download(be, ydev, l->y, (size_t)ny * 4, err) != 0 || ref_forward(&rs, x, w, b, y, ny, err) != 0) {
+            free(ydev);
+            goto done;
+        }
+        compare(r, lc->title, "y", ydev, y, ny);
+        free(ydev);
+        if (numeric_grad(&rs, x, w, b, dy, x, nx, y, ny, g, err) != 0) goto done;
+        compare(r, lc->title, "dx", dx, g, nx);
+        if (np) {
+            if (numeric_grad(&rs, x, w, b, dy, w, l->n_weight, y, ny, g, err) != 0) goto done;
+            compare(r, lc->title, "dweight", grads, g, l->n_weight);
+            if (numeric_grad(&rs, x, w, b, dy, b, l->n_bias, y, ny, g, err) != 0) goto done;
+            compare(r, lc->title, "dbias", grads + l->n_weight, g, l->n_bias);
+        }
+    }
+    rc = 0;
+done:
+    if (rc != 0) hn_err_prefix(err, "gradcheck %s", lc->title);
+    free(x);
+    free(dy);
+    free(dx);
+    free(params);
+    free(grads);
+    free(y);
+    free(g);
+    hn_model_destroy(m);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* losses: the model is one Flatten, so its output is its input */
+
+static double loss_ref_mse(const float *pred, const float *target, int64_t n) {
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = (double)pred[i] - target[i];
+        s += d * d;
+    }
+    return s / (double)n;
+}
+
+static int check_loss(hn_backend *be, hn_tk *tk, hn_loss_kind kind, int batch, int classes, uint64_t seed, report *r,
+                      hn_err *err) {
+    int dims[1] = {classes};
+    hn_model *m = hn_model_create(be, tk, 1, dims);
+    hn_model_add_flatten(m);
+    hn_loss loss = {0};
+    int rc = -1;
+    int64_t n = (int64_t)batch * classes;
+    float *logits = xcalloc((size_t)n, sizeof *logits), *target = xcalloc((size_t)n, sizeof *target);
+    float *dlogits = xcalloc((size_t)n, sizeof *dlogits);
+    int32_t *labels = xcalloc((size_t)batch, sizeof *labels);
+    double *g = xcalloc((size_t)n, sizeof *g);
+    uint64_t s = seed;
+    const char *title = kind == HN_LOSS_XENT ? "softmax_cross_entropy" : "mse";
+    if (hn_model_finish(m, batch, err) != 0 || hn_loss_init(&loss, m, kind, err) != 0) goto done;
+    fill_q(logits, n, 2.0, &s);
+    if (kind == HN_LOSS_XENT)
+        for (int b = 0; b < batch; b++) labels[b] = (int32_t)hn_rand_below(&s, (uint64_t)classes);
+    else
+        for (int64_t i = 0; i < n; i++) target[i] = (float)hn_rand_below(&s, 2);
+    if (be->ops->upload(be, m->x, logits, (size_t)n * 4, err) != 0 ||
+        be->ops->upload(be, loss.target, kind == HN_LOSS_XENT ? (void *)labels : (void *)target,
+                        kind == HN_LOSS_XENT ? (size_t)batch * 4 : (size_t)n * 4, err) != 0 ||
+        hn_model_forward(m, batch, err) != 0 || hn_loss_forward(&loss, batch, err) != 0 ||
+        be->ops->download(be, dlogits, m->dout, (size_t)n * 4, err) != 0)
+        goto done;
+    float lval;
+    if (hn_loss_value(&loss, &lval, err) != 0) goto done;
+    ref_spec rs = {.op = "softmax_cross_entropy", .pnames = {"batch", "classes"}, .pvals = {batch, classes},
+                   .in_buf = "logits", .w_buf = "labels", .out_buf = "loss"};
+    double lref;
+    if (kind == HN_LOSS_XENT) {
+        if (ref_forward(&rs, logits, (float *)labels, NULL, &lref, 1, err) != 0) goto done;
+    } else {
+        lref = loss_ref_mse(logits, target, n);
+    }
+    compare(r, title, "loss", &lval, &lref, 1);
+    for (int64_t i = 0; i < n; i++) {
+        float keep = logits[i];
+        double lp, lm;
+        logits[i] = (float)(keep + GC_H);
+        if (kind == HN_LOSS_XENT) {
+            if (ref_forward(&rs, logits, (float *)labels, NULL, &lp, 1, err) != 0) goto done;
+        } else {
+            lp = loss_ref_mse(logits, target, n);
+        }
+        logits[i] = (float)(keep - GC_H);
+        if (kind == HN_LOSS_XENT) {
+            if (ref_forward(&rs, logits, (float *)labels, NULL, &lm, 1, err) != 0) goto done;
+        } else {
+            lm = loss_ref_mse(logits, target, n);
+        }
+        logits[i] = keep;
+        g[i] = (lp - lm) / (2 * GC_H);
+    }
+    compare(r, title, kind == HN_LOSS_XENT ? "dlogits" : "dpred", dlogits, g, n);
+    rc = 0;
+done:
+    if (rc != 0) hn_err_prefix(err, "gradcheck %s", title);
+    hn_loss_free(&loss);
+    hn_model_destroy(m);
+    free(logits);
+    free(target);
+    free(dlogits);
+    free(labels);
+    free(g);
+    return rc;
+}
+
+int hn_gradcheck_run(hn_backend *be, hn_tk *tk, FILE *out, int verbose, hn_err *err) {
+    static const layer_case CASES[] = {
+        {"Linear(5->4), batch 3", HN_L_LINEAR, 5, 4, 0, 0, 3, 1, {5, 0, 0}, 0},
+        {"Linear(17->3), batch 2", HN_L_LINEAR, 17, 3, 0, 0, 2, 1, {17, 0, 0}, 0},
+        {"Conv2D(2->3, k3, p1) 5x6", HN_L_CONV2D, 2, 3, 3, 1, 2, 3, {2, 5, 6}, 0},
+        {"Conv2D(3->2, k3, p0) 6x5", HN_L_CONV2D, 3, 2, 3, 0, 2, 3, {3, 6, 5}, 0},
+        {"Conv2D(1->2, k5, p2) 7x7", HN_L_CONV2D, 1, 2, 5, 2, 1, 3, {1, 7, 7}, 0},
+        {"MaxPool2D(2) 6x7", HN_L_MAXPOOL2D, 2, 0, 0, 0, 2, 3, {3, 6, 7}, 1},
+        {"MaxPool2D(3) 7x6", HN_L_MAXPOOL2D, 3, 0, 0, 0, 1, 3, {2, 7, 6}, 1},
+        {"ReLU (3x10)", HN_L_RELU, 0, 0, 0, 0, 3, 1, {10, 0, 0}, 2},
+        {"Sigmoid (3x10)", HN_L_SIGMOID, 0, 0, 0, 0, 3, 1, {10, 0, 0}, 0},
+    };
+    report r = {out, verbose, 0, 0};
+    fprintf(out, "Gradient check: backward (%s) against central finite differences in double (h = 2^-7; "
+                 "ok when |err| <= %g + %g |fd|)\n",
+            be->ops->name, GC_ATOL, GC_RTOL);
+    for (size_t i = 0; i < HN_ARRAY_LEN(CASES); i++)
+        if (check_layer(be, tk, &CASES[i], 1000 + i, &r, err) != 0) return -1;
+    if (check_loss(be, tk, HN_LOSS_XENT, 3, 5, 77, &r, err) != 0) return -1;
+    if (check_loss(be, tk, HN_LOSS_MSE, 3, 2, 78, &r, err) != 0) return -1;
+    fprintf(out, "%d of %d tensors ok%s\n", r.checked - r.failed, r.checked, r.failed ? "" : ": every gradient matches");
+    return r.failed;
+}
