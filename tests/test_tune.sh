@@ -155,6 +155,26 @@ out=$("$h" tune "$cfg" --replay "$tmp/b.journal" --case 0 --strategy brute_force
 [ $? = 0 ] || fail "replay failed: $out"
 case "$out" in *" $want"*) ;; *) fail "replay did not find $want: $out" ;; esac
 
+echo "== the committed igemm space: every strategy with the whole space as budget finds the recorded optimum"
+fix="$root/results/emu/2026-11-30/conv2d_igemm_space.journal"
+icfg="$root/tests/configs/conv2d_igemm_space.json"
+want=$(python3 - "$fix" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+best = {}
+for r in rows:
+    if r["phase"] == "search" and r["status"] == "ok" and (r["case"] not in best or r["time_ms"] < best[r["case"]][0]):
+        best[r["case"]] = (r["time_ms"], r["config"])
+print(" ".join(best[c][1] for c in sorted(best)))
+PY
+)
+for st in brute_force random annealing genetic diff_evolution pso local_search bandit; do
+  out=$("$h" tune "$icfg" --replay "$fix" --strategy $st --budget 100% --top 0 2>&1)
+  [ $? = 0 ] || { fail "$st on the igemm journal failed: $out"; continue; }
+  got=$(printf '%s\n' "$out" | awk '$1 == "case" && $3 == "'$st'" {print $NF}' | paste -sd' ' -)
+  [ "$got" = "$want" ] || fail "$st found '$got', the recorded optimum is '$want'"
+done
+
 echo "== compare the strategies on the recorded journal"
 expect 2 "--compare-strategies needs --replay" "$h" tune "$cfg" --compare-strategies
 expect 2 "the budget must be evaluations" "$h" tune "$cfg" --replay "$tmp/b.journal" --compare-strategies --budget 5s
