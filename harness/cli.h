@@ -8,6 +8,7 @@
 #define HN_CLI_H
 
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     const char *config;        /* positional: the config or results file (cache: the action) */
@@ -74,5 +75,19 @@ typedef struct {
     const char *save;          /* train: write the weights here */
     const char *load;          /* train: start from these weights */
 } hn_cli;
+
+/* Every option "not given" (what a command line without options gives). */
+static inline void hn_cli_init(hn_cli *cli) {
+    memset(cli, 0, sizeof *cli);
+    cli->backend = "auto";
+    cli->seed = cli->case_id = -1;
+    cli->kernel_timeout = cli->compile_timeout = -1;
+    cli->max_gflop = -1;
+    cli->min_samples = cli->max_samples = cli->warmup = -1;
+    cli->max_noise = cli->min_time = cli->timeout = -1;
+    cli->jobs = cli->printf_lines = cli->repeats = cli->top = -1;
+    cli->epochs = cli->batch = cli->limit = cli->test_limit = cli->interval = -1;
+    cli->lr = -1;
+}
 
 #endif

@@ -212,21 +212,7 @@ static int parse_number(const char *opt, const char *text, double *out) {
 
 /* Parses argv (after the command) into cli; 1 when --help was asked. */
 static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
-    memset(cli, 0, sizeof *cli);
-    cli->backend = "auto";
-    cli->seed = -1;
-    cli->case_id = -1;
-    cli->kernel_timeout = -1;
-    cli->compile_timeout = -1;
-    cli->max_gflop = -1;
-    cli->min_samples = cli->max_samples = cli->warmup = -1;
-    cli->max_noise = cli->min_time = cli->timeout = -1;
-    cli->jobs = -1;
-    cli->printf_lines = -1;
-    cli->repeats = -1;
-    cli->top = -1;
-    cli->epochs = cli->batch = cli->limit = cli->test_limit = cli->interval = -1;
-    cli->lr = -1;
+    hn_cli_init(cli);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;

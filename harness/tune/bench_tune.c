@@ -84,14 +84,9 @@ done:
 static int run_tune(const char *config, const char *out_prefix, const char *cache, int budget, double *wall,
                     double *kernel_ms, int *rows, hn_err *err) {
     hn_cli cli;
-    memset(&cli, 0, sizeof cli);
+    hn_cli_init(&cli);
     cli.config = config;
     cli.backend = "emu";
-    cli.seed = cli.case_id = cli.kernel_timeout = cli.compile_timeout = -1;
-    cli.max_gflop = -1;
-    cli.min_samples = cli.max_samples = cli.warmup = -1;
-    cli.max_noise = cli.min_time = cli.timeout = -1;
-    cli.jobs = cli.printf_lines = cli.repeats = -1;
     cli.top = 0;
     cli.case_id = 0;
     cli.quiet = 1;
@@ -177,10 +172,8 @@ static int bench_strategies(FILE *out, const char *dir, hn_err *err) {
         fprintf(out, "  %s, recorded in %s:\n", FIXTURES[i].config, FIXTURES[i].journal);
         fflush(out);
         hn_cli cli;
-        memset(&cli, 0, sizeof cli);
+        hn_cli_init(&cli);
         cli.config = config;
-        cli.seed = cli.case_id = -1;
-        cli.top = -1;
         cli.repeats = 100;
         cli.replay = journal;
         cli.compare_strategies = 1;
