@@ -61,6 +61,10 @@ typedef struct {
     int space_only;            /* tune */
     const char *with_best;     /* tune: other devices' best.json files for the C header, comma-separated */
     int top;                   /* tune: configurations re-measured at the end (< 0: default) */
+    const char *devices;       /* run, tune: "0,1,2,3", "all", or a count of emulator workers */
+    const char *shard;         /* run, tune: "I/N" */
+    const char *inputs[256];   /* merge: the files after the first positional argument */
+    int n_inputs;
 } hn_cli;
 
 #endif
