@@ -112,8 +112,8 @@ static int missing_shards(const merge_ctx *m) {
         int n = 0;
         for (int64_t c = 0; c < x->n_cases; c++)
             if (x->case_shard[c] == k) hn_sb_addf(&sb, "%s%lld", n++ ? ", " : "", (long long)c);
-        fprintf(stderr, "harness merge: shard %d/%d was not given: its %d case%s (%s) are missing\n", k, x->shard_count,
-                n, n == 1 ? "" : "s", n ? sb.buf : "none");
+        fprintf(stderr, "harness merge: shard %d/%d was not given: the evaluations of its case%s %s are missing\n", k,
+                x->shard_count, n == 1 ? "" : "s", n ? sb.buf : "(none)");
         hn_sb_free(&sb);
     }
     return missing;
@@ -233,16 +233,28 @@ static int merge_rows(merge_ctx *m) {
     all.n_rows = kept;
     if (dups > 10) fprintf(stderr, "harness merge: ... %d rows given twice in all\n", dups);
     if (foreign > 10) fprintf(stderr, "harness merge: ... %d rows that are no row of the plan in all\n", foreign);
-    /* the rows the split promised */
-    int missing = 0;
-    int n_missing_shards = missing_shards(m);
-    for (int64_t c = 0; c < p->n_cases; c++) {
-        int k = x->case_shard[c];
-        if (k < 0 || !m->given[k]) continue; /* not in the run, or a shard not given (said above) */
-        for (int v = 0; v < nv; v++) {
-            if (!selected[v] || seen[c * n_slots + v]) continue;
-            if (missing++ == 0) fprintf(stderr, "harness merge: rows missing from the shards given:\n");
-            fprintf(stderr, "  case %lld %s (shard %d/%d)\n", (long long)c, p->variants[v].label, k, x->shard_count);
+    /* the rows the split promised, listed by shard where missing */
+    for (int k = 0; k < x->shard_count; k++) {
+        int header = 0;
+        for (int64_t c = 0; c < p->n_cases; c++) {
+            if (x->case_shard[c] != k) continue;
+            for (int v = 0; v < nv; v++) {
+                if (!selected[v] || seen[c * n_slots + v]) continue;
+                if (!header) {
+                    const char *path = NULL;
+                    int finished = 0;
+                    for (int i = 0; i < m->n; i++)
+                        if (m->metas[i].shard_index == k) path = m->paths[i], finished |= m->metas[i].finished;
+                    if (!path)
+                        fprintf(stderr, "harness merge: shard %d/%d was not given; its rows are missing:\n", k,
+                                x->shard_count);
+                    else
+                        fprintf(stderr, "harness merge: %s (shard %d/%d) lacks rows%s:\n", path, k, x->shard_count,
+                                finished ? "" : " (it did not finish: run it again with --resume)");
+                    header = 1;
+                }
+                fprintf(stderr, "  case %lld %s\n", (long long)c, p->variants[v].label);
+            }
         }
     }
     int64_t promised = 0;
@@ -266,9 +278,8 @@ static int merge_rows(merge_ctx *m) {
            x->shard_count, kept, m->out, best);
     free(best);
     if (!complete)
-        printf("incomplete: %lld of %lld variant rows%s; the missing ones are listed above\n",
-               (long long)have_variant_rows, (long long)promised,
-               n_missing_shards ? " (shards not given)" : "");
+        printf("incomplete: %lld of %lld variant rows; the missing ones are listed on stderr\n",
+               (long long)have_variant_rows, (long long)promised);
     rc = complete ? 0 : 1;
 done:
     for (int i = 0; i < n_loaded && i < m->n; i++) hn_table_free(&tables[i]);
