@@ -11,8 +11,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang and libclang-rt-dev (libFuzzer, the sanitizers' runtimes): scripts/fuzz.sh only.
+# munge, slurmctld, slurmd, slurm-client: tests/test_slurm.sh starts a one-node Slurm
+# cluster of its own in a temporary folder; the packages' services stay down (they
+# start only once /etc/slurm/slurm.conf exists, which nothing here writes).
 packages=(build-essential cmake pkg-config libcjson-dev libopenblas-dev gnuplot-nox python3-numpy binutils
-          clang libclang-rt-dev)
+          clang libclang-rt-dev munge slurmctld slurmd slurm-client)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
