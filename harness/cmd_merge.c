@@ -149,7 +149,7 @@ static int merge_rows(merge_ctx *m) {
         fprintf(stderr, "harness merge: the shards ran %s, which is needed to merge them: %s\n", x->config, err.msg);
         goto done;
     }
-    char hash[33];
+    char hash[33] = "";
     if (hn_meta_config_hash(p, hash, &err) != 0 || strcmp(hash, x->config_hash) != 0) {
         fprintf(stderr,
                 "harness merge: refusing to merge: %s or one of its kernels changed since the shards ran (hash %.12s "

@@ -675,10 +675,15 @@ static int run_lanes(run_ctx *r, int *stopped) {
             progress_end(r);
             fprintf(stderr, "harness: interrupted: stopping after the current row (Ctrl-C again to stop now)\n");
         }
-        int running = 0;
+        int running = 0, stopping = *stopped || stop_sent || r->fatal;
         for (int i = 0; i < r->n_lanes; i++) {
             lane_ctx *ln = &r->lanes[i];
-            if (ln->state == LANE_START && !*stopped && !stop_sent && !r->fatal && start_lane(r, i) != 0) {
+            if (ln->state == LANE_START && stopping) ln->state = LANE_DONE; /* not started again */
+            if (ln->held && stopping) { /* waiting for a lane that will not come */
+                ln->held = 0;
+                hn_worker_go(ln->wk, 0);
+            }
+            if (ln->state == LANE_START && start_lane(r, i) != 0) {
                 ln->state = LANE_RETIRED;
                 r->fatal = 1;
             }
