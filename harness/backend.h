@@ -150,6 +150,9 @@ int hn_backend_emu_create(const hn_backend_opts *opts, hn_backend **out, hn_err 
 /* Whether a CUDA driver can be loaded and sees at least one device; fills why
  * with the reason when not (no libcuda.so.1, no device, init error). */
 int hn_cuda_available(char *why, size_t why_size);
+/* The devices the CUDA driver sees (0 without a driver). Initialises the
+ * driver: never call it in a process that forks workers afterwards. */
+int hn_cuda_device_count(void);
 /* The cuda backend's own stream (a CUstream), for libraries such as cuBLAS that
  * must issue work where the harness times it; NULL for other backends. */
 void *hn_backend_cuda_stream(hn_backend *b);

@@ -74,6 +74,10 @@ typedef struct {
     const char *tuned;         /* train: a best.json of harness tune */
     const char *save;          /* train: write the weights here */
     const char *load;          /* train: start from these weights */
+    const char *devices;       /* run, tune: "0,1,2,3", "all", or a count of emulator workers */
+    const char *shard;         /* run, tune: "I/N" */
+    const char *inputs[256];   /* merge: the files after the first positional argument */
+    int n_inputs;
 } hn_cli;
 
 /* Every option "not given" (what a command line without options gives). */

@@ -33,7 +33,8 @@ enum {
     C_CACHE = 1 << 8,
     C_TUNE = 1 << 9,
     C_TRAIN = 1 << 10,
-    C_ALL = 0x7ff,
+    C_MERGE = 1 << 11,
+    C_ALL = 0xfff,
 };
 
 typedef struct {
@@ -41,7 +42,7 @@ typedef struct {
     int (*fn)(const hn_cli *);
     int bit;
     const char *args;  /* positional arguments, for usage */
-    int needs_file;    /* 1: the positional argument is required */
+    int needs_file;    /* 1: the positional argument is required; 2: it and at least one more (merge) */
     const char *what;
 } cmd_def;
 
@@ -82,6 +83,8 @@ static const cmd_def CMDS[] = {
      "train a small network with the catalogue's kernels (autograd in C); check every layer's gradient"},
     {"cache", hn_cmd_cache, C_CACHE, "info|clean", 1,
      "the compiled-kernel cache: what it holds and what fails verification, or empty it"},
+    {"merge", hn_cmd_merge, C_MERGE, "OUT SHARD...", 2,
+     "combine the shards of a run (CSV) or a tune (journal) into one, with its best.csv"},
 };
 
 typedef struct {
@@ -164,6 +167,10 @@ static const opt_def OPTS[] = {
     OPT("tuned", 's', tuned, C_TRAIN, "FILE", "a best.json of harness tune: its defines for the kernel it tuned"),
     OPT("save", 's', save, C_TRAIN, "FILE", "write the trained weights"),
     OPT("load", 's', load, C_TRAIN, "FILE", "start from weights written by --save"),
+    OPT("devices", 's', devices, C_RUN | C_TUNE, "0,1,..|all|N",
+        "one worker per GPU listed (or all), rows handed out as they free up; on the emulator N workers"),
+    OPT("shard", 's', shard, C_RUN | C_TUNE, "I/N",
+        "run shard I of N: a share of the cases balanced by estimated cost (harness merge combines them)"),
     OPT("kernel", 's', kernel, C_DEBUG, "NAME", "the variant to debug"),
     OPT("set", 's', set, C_DEBUG, "a=1,b=2", "the case: a value for every axis (default: the plan's smallest)"),
     OPT("block", 's', block, C_DEBUG, "X,Y,Z", "only this block prints (DEBUG_BLOCK_X/Y/Z)"),
@@ -217,6 +224,14 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
         if (strncmp(a, "--", 2) != 0 || strcmp(a, "--") == 0) {
+            if (cli->config && cmd->needs_file == 2) {
+                if (cli->n_inputs == (int)HN_ARRAY_LEN(cli->inputs)) {
+                    fprintf(stderr, "harness %s: at most %d files\n", cmd->name, (int)HN_ARRAY_LEN(cli->inputs));
+                    return -1;
+                }
+                cli->inputs[cli->n_inputs++] = a;
+                continue;
+            }
             if (cli->config) {
                 fprintf(stderr, "harness %s: unexpected argument '%s'\n", cmd->name, a);
                 return -1;
@@ -327,6 +342,11 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (rc != 0) return 2;
+    if (cmd->needs_file == 2 && (!cli.config || !cli.n_inputs)) {
+        fprintf(stderr, "harness %s: expected the output and at least one shard (harness %s %s)\n", cmd->name,
+                cmd->name, cmd->args);
+        return 2;
+    }
     if (cmd->needs_file && !cli.config) {
         if (cmd->bit == C_CACHE)
             fprintf(stderr, "harness %s: missing the action (harness %s %s)\n", cmd->name, cmd->name, cmd->args);

@@ -19,6 +19,17 @@
  * stops at once; SIGTERM stops at once. Either way the rows done stay in the file
  * and the summary says how to resume (exit 130 or 143).
  *
+ * Several devices (--devices): one worker per device (a lane), each taking the
+ * next case nobody has taken yet, then helping with the rows left in cases
+ * still running, so the rows go where a device is free (exec/runner.c). Every
+ * lane has its own watchdog and is restarted on its own after a crash; the
+ * parent holds the lanes until each has named its device (all must be the same
+ * kind) and resumes once. A finished file is rewritten in plan order, so it
+ * reads as a single worker's.
+ *
+ * A shard (--shard I/N) runs the cases scale/shard.c assigns to I, and writes
+ * <out>.meta.json for `harness merge` (scale/meta.h).
+ *
  * Progress goes to stderr, a line per case (an updating line on a terminal),
  * unless --quiet.
  */
@@ -34,7 +45,11 @@
 #include "csv.h"
 #include "exec/runner.h"
 #include "exec/worker.h"
+#include "results/rows.h"
 #include "results/verdict.h"
+#include "scale/devices.h"
+#include "scale/meta.h"
+#include "scale/shard.h"
 #include "sweep.h"
 
 /* Extra time the watchdog gives a launch over --kernel-timeout before it kills
@@ -51,57 +66,82 @@ static void on_signal(int sig) {
     else got_term = 1;
 }
 
+/* One worker process and what the parent knows of it. */
+enum { LANE_START, LANE_RUNNING, LANE_DONE, LANE_RETIRED };
+typedef struct {
+    int state;
+    hn_lane_place place;
+    hn_worker *wk;
+    hn_run_device dev;    /* as its worker reported it */
+    int have_dev;
+    int held;             /* reported its device, waits for the go */
+    int replan;           /* the first lane, started before the backend was known: start it again */
+    int64_t cur_case;     /* the case being set up or run, or -1 */
+    int cur_slot;         /* the row in progress, or -1 */
+    int cur_helping;      /* cur_case is another lane's */
+    int rows_this_worker;
+    int watchdog_killed;  /* 1: a launch never returned; 2: a compile never ended */
+    int killed_now;
+} lane_ctx;
+
 typedef struct {
     const hn_cli *cli;
     hn_plan *plan;
     int nv, n_slots;
     unsigned char *selected;
-    int64_t first_case, last_case;
     hn_run_shared *sh;
     /* what the file holds, per (case, slot) */
     signed char *status;
     double *median, *noise;
     /* the results file */
-    char *out_path, *marker_path;
+    char *out_path, *marker_path, *meta_path;
     const char **cols;
     int n_cols;
     hn_csv *csv;        /* the writer (NULL until the file is open) */
     hn_csv *builder;    /* rows the parent writes itself */
     hn_table old;       /* --resume: the rows the file held */
-    int have_old;
-    /* the worker */
-    hn_run_device dev;
+    int have_old, resumed;
+    /* the workers */
+    hn_devices devs;
+    int resolved;       /* the lanes are known (the backend is) */
+    lane_ctx lanes[HN_MAX_LANES];
+    int n_lanes;
+    hn_run_device dev;  /* the device every lane runs on (the first lane's report) */
     int have_dev;
     char **keys;        /* per variant, from the first worker */
     hn_run_stats stats;
-    int64_t cur_case;   /* the case being set up or run, or -1 */
-    int cur_slot;       /* the row in progress, or -1 */
-    int rows_this_worker;
-    int watchdog_killed;  /* 1: a launch never returned; 2: a compile never ended */
+    /* --shard */
+    hn_shard shard;
+    hn_meta meta;
     /* progress */
     double t_start;
-    int64_t cases_seen, cases_total, last_case_seen;
+    unsigned char *seen;  /* per case: its first CASE message came */
+    int64_t cases_seen, cases_total;
     int n_ok, n_failed, n_rows;
     int tty;
     int write_failed;
     int any_failure;
+    int fatal;
+    int bad_devices;    /* --devices named devices of different kinds, or none that exist (exit 2) */
 } run_ctx;
 
 /* ---------------------------------------------------------------------- */
 /* progress */
 
-static void progress(run_ctx *r, int64_t c, const char *label) {
+static void progress(run_ctx *r, int64_t c, const char *label, const lane_ctx *ln) {
     if (r->cli->quiet) return;
     double el = hn_now() - r->t_start;
-    char eta[64] = "";
+    char eta[64] = "", where[48] = "";
     if (r->cases_seen > 1 && r->cases_total > r->cases_seen) {
         double left = el / (double)(r->cases_seen - 1) * (double)(r->cases_total - r->cases_seen + 1);
         if (left < 120) snprintf(eta, sizeof eta, ", about %.0f s left", left);
         else snprintf(eta, sizeof eta, ", about %.0f min left", left / 60);
     }
-    fprintf(stderr, "%s[%lld/%lld] case %lld %s: %d rows ok, %d failed, %.1f s%s%s", r->tty ? "\r\033[K" : "",
-            (long long)r->cases_seen, (long long)r->cases_total, (long long)c, label, r->n_ok, r->n_failed, el, eta,
-            r->tty ? "" : "\n");
+    if (r->n_lanes > 1)
+        snprintf(where, sizeof where, " [device %d%s]", ln->dev.index, ln->cur_helping ? ", helping" : "");
+    fprintf(stderr, "%s[%lld/%lld] case %lld %s%s: %d rows ok, %d failed, %.1f s%s%s", r->tty ? "\r\033[K" : "",
+            (long long)r->cases_seen, (long long)r->cases_total, (long long)c, label, where, r->n_ok, r->n_failed, el,
+            eta, r->tty ? "" : "\n");
     fflush(stderr);
 }
 
@@ -134,50 +174,54 @@ static int write_line(run_ctx *r, const char *line) {
     return 0;
 }
 
-static void take_row(run_ctx *r, const hn_run_row *row) {
-    if (r->write_failed || write_line(r, row->line) != 0) return;
+static void take_row(run_ctx *r, lane_ctx *ln, const hn_run_row *row) {
+    if (r->write_failed) return;
+    if (r->sh->done[row->case_id * r->n_slots + row->slot]) return; /* never twice (cannot happen with claims) */
+    if (write_line(r, row->line) != 0) return;
     record(r, row->case_id, row->slot, row->status, row->median_ms, row->noise);
     r->n_rows++;
     if (row->status == HN_ST_OK) r->n_ok++;
     if (hn_status_failed(row->status)) r->n_failed++, r->any_failure = 1;
-    r->rows_this_worker++;
+    ln->rows_this_worker++;
 }
 
 /* A row the parent writes itself: for the row a dead worker was running. */
-static void parent_row(run_ctx *r, int64_t c, int slot, int status, const char *reason) {
+static void parent_row(run_ctx *r, lane_ctx *ln, int64_t c, int slot, int status, const char *reason) {
     hn_workload w;
     hn_err err;
     int shaped = hn_workload_shape(&w, r->plan, &r->plan->cases[c], &err) == 0;
-    hn_run_row_case(r->builder, r->plan, &r->plan->cases[c], shaped ? &w : NULL, &r->dev);
+    hn_run_row_case(r->builder, r->plan, &r->plan->cases[c], shaped ? &w : NULL, ln->have_dev ? &ln->dev : &r->dev);
     hn_run_row_slot(r->builder, r->plan, slot);
     if (slot < r->nv && r->keys) hn_csv_set_named(r->builder, "compile_key", r->keys[slot]);
     hn_csv_set_named(r->builder, "status", hn_status_names[status]);
     hn_csv_set_named(r->builder, "reason", reason);
     char *line = hn_csv_take_row(r->builder);
     hn_run_row row = {.case_id = c, .slot = slot, .status = status, .median_ms = NAN, .noise = NAN, .line = line};
-    take_row(r, &row);
+    take_row(r, ln, &row);
     free(line);
 }
 
 /* Why the worker ended, in words. */
-static void death_reason(run_ctx *r, int code, int sig, char *out, size_t size) {
-    if (r->watchdog_killed == 2)
+static void death_reason(run_ctx *r, const lane_ctx *ln, int code, int sig, char *out, size_t size) {
+    char where[48] = "";
+    if (r->n_lanes > 1) snprintf(where, sizeof where, " (device %d)", ln->place.device);
+    if (ln->watchdog_killed == 2)
         snprintf(out, size,
-                 "the compile did not finish in %g s (--compile-timeout); the worker process and its "
+                 "the compile did not finish in %g s (--compile-timeout); the worker process%s and its "
                  "compiler were killed and the sweep goes on in a new one",
-                 r->cli->compile_timeout > 0 ? r->cli->compile_timeout : HN_COMPILE_TIMEOUT_S);
-    else if (r->watchdog_killed)
+                 r->cli->compile_timeout > 0 ? r->cli->compile_timeout : HN_COMPILE_TIMEOUT_S, where);
+    else if (ln->watchdog_killed)
         snprintf(out, size,
                  "timed out: a launch ran longer than the kernel time-out (%g s) and never returned; the "
-                 "worker process was killed and the sweep goes on in a new one",
-                 r->cli->kernel_timeout > 0 ? r->cli->kernel_timeout : 60.0);
+                 "worker process%s was killed and the sweep goes on in a new one",
+                 r->cli->kernel_timeout > 0 ? r->cli->kernel_timeout : 60.0, where);
     else if (sig == SIGKILL)
-        snprintf(out, size, "the worker process was killed (SIGKILL: out of memory?) while running this");
+        snprintf(out, size, "the worker process%s was killed (SIGKILL: out of memory?) while running this", where);
     else if (sig)
-        snprintf(out, size, "the worker process died of %s while running this (the sweep goes on in a new one)",
-                 strsignal(sig));
+        snprintf(out, size, "the worker process%s died of %s while running this (the sweep goes on in a new one)",
+                 where, strsignal(sig));
     else
-        snprintf(out, size, "the worker process exited with code %d while running this", code);
+        snprintf(out, size, "the worker process%s exited with code %d while running this", where, code);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -241,27 +285,15 @@ static int resume_rows(run_ctx *r) {
     }
     int kept = 0, dropped = 0, rc = 0;
     for (int i = 0; i < r->old.n_rows && rc == 0; i++) {
-        char *end;
-        const char *cs = hn_table_get(&r->old, i, "case");
-        long long c = strtoll(cs, &end, 10);
-        int slot = -1, match = *cs && !*end && c >= 0 && c < p->n_cases;
-        for (int a = 0; match && a < p->n_axes; a++) {
-            char buf[64];
-            hn_value_format(&p->cases[c].values[a], buf, sizeof buf);
-            match = strcmp(hn_table_get(&r->old, i, p->axes[a].name), buf) == 0;
-        }
-        const char *vname = hn_table_get(&r->old, i, "variant");
-        for (int s = 0; match && s < r->n_slots && slot < 0; s++)
-            if (strcmp(hn_run_slot_name(p, s), vname) == 0) slot = s;
-        match = match && slot >= 0 && (slot >= r->nv || r->selected[slot]);
+        int64_t c = -1;
+        int slot = -1;
+        int match = hn_rows_locate(p, &r->old, i, &c, &slot) == 0 && r->sh->in_run[c];
+        match = match && (slot >= r->nv || r->selected[slot]);
         match = match && strcmp(hn_table_get(&r->old, i, "backend"), r->dev.backend) == 0 &&
                 strcmp(hn_table_get(&r->old, i, "device"), r->dev.dev.name) == 0;
         if (match && slot < r->nv) match = strcmp(hn_table_get(&r->old, i, "compile_key"), r->keys[slot]) == 0;
         if (match && r->sh->done[c * r->n_slots + slot]) match = 0; /* a duplicate: keep the first */
-        const char *st = hn_table_get(&r->old, i, "status");
-        int status = -1;
-        for (int k = 0; k < HN_ST_COUNT; k++)
-            if (strcmp(st, hn_status_names[k]) == 0) status = k;
+        int status = hn_rows_status(&r->old, i);
         if (!match || status < 0) {
             dropped++;
             continue;
@@ -294,8 +326,19 @@ static int resume_rows(run_ctx *r) {
     return 0;
 }
 
+/* --shard: <out>.meta.json, written before the first row and again at the end. */
+static void write_meta(run_ctx *r, int finished) {
+    if (!r->shard.count) return;
+    hn_err err;
+    r->meta.finished = finished;
+    free(r->meta.device), free(r->meta.backend);
+    r->meta.device = xstrdup(r->have_dev ? r->dev.dev.name : "");
+    r->meta.backend = xstrdup(r->have_dev ? r->dev.backend : "");
+    if (hn_meta_write(r->meta_path, &r->meta, &err) != 0) fprintf(stderr, "harness: %s\n", err.msg);
+}
+
 /* ---------------------------------------------------------------------- */
-/* messages from the worker */
+/* messages from the workers */
 
 static void print_device(run_ctx *r) {
     const hn_device_info *d = &r->dev.dev;
@@ -303,8 +346,15 @@ static void print_device(run_ctx *r) {
     for (int v = 0; v < r->nv; v++) n_sel += r->selected[v];
     const hn_plan *p = r->plan;
     printf("%s: %lld cases (of %lld combinations, seed %llu) x %d variants = %lld rows on %s [%s]\n", p->name,
-           (long long)(r->last_case - r->first_case), (long long)p->n_total, (unsigned long long)p->seed, n_sel,
-           (long long)(r->last_case - r->first_case) * n_sel, d->name, r->dev.backend);
+           (long long)r->cases_total, (long long)p->n_total, (unsigned long long)p->seed, n_sel,
+           (long long)r->cases_total * n_sel, d->name, r->dev.backend);
+    if (r->n_lanes > 1) {
+        hn_lane_place pl[HN_MAX_LANES];
+        for (int i = 0; i < r->n_lanes; i++) pl[i] = r->lanes[i].place;
+        char what[256];
+        hn_devices_describe(pl, r->n_lanes, r->dev.backend, what, sizeof what);
+        printf("devices: %s, rows handed out as they free up\n", what);
+    }
     if (strcmp(r->dev.backend, "emu") != 0)
         printf("device: %s (%s), %d SMs, SM clock %d MHz, L2 %.0f MiB, memory %d MHz x %d bit: peak %.0f GB/s, "
                "%.1f TFLOP/s fp32, %.1f TFLOP/s fp64; driver %s\n",
@@ -317,10 +367,69 @@ static void print_device(run_ctx *r) {
     fflush(stdout);
 }
 
-/* Handles one message; returns -1 to stop the run. */
-static int on_message(run_ctx *r, hn_worker *wk, hn_msg *m) {
+static int emu_threads_total(const hn_cli *cli) {
+    return cli->emu_threads > 0 ? cli->emu_threads : hn_cpu_count();
+}
+
+/* The first DEVICE message: now the backend is known, so are the lanes. The
+ * first lane is started again when its place changed. -1: bad --devices. */
+static int resolve_lanes(run_ctx *r, lane_ctx *first, const hn_run_device *d) {
+    hn_lane_place pl[HN_MAX_LANES];
+    int n;
+    hn_err err;
+    if (hn_devices_resolve(&r->devs, d->backend, d->n_devices, emu_threads_total(r->cli), pl, &n, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        return -1;
+    }
+    r->resolved = 1;
+    if (pl[0].device != first->place.device || pl[0].emu_threads != first->place.emu_threads) first->replan = 1;
+    first->place = pl[0];
+    r->sh->lane[0].device = pl[0].device;
+    r->sh->lane[0].emu_threads = pl[0].emu_threads;
+    for (int i = 1; i < n; i++) {
+        r->lanes[i] = (lane_ctx){.state = LANE_START, .place = pl[i], .cur_case = -1, .cur_slot = -1};
+        r->sh->lane[i].device = pl[i].device;
+        r->sh->lane[i].emu_threads = pl[i].emu_threads;
+    }
+    r->n_lanes = n;
+    r->sh->n_lanes = n;
+    return 0;
+}
+
+/* Lets the held lanes go once every running lane has named its device (the
+ * first time: after --resume decided what is done). -1 to stop the run. */
+static int release_lanes(run_ctx *r) {
+    for (int i = 0; i < r->n_lanes; i++) {
+        const lane_ctx *ln = &r->lanes[i];
+        if (ln->state == LANE_START || (ln->state == LANE_RUNNING && !ln->held && !ln->have_dev)) return 0;
+    }
+    if (r->have_old && !r->resumed) {
+        r->resumed = 1;
+        if (resume_rows(r) != 0) return -1;
+    }
+    for (int i = 0; i < r->n_lanes; i++)
+        if (r->lanes[i].held) {
+            r->lanes[i].held = 0;
+            hn_worker_go(r->lanes[i].wk, 1); /* a worker that is gone shows up as one */
+        }
+    return 0;
+}
+
+/* Handles one message of lane ln; returns -1 to stop the run. */
+static int on_message(run_ctx *r, lane_ctx *ln, hn_msg *m) {
     switch (m->type) {
     case HN_MSG_DEVICE:
+        ln->have_dev = 1;
+        ln->dev = m->device;
+        if (!r->resolved && resolve_lanes(r, ln, &m->device) != 0) {
+            hn_worker_go(ln->wk, 0);
+            r->bad_devices = 1;
+            return -1;
+        }
+        if (ln->replan) { /* the first lane, started before the backend was known */
+            hn_worker_go(ln->wk, 0);
+            return 0;
+        }
         if (!r->have_dev) {
             r->dev = m->device;
             r->have_dev = 1;
@@ -328,29 +437,35 @@ static int on_message(run_ctx *r, hn_worker *wk, hn_msg *m) {
             m->keys = NULL;
             m->n_keys = 0;
             print_device(r);
-            if (r->have_old && resume_rows(r) != 0) {
-                hn_worker_go(wk, 0);
-                return -1;
-            }
+        } else if (strcmp(m->device.dev.name, r->dev.dev.name) != 0 || strcmp(m->device.backend, r->dev.backend) != 0) {
+            fprintf(stderr,
+                    "harness: --devices: device %d is %s [%s] but device %d is %s [%s]; a run compares variants on one "
+                    "kind of device (run each kind on its own, e.g. a --shard per kind)\n",
+                    m->device.index, m->device.dev.name, m->device.backend, r->dev.index, r->dev.dev.name,
+                    r->dev.backend);
+            hn_worker_go(ln->wk, 0);
+            r->bad_devices = 1;
+            return -1;
         }
-        hn_worker_go(wk, 1); /* a worker that is gone shows up as one */
-        return 0;
+        ln->held = 1;
+        return release_lanes(r);
     case HN_MSG_CASE:
-        r->cur_case = m->case_id;
-        r->cur_slot = -1;
-        if (m->case_id > r->last_case_seen) { /* a new worker announces its first case again */
+        ln->cur_case = m->case_id;
+        ln->cur_slot = -1;
+        ln->cur_helping = m->helping;
+        if (!r->seen[m->case_id]) {
+            r->seen[m->case_id] = 1;
             r->cases_seen++;
-            r->last_case_seen = m->case_id;
         }
-        progress(r, m->case_id, m->label);
+        progress(r, m->case_id, m->label, ln);
         return 0;
     case HN_MSG_ROW_BEGIN:
-        r->cur_case = m->case_id;
-        r->cur_slot = m->slot;
+        ln->cur_case = m->case_id;
+        ln->cur_slot = m->slot;
         return 0;
     case HN_MSG_ROW:
-        take_row(r, &m->row);
-        r->cur_slot = -1;
+        take_row(r, ln, &m->row);
+        ln->cur_slot = -1;
         return r->write_failed ? -1 : 0;
     case HN_MSG_STATS:
         r->stats.compile_wait += m->stats.compile_wait;
@@ -367,27 +482,36 @@ static int on_message(run_ctx *r, hn_worker *wk, hn_msg *m) {
 }
 
 /* After a worker died: writes the row it was running (or, when it died setting
- * up a case, every row of that case) so the next worker goes past it. */
-static void after_death(run_ctx *r, int code, int sig) {
+ * up a case of its own, every row of that case no other lane has) so the next
+ * worker goes past it. */
+static void after_death(run_ctx *r, lane_ctx *ln, int lane, int code, int sig) {
     char why[512];
-    death_reason(r, code, sig, why, sizeof why);
-    int status = r->watchdog_killed == 2 ? HN_ST_COMPILE : r->watchdog_killed ? HN_ST_TIMEOUT : HN_ST_FAULT;
-    if (r->cur_slot >= 0) {
-        parent_row(r, r->cur_case, r->cur_slot, status, why);
+    death_reason(r, ln, code, sig, why, sizeof why);
+    int status = ln->watchdog_killed == 2 ? HN_ST_COMPILE : ln->watchdog_killed ? HN_ST_TIMEOUT : HN_ST_FAULT;
+    if (ln->cur_slot >= 0) {
+        parent_row(r, ln, ln->cur_case, ln->cur_slot, status, why);
         /* a compile that never ends would not end in the next case either */
-        if (r->watchdog_killed == 2 && r->cur_slot < r->nv && r->sh->timed_out[r->cur_slot] < 0)
-            r->sh->timed_out[r->cur_slot] = r->cur_case;
-    } else if (r->cur_case >= 0) {
+        if (ln->watchdog_killed == 2 && ln->cur_slot < r->nv && r->sh->timed_out[ln->cur_slot] < 0)
+            r->sh->timed_out[ln->cur_slot] = ln->cur_case;
+    } else if (ln->cur_case >= 0 && !ln->cur_helping) {
         char reason[640];
         snprintf(reason, sizeof reason, "%s (while the case was being set up)", why);
         for (int s = 0; s < r->n_slots; s++) {
             int wanted = s < r->nv ? r->selected[s] : 0;
-            if (wanted && !r->sh->done[r->cur_case * r->n_slots + s]) parent_row(r, r->cur_case, s, status, reason);
+            if (wanted && hn_run_shared_claim(r->sh, lane, ln->cur_case, s)) parent_row(r, ln, ln->cur_case, s, status, reason);
         }
     }
     fprintf(stderr, "harness: %s\n", why);
-    r->cur_slot = -1;
-    r->cur_case = -1;
+    ln->cur_slot = -1;
+    ln->cur_case = -1;
+}
+
+/* Variant rows of the run not in the file yet. */
+static int64_t rows_left(const run_ctx *r) {
+    int64_t n = 0;
+    for (int64_t c = 0; c < r->plan->n_cases; c++)
+        for (int v = 0; r->sh->in_run[c] && v < r->nv; v++) n += r->selected[v] && !r->sh->done[c * r->n_slots + v];
+    return n;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -398,9 +522,11 @@ static void print_time_split(run_ctx *r, double wall) {
            "%.1f s + inputs %.1f s + transfers %.1f s + checking %.1f s + measured kernels %.1f s + other %.1f s\n",
            wall, s->compile_wait, s->compile_busy, s->compile_threads, s->compile_threads == 1 ? "" : "s", s->ref, s->gen, s->transfer, s->check, s->kernel,
            wall - s->compile_wait - s->ref - s->gen - s->transfer - s->check - s->kernel);
+    if (r->n_lanes > 1)
+        printf("(with %d devices the parts add up over the workers, which ran at the same time)\n", r->n_lanes);
 }
 
-/* Which variants run (--variant), and the case range (--case); -1 on bad usage. */
+/* Which variants run (--variant), and the cases (--case, --shard); -1 on bad usage. */
 static int select_rows(run_ctx *r) {
     const hn_cli *cli = r->cli;
     const hn_plan *p = r->plan;
@@ -417,19 +543,219 @@ static int select_rows(run_ctx *r) {
         }
         r->selected[v] = (unsigned char)sel;
     }
-    r->first_case = 0;
-    r->last_case = p->n_cases;
-    if (cli->case_id >= 0) {
-        if (cli->case_id >= p->n_cases) {
-            fprintf(stderr, "harness: --case %lld: the plan has %lld cases (0 to %lld)\n", (long long)cli->case_id,
-                    (long long)p->n_cases, (long long)p->n_cases - 1);
+    if (cli->case_id >= 0 && cli->case_id >= p->n_cases) {
+        fprintf(stderr, "harness: --case %lld: the plan has %lld cases (0 to %lld)\n", (long long)cli->case_id,
+                (long long)p->n_cases, (long long)p->n_cases - 1);
+        return -1;
+    }
+    for (int64_t c = 0; c < p->n_cases; c++) r->sh->in_run[c] = cli->case_id < 0 || c == cli->case_id;
+    if (r->shard.count) {
+        hn_err err;
+        hn_shard_model m = hn_shard_model_of(cli, p);
+        unsigned char *in = xcalloc((size_t)p->n_cases + 1, 1);
+        for (int64_t c = 0; c < p->n_cases; c++) in[c] = r->sh->in_run[c];
+        r->meta.case_shard = xcalloc((size_t)p->n_cases + 1, sizeof *r->meta.case_shard);
+        r->meta.estimate = xcalloc((size_t)r->shard.count, sizeof *r->meta.estimate);
+        r->meta.n_cases = p->n_cases;
+        hn_shard_assign(p, r->selected, in, r->shard.count, &m, r->meta.case_shard, r->meta.estimate);
+        free(in);
+        int64_t mine = 0;
+        double total = 0;
+        for (int64_t c = 0; c < p->n_cases; c++) {
+            r->sh->in_run[c] = r->meta.case_shard[c] == r->shard.index;
+            mine += r->sh->in_run[c];
+        }
+        for (int s = 0; s < r->shard.count; s++) total += r->meta.estimate[s];
+        char *abs = realpath(p->path, NULL);
+        r->meta.harness = xstrdup(HN_VERSION);
+        r->meta.kind = xstrdup("run");
+        r->meta.config = xstrdup(abs ? abs : p->path);
+        free(abs);
+        r->meta.seed = (long long)p->seed;
+        r->meta.shard_index = r->shard.index;
+        r->meta.shard_count = r->shard.count;
+        r->meta.variants = xcalloc((size_t)r->nv + 1, sizeof *r->meta.variants);
+        for (int v = 0; v < r->nv; v++)
+            if (r->selected[v]) r->meta.variants[r->meta.n_variants++] = xstrdup(p->variants[v].label);
+        if (hn_meta_config_hash(p, r->meta.config_hash, &err) != 0) {
+            fprintf(stderr, "harness: %s\n", err.msg);
             return -1;
         }
-        r->first_case = cli->case_id;
-        r->last_case = cli->case_id + 1;
+        printf("shard %d/%d: %lld of the %lld cases, an estimated %.0f%% of the work (by the operator's FLOP and "
+               "bytes)\n",
+               r->shard.index, r->shard.count, (long long)mine, (long long)(cli->case_id >= 0 ? 1 : p->n_cases),
+               total > 0 ? 100.0 * r->meta.estimate[r->shard.index] / total : 0.0);
     }
-    r->cases_total = r->last_case - r->first_case;
+    r->cases_total = 0;
+    for (int64_t c = 0; c < p->n_cases; c++) r->cases_total += r->sh->in_run[c];
     return 0;
+}
+
+/* Starts lane i's worker; -1 when the process cannot be started. */
+static int start_lane(run_ctx *r, int i) {
+    hn_err err;
+    lane_ctx *ln = &r->lanes[i];
+    ln->have_dev = ln->held = ln->replan = 0;
+    ln->rows_this_worker = ln->watchdog_killed = ln->killed_now = 0;
+    ln->cur_case = -1;
+    ln->cur_slot = -1;
+    /* Workers see the results path chosen here (the default too): --save-samples
+     * writes beside it. */
+    hn_cli wcli = *r->cli;
+    wcli.out = r->out_path;
+    if (hn_worker_start(&wcli, r->plan, r->selected, r->sh, i, &ln->wk, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        return -1;
+    }
+    ln->state = LANE_RUNNING;
+    return 0;
+}
+
+static void kill_all(run_ctx *r) {
+    for (int i = 0; i < r->n_lanes; i++)
+        if (r->lanes[i].wk && !r->lanes[i].killed_now) {
+            hn_worker_kill(r->lanes[i].wk);
+            r->lanes[i].killed_now = 1;
+        }
+}
+
+/* A lane's worker ended: reap it and decide what comes next for the lane. */
+static void lane_ended(run_ctx *r, int i, int *stopped) {
+    lane_ctx *ln = &r->lanes[i];
+    int code, sig;
+    hn_worker_wait(ln->wk, &code, &sig);
+    hn_worker_destroy(ln->wk);
+    ln->wk = NULL;
+    r->sh->lane[i].busy_since = 0;
+    r->sh->lane[i].compile_since = 0;
+    int live_before = 0;
+    for (int k = 0; k < r->n_lanes; k++) live_before += k != i && r->lanes[k].state != LANE_RETIRED;
+    if (r->write_failed || r->fatal) {
+        ln->state = LANE_DONE;
+    } else if (got_term || n_interrupts >= 2) {
+        *stopped = 1;
+        ln->state = LANE_DONE;
+    } else if (ln->replan && !sig) {
+        ln->state = LANE_START; /* started again on its resolved device */
+    } else if (code == HN_RUN_DONE && !sig) {
+        ln->state = LANE_DONE;
+    } else if (code == HN_RUN_STOPPED && !sig) {
+        *stopped = 1;
+        ln->state = LANE_DONE;
+    } else if (code == HN_RUN_RESTART && !sig) {
+        ln->state = LANE_START; /* a kernel faulted; the row is written: go on in a fresh process */
+    } else if ((code == HN_RUN_FAILED && !sig && !ln->have_dev) || !ln->have_dev ||
+               (ln->cur_case < 0 && ln->rows_this_worker == 0)) {
+        if (!(code == HN_RUN_FAILED && !sig && !ln->have_dev)) {
+            char why[512];
+            death_reason(r, ln, code, sig, why, sizeof why);
+            fprintf(stderr, "harness: %s, before running any row; %s\n", why,
+                    live_before ? "its device is left out, the others go on" : "giving up");
+        } else if (live_before) {
+            fprintf(stderr, "harness: device %d could not start; the others go on without it\n", ln->place.device);
+        }
+        ln->state = LANE_RETIRED;
+        for (int64_t c = 0; c < r->plan->n_cases; c++) /* its cases are anybody's now */
+            if (r->sh->owner[c] == i + 1) r->sh->owner[c] = 0;
+        if (!live_before) r->fatal = 1;
+    } else {
+        after_death(r, ln, i, code, sig);
+        ln->state = n_interrupts ? LANE_DONE : LANE_START;
+        if (n_interrupts) *stopped = 1;
+    }
+    hn_run_shared_release(r->sh, i);
+    ln->held = 0;
+    if (ln->state != LANE_START && !r->fatal && release_lanes(r) != 0) r->fatal = 1;
+}
+
+/* Runs the lanes until every one is done (or the run stops); 1 when every row
+ * of the run was reported. */
+static int run_lanes(run_ctx *r, int *stopped) {
+    const hn_cli *cli = r->cli;
+    int stop_sent = 0;
+    int64_t left_at_sweep = -1;
+    for (;;) {
+        if ((got_term || n_interrupts >= 2) && !*stopped) {
+            kill_all(r);
+            *stopped = 1;
+        } else if (n_interrupts == 1 && !stop_sent) {
+            r->sh->stop = 1;
+            stop_sent = 1;
+            progress_end(r);
+            fprintf(stderr, "harness: interrupted: stopping after the current row (Ctrl-C again to stop now)\n");
+        }
+        int running = 0, stopping = *stopped || stop_sent || r->fatal;
+        for (int i = 0; i < r->n_lanes; i++) {
+            lane_ctx *ln = &r->lanes[i];
+            if (ln->state == LANE_START && stopping) ln->state = LANE_DONE; /* not started again */
+            if (ln->held && stopping) { /* waiting for a lane that will not come */
+                ln->held = 0;
+                hn_worker_go(ln->wk, 0);
+            }
+            if (ln->state == LANE_START && start_lane(r, i) != 0) {
+                ln->state = LANE_RETIRED;
+                r->fatal = 1;
+            }
+            running += ln->state == LANE_RUNNING;
+        }
+        if (r->fatal) kill_all(r);
+        if (!running) {
+            /* every lane ended: rows a retired lane left behind get a second pass */
+            int64_t left = r->n_lanes > 1 && !*stopped && !r->fatal && !stop_sent ? rows_left(r) : 0;
+            int spare = -1;
+            for (int i = 0; i < r->n_lanes && spare < 0; i++)
+                if (r->lanes[i].state == LANE_DONE) spare = i;
+            if (!left || spare < 0 || left == left_at_sweep) {
+                if (left) {
+                    fprintf(stderr, "harness: %lld rows could not be run by any device\n", (long long)left);
+                    r->fatal = 1;
+                }
+                break;
+            }
+            left_at_sweep = left;
+            for (int64_t c = 0; c < r->plan->n_cases; c++) r->sh->owner[c] = 0; /* nobody runs anything now */
+            r->lanes[spare].state = LANE_START;
+            continue;
+        }
+        hn_worker *ws[HN_MAX_LANES];
+        for (int i = 0; i < r->n_lanes; i++) ws[i] = r->lanes[i].wk;
+        hn_worker_wait_any(ws, r->n_lanes, 0.2);
+        for (int i = 0; i < r->n_lanes; i++) {
+            lane_ctx *ln = &r->lanes[i];
+            if (!ln->wk) continue;
+            hn_msg m;
+            int got;
+            while ((got = hn_worker_next(ln->wk, 0, &m)) == 1) {
+                int rc = on_message(r, ln, &m);
+                hn_msg_free(&m);
+                if (rc != 0) {
+                    r->fatal = 1;
+                    kill_all(r);
+                }
+            }
+            if (got < 0) {
+                lane_ended(r, i, stopped);
+                continue;
+            }
+            double since = r->sh->lane[i].busy_since;
+            double limit = (cli->kernel_timeout > 0 ? cli->kernel_timeout : 60.0) + WATCHDOG_GRACE_S;
+            if (since > 0 && hn_now() - since > limit && !ln->killed_now) {
+                ln->watchdog_killed = 1;
+                hn_worker_kill(ln->wk);
+                ln->killed_now = 1;
+            }
+            double csince = r->sh->lane[i].compile_since;
+            double climit = cli->compile_timeout > 0 ? cli->compile_timeout : HN_COMPILE_TIMEOUT_S;
+            if (csince > 0 && hn_now() - csince > climit && !ln->killed_now) {
+                ln->watchdog_killed = 2;
+                hn_worker_kill(ln->wk);
+                ln->killed_now = 1;
+            }
+        }
+    }
+    int all_done = !*stopped && !r->fatal && !stop_sent;
+    for (int i = 0; i < r->n_lanes; i++) all_done = all_done && r->lanes[i].state != LANE_START;
+    return all_done && rows_left(r) == 0;
 }
 
 int hn_cmd_run(const hn_cli *cli) {
@@ -437,11 +763,12 @@ int hn_cmd_run(const hn_cli *cli) {
     memset(&r, 0, sizeof r);
     r.cli = cli;
     r.t_start = hn_now();
-    r.cur_case = -1;
-    r.cur_slot = -1;
-    r.last_case_seen = -1;
     r.tty = isatty(2);
     hn_err err;
+    if (hn_devices_parse(cli->devices, &r.devs, &err) != 0 || hn_shard_parse(cli->shard, &r.shard, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        return 2;
+    }
     if (hn_plan_load(cli->config, cli->seed, &r.plan, &err) != 0) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return 2;
@@ -454,19 +781,20 @@ int hn_cmd_run(const hn_cli *cli) {
     r.status = xmalloc((size_t)cells);
     r.median = xmalloc((size_t)cells * sizeof *r.median);
     r.noise = xmalloc((size_t)cells * sizeof *r.noise);
+    r.seen = xcalloc((size_t)p->n_cases + 1, 1);
     for (int64_t i = 0; i < cells; i++) r.status[i] = -1, r.median[i] = r.noise[i] = NAN;
     int exit_code = 2;
-    hn_worker *wk = NULL;
     struct sigaction old_int, old_term;
     int handlers = 0;
-    if (select_rows(&r) != 0) goto done;
     r.sh = hn_run_shared_create(p->n_cases, r.nv, p->op->n_baselines);
     if (!r.sh) {
         fprintf(stderr, "harness: cannot map memory shared with the worker process\n");
         goto done;
     }
+    if (select_rows(&r) != 0) goto done;
     r.out_path = cli->out ? xstrdup(cli->out) : xasprintf("results/%s.csv", p->name);
     r.marker_path = xasprintf("%s.unfinished", r.out_path);
+    r.meta_path = hn_meta_path(r.out_path);
     r.cols = hn_run_columns(p, &r.n_cols);
     r.builder = hn_csv_detached(r.cols, r.n_cols);
     if (open_results(&r) != 0) goto done;
@@ -474,6 +802,7 @@ int hn_cmd_run(const hn_cli *cli) {
         fprintf(stderr, "harness: %s\n", err.msg);
         goto done;
     }
+    write_meta(&r, 0);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -483,89 +812,29 @@ int hn_cmd_run(const hn_cli *cli) {
     sigaction(SIGTERM, &sa, &old_term);
     handlers = 1;
 
-    /* Workers see the results path chosen here (the default too): --save-samples
-     * writes beside it. */
-    hn_cli wcli = *cli;
-    wcli.out = r.out_path;
-    int finished = 0, stopped = 0, fatal = 0, stop_sent = 0;
-    while (!finished && !stopped && !fatal) {
-        if (hn_worker_start(&wcli, p, r.selected, r.first_case, r.last_case, r.sh, &wk, &err) != 0) {
-            fprintf(stderr, "harness: %s\n", err.msg);
-            fatal = 1;
-            break;
-        }
-        r.rows_this_worker = 0;
-        r.watchdog_killed = 0;
-        int killed_now = 0;
-        for (;;) {
-            if ((got_term || n_interrupts >= 2) && !killed_now) {
-                hn_worker_kill(wk);
-                killed_now = 1;
-            } else if (n_interrupts == 1 && !stop_sent) {
-                r.sh->stop = 1;
-                stop_sent = 1;
-                progress_end(&r);
-                fprintf(stderr, "harness: interrupted: stopping after the current row (Ctrl-C again to stop now)\n");
-            }
-            hn_msg m;
-            int got = hn_worker_next(wk, 0.2, &m);
-            if (got == 1) {
-                int rc = on_message(&r, wk, &m);
-                hn_msg_free(&m);
-                if (rc != 0) {
-                    hn_worker_kill(wk);
-                    killed_now = 1;
-                }
-                continue;
-            }
-            if (got < 0) break;
-            double since = r.sh->busy_since;
-            double limit = (cli->kernel_timeout > 0 ? cli->kernel_timeout : 60.0) + WATCHDOG_GRACE_S;
-            if (since > 0 && hn_now() - since > limit && !killed_now) {
-                r.watchdog_killed = 1;
-                hn_worker_kill(wk);
-                killed_now = 1;
-            }
-            double csince = r.sh->compile_since;
-            double climit = cli->compile_timeout > 0 ? cli->compile_timeout : HN_COMPILE_TIMEOUT_S;
-            if (csince > 0 && hn_now() - csince > climit && !killed_now) {
-                r.watchdog_killed = 2;
-                hn_worker_kill(wk);
-                killed_now = 1;
-            }
-        }
-        int code, sig;
-        hn_worker_wait(wk, &code, &sig);
-        hn_worker_destroy(wk);
-        wk = NULL;
-        r.sh->busy_since = 0;
-        r.sh->compile_since = 0;
-        if (r.write_failed) {
-            fatal = 1;
-        } else if (got_term || n_interrupts >= 2) {
-            stopped = 1;
-        } else if (code == HN_RUN_DONE && !sig) {
-            finished = 1;
-        } else if (code == HN_RUN_STOPPED && !sig) {
-            stopped = 1;
-        } else if (code == HN_RUN_FAILED && !sig && !r.have_dev) {
-            fatal = 1; /* could not start (it said why) */
-        } else if (code == HN_RUN_RESTART && !sig) {
-            /* a kernel faulted; the row is written: go on in a fresh process */
-        } else if (!r.have_dev || (r.cur_case < 0 && r.rows_this_worker == 0)) {
-            char why[512];
-            death_reason(&r, code, sig, why, sizeof why);
-            fprintf(stderr, "harness: %s, before running any row; giving up\n", why);
-            fatal = 1;
-        } else {
-            after_death(&r, code, sig);
-            if (n_interrupts) stopped = 1;
-        }
+    /* The first lane; the others once it has named the backend (--devices),
+     * or at once where the backend is known (--backend emu). */
+    r.n_lanes = 1;
+    r.lanes[0] = (lane_ctx){.state = LANE_START, .place = hn_devices_first(&r.devs, cli->backend, emu_threads_total(cli)),
+                            .cur_case = -1, .cur_slot = -1};
+    r.resolved = !r.devs.given;
+    r.sh->lane[0].device = r.lanes[0].place.device;
+    r.sh->lane[0].emu_threads = r.lanes[0].place.emu_threads;
+    if (r.devs.given && strcmp(cli->backend, "emu") == 0) {
+        hn_run_device emu = {.backend = "emu"};
+        if (resolve_lanes(&r, &r.lanes[0], &emu) != 0) goto done;
     }
+    int stopped = 0;
+    int finished = run_lanes(&r, &stopped);
     progress_end(&r);
-    if (r.write_failed || (fatal && !r.have_dev)) {
+    if (r.write_failed || r.bad_devices || (r.fatal && !r.have_dev)) {
         exit_code = 2;
         goto done;
+    }
+    if (finished && r.n_lanes > 1) {
+        hn_csv_close(r.csv);
+        r.csv = NULL;
+        if (hn_rows_sort_file(r.out_path, p, &err) != 0) fprintf(stderr, "harness: %s\n", err.msg);
     }
     hn_verdict_in vin = {.plan = p,
                          .selected = r.selected,
@@ -584,9 +853,10 @@ int hn_cmd_run(const hn_cli *cli) {
     hn_verdict_print(&vin, stdout);
     print_time_split(&r, hn_now() - r.t_start);
     printf("results: %s (%d rows written by this run)\n", r.out_path, r.n_rows);
+    write_meta(&r, finished);
     if (finished) {
         unlink(r.marker_path);
-        exit_code = fatal ? 1 : r.any_failure ? 1 : 0;
+        exit_code = r.fatal ? 1 : r.any_failure ? 1 : 0;
     } else {
         printf("interrupted: the rows done are in %s; run the same command with --resume to finish it\n",
                r.out_path);
@@ -597,7 +867,7 @@ done:
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
     }
-    hn_worker_destroy(wk);
+    for (int i = 0; i < r.n_lanes; i++) hn_worker_destroy(r.lanes[i].wk);
     hn_csv_close(r.csv);
     hn_csv_close(r.builder);
     if (r.have_old) hn_table_free(&r.old);
@@ -607,10 +877,13 @@ done:
     free(r.cols);
     free(r.out_path);
     free(r.marker_path);
+    free(r.meta_path);
     free(r.selected);
     free(r.status);
     free(r.median);
     free(r.noise);
+    free(r.seen);
+    hn_meta_free(&r.meta);
     hn_run_shared_destroy(r.sh);
     hn_plan_free(p);
     return exit_code;

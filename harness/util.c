@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <stdlib.h>
@@ -366,6 +367,10 @@ int hn_spawn(char *const argv[], int flags, hn_sb *output, hn_err *err) {
 }
 
 int hn_cpu_count(void) {
+    /* the CPUs this process may run on (a batch system's allocation, taskset),
+     * else the machine's */
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }

@@ -118,7 +118,8 @@ uint64_t hn_rand_below(uint64_t *state, uint64_t n);
 #define HN_SPAWN_STDERR 2
 int hn_spawn(char *const argv[], int flags, hn_sb *output, hn_err *err);
 
-/* Number of online CPUs (at least 1). */
+/* The CPUs this process may run on (its affinity mask: a batch job's
+ * allocation, taskset), else the online CPUs. */
 int hn_cpu_count(void);
 
 /* Trims leading and trailing whitespace in place; returns s. */

@@ -13,8 +13,11 @@ cd "$(dirname "$0")/.."
 # clang and libclang-rt-dev (libFuzzer, the sanitizers' runtimes): scripts/fuzz.sh only.
 # zlib1g-dev: gzipped IDX files; dataset-fashion-mnist: the data harness train's tests learn from
 # (/usr/share/datasets/fashion-mnist).
+# munge, slurmctld, slurmd, slurm-client: tests/test_slurm.sh starts a one-node Slurm
+# cluster of its own in a temporary folder; the packages' services stay down (they
+# start only once /etc/slurm/slurm.conf exists, which nothing here writes).
 packages=(build-essential cmake pkg-config libcjson-dev libopenblas-dev gnuplot-nox python3-numpy binutils
-          clang libclang-rt-dev zlib1g-dev dataset-fashion-mnist)
+          clang libclang-rt-dev zlib1g-dev dataset-fashion-mnist munge slurmctld slurmd slurm-client)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

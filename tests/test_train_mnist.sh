@@ -16,8 +16,8 @@ tmp=${HARNESS_TMP:-/tmp}/train_mnist.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 if [ ! -e "$data/train-images-idx3-ubyte.gz" ] && [ ! -e "$data/train-images-idx3-ubyte" ]; then
-  echo "skipped: no Fashion-MNIST in $data (apt-get install dataset-fashion-mnist)"
-  exit 77
+  echo "FAIL: no Fashion-MNIST in $data (scripts/setup.sh installs dataset-fashion-mnist)"
+  exit 1
 fi
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }

@@ -154,6 +154,12 @@ int hn_cuda_available(char *why, size_t why_size) {
     return 1;
 }
 
+int hn_cuda_device_count(void) {
+    int n = 0;
+    if (driver_open() != 0 || cu.cuDeviceGetCount(&n) != CUDA_SUCCESS) return 0;
+    return n;
+}
+
 int hn_cuda_driver_version(char *buf, size_t size) {
     int v = 0;
     if (driver_open() != 0 || cu.cuDriverGetVersion(&v) != CUDA_SUCCESS) {

@@ -47,29 +47,57 @@ int hn_status_failed(int status) {
 
 hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants, int n_baselines) {
     int n_slots = n_variants + n_baselines;
-    size_t cells = (size_t)(n_cases ? n_cases : 1) * (size_t)n_slots;
+    size_t n_c = (size_t)(n_cases ? n_cases : 1);
+    size_t cells = n_c * (size_t)n_slots;
     size_t head = (sizeof(hn_run_shared) + 63) & ~(size_t)63;
-    size_t bytes = head + cells * sizeof(double) + (size_t)n_variants * sizeof(int64_t) + cells;
+    size_t bytes = head + cells * sizeof(double) + (size_t)n_variants * sizeof(int64_t) + 2 * cells + 2 * n_c;
     void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return NULL;
     hn_run_shared *s = m;
     s->n_cases = n_cases;
     s->n_variants = n_variants;
     s->n_slots = n_slots;
+    s->n_lanes = 1;
     char *p = (char *)m + head;
     s->median_ms = (volatile double *)p;
     p += cells * sizeof(double);
     s->timed_out = (volatile int64_t *)p;
     p += (size_t)n_variants * sizeof(int64_t);
     s->done = (volatile unsigned char *)p;
+    p += cells;
+    s->claim = (volatile unsigned char *)p;
+    p += cells;
+    s->owner = (volatile unsigned char *)p;
+    p += n_c;
+    s->in_run = (volatile unsigned char *)p;
     for (size_t i = 0; i < cells; i++) s->median_ms[i] = NAN;
     for (int v = 0; v < n_variants; v++) s->timed_out[v] = -1;
+    for (size_t c = 0; c < n_c; c++) s->in_run[c] = 1;
     s->map_bytes = bytes;
     return s;
 }
 
 void hn_run_shared_destroy(hn_run_shared *s) {
     if (s) munmap(s, s->map_bytes);
+}
+
+void hn_run_shared_release(hn_run_shared *s, int lane) {
+    size_t cells = (size_t)(s->n_cases ? s->n_cases : 1) * (size_t)s->n_slots;
+    for (size_t i = 0; i < cells; i++) {
+        unsigned char mine = (unsigned char)(lane + 1);
+        if (!s->done[i]) __atomic_compare_exchange_n(&s->claim[i], &mine, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    }
+}
+
+int hn_run_shared_claim(hn_run_shared *s, int lane, int64_t c, int slot) {
+    size_t i = (size_t)c * (size_t)s->n_slots + (size_t)slot;
+    if (s->done[i]) return 0;
+    unsigned char want = 0;
+    if (!__atomic_compare_exchange_n(&s->claim[i], &want, (unsigned char)(lane + 1), 0, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_SEQ_CST) &&
+        want != lane + 1)
+        return 0;
+    return !s->done[i];
 }
 
 /* ---------------------------------------------------------------------- */
@@ -100,7 +128,7 @@ int hn_emu_over_budget(double max_gflop, double max_mb, const hn_workload *w, ch
 
 const char **hn_run_columns(const hn_plan *p, int *n_out) {
     static const char *const REST[] = {
-        "backend", "device", "arch", "status", "reason", "grid", "block", "shared_bytes",
+        "backend", "device", "device_index", "arch", "status", "reason", "grid", "block", "shared_bytes",
         "registers", "spill_bytes", "checked", "match_fraction", "max_abs_err", "max_rel_err",
         "nonfinite", "atol", "rtol", "timing", "samples", "discarded", "stop", "time_mean_ms",
         "time_median_ms", "time_min_ms", "time_max_ms", "time_q1_ms", "time_q3_ms",
@@ -154,6 +182,7 @@ void hn_run_row_case(hn_csv *csv, const hn_plan *p, const hn_case *c, const hn_w
     }
     hn_csv_set_named(csv, "backend", d->backend);
     hn_csv_set_named(csv, "device", d->dev.name);
+    hn_csv_setf_named(csv, "device_index", "%d", d->index);
     hn_csv_set_named(csv, "arch", d->dev.arch);
     hn_csv_setf_named(csv, "sms", "%d", d->dev.sm_count);
     if (d->dev.sm_clock_khz) hn_csv_setf_named(csv, "sm_clock_mhz", "%d", d->dev.sm_clock_khz / 1000);
@@ -219,6 +248,7 @@ typedef struct {
     const hn_cli *cli;
     const hn_plan *plan;
     hn_run_shared *sh;
+    int lane;               /* this worker's lane in sh */
     const hn_run_sink *sink;
     hn_backend *be;
     hn_run_device d;
@@ -244,6 +274,19 @@ typedef struct {
 
 static int is_done(const runner *r, int64_t c, int slot) {
     return r->sh->done[c * r->sh->n_slots + slot];
+}
+
+/* Whether row (c, slot) is for this lane: not done, and claimed by it now (or
+ * before). A row another lane claimed is that lane's. */
+static int take_row(runner *r, int64_t c, int slot) {
+    return hn_run_shared_claim(r->sh, r->lane, c, slot);
+}
+
+/* Whether row (c, slot) is still to run and no other lane has it. */
+static int row_open(const runner *r, int64_t c, int slot) {
+    size_t i = (size_t)c * (size_t)r->sh->n_slots + (size_t)slot;
+    unsigned char cl = r->sh->claim[i];
+    return !r->sh->done[i] && (cl == 0 || cl == r->lane + 1);
 }
 
 /* Hands a finished row to the sink. */
@@ -585,8 +628,8 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
         snprintf(reason, sizeof reason, "where '%s' is false", failed);
         FAIL(HN_ST_SKIPPED, reason);
     }
-    r->sh->compile_slot = vi;
-    hn_pool_wait(&r->pool, job, &r->sh->compile_since);
+    r->sh->lane[r->lane].compile_slot = vi;
+    hn_pool_wait(&r->pool, job, &r->sh->lane[r->lane].compile_since);
     hn_csv_setf_named(csv, "compile_s", "%.3f", sl->img.seconds);
     hn_csv_set_named(csv, "compile_key", sl->key);
     if (!sl->ok) FAIL(HN_ST_COMPILE, sl->reason);
@@ -656,7 +699,8 @@ static void run_baselines(runner *r, const unsigned char *selected, hn_workload 
     for (int b = 0; b < op->n_baselines; b++) {
         int slot = nv + b;
         r->base_ms[b] = r->sh->median_ms[w->c->id * r->sh->n_slots + slot];
-        if (r->is_emu || r->cli->no_baseline || is_done(r, w->c->id, slot) || !baseline_wanted(r, selected, w, b))
+        if (r->is_emu || r->cli->no_baseline || !row_open(r, w->c->id, slot) || !baseline_wanted(r, selected, w, b) ||
+            !take_row(r, w->c->id, slot))
             continue;
         r->sink->row_begin(r->sink->ctx, w->c->id, slot);
         hn_run_row_case(r->csv, p, w->c, w, &r->d);
@@ -687,7 +731,7 @@ static void run_baselines(runner *r, const unsigned char *selected, hn_workload 
 static void rows_for_all(runner *r, const unsigned char *selected, const hn_case *c, const hn_workload *w,
                          int status, const char *reason) {
     for (int v = 0; v < r->plan->n_variants; v++) {
-        if (!selected[v] || is_done(r, c->id, v)) continue;
+        if (!selected[v] || !take_row(r, c->id, v)) continue;
         r->sink->row_begin(r->sink->ctx, c->id, v);
         hn_run_row_case(r->csv, r->plan, c, w, &r->d);
         hn_run_row_slot(r->csv, r->plan, v);
@@ -749,18 +793,21 @@ static void compile_keys(runner *r, char **keys) {
 /* The backend, the device's description, the sampling rules and the
  * emulator's budget: what both modes start with. Returns 0, or -1 having said
  * why on stderr (r->be then NULL or to be destroyed by the caller). */
-static int runner_open(runner *r, const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, const hn_run_sink *sink) {
+static int runner_open(runner *r, const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, int lane,
+                       const hn_run_sink *sink) {
     memset(r, 0, sizeof *r);
     r->cli = cli;
     r->plan = p;
     r->sh = sh;
+    r->lane = lane;
     r->sink = sink;
     hn_err err;
-    hn_backend_opts bo = {.device = 0,
-                          .emu_threads = cli->emu_threads,
+    const hn_run_lane *ln = &sh->lane[lane];
+    hn_backend_opts bo = {.device = ln->device,
+                          .emu_threads = ln->emu_threads > 0 ? ln->emu_threads : cli->emu_threads,
                           .kernel_timeout = cli->kernel_timeout > 0 ? cli->kernel_timeout : 60,
                           .printf_fifo = 0,
-                          .busy_since = &sh->busy_since};
+                          .busy_since = &sh->lane[lane].busy_since};
     if (hn_backend_create(cli->backend, &bo, !cli->quiet, &r->be, &err) != 0) {
         if (strcmp(cli->backend, "cuda") == 0)
             fprintf(stderr, "harness: no CUDA device found: %s\n(use --backend emu to run on the CPU emulator)\n", err.msg);
@@ -771,6 +818,8 @@ static int runner_open(runner *r, const hn_cli *cli, const hn_plan *p, hn_run_sh
     r->be->ops->device_info(r->be, &r->d.dev);
     snprintf(r->d.backend, sizeof r->d.backend, "%s", r->be->ops->name);
     r->is_emu = strcmp(r->be->ops->name, "emu") == 0;
+    r->d.index = r->is_emu ? lane : ln->device;
+    r->d.n_devices = r->is_emu ? 0 : hn_cuda_device_count();
     if (!r->is_emu) {
         const hn_device_info *dv = &r->d.dev;
         r->d.peak_fp32 = hn_peak_gflops(dv->cc_major, dv->cc_minor, dv->sm_count, dv->sm_clock_khz, 0);
@@ -803,15 +852,119 @@ static int runner_open(runner *r, const hn_cli *cli, const hn_plan *p, hn_run_sh
 static void runner_close_jobs(runner *r);
 static void runner_close(runner *r);
 
-int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
-                  int64_t last_case, hn_run_shared *sh, const hn_run_sink *sink) {
+/* Whether case c has a row this lane could run: a selected variant's row, or
+ * (on a GPU) a wanted baseline's, not done and not another lane's. *w gets the
+ * case's shape; *shaped whether that worked. */
+static int case_open(runner *r, const unsigned char *selected, int64_t c, hn_workload *w, int *shaped) {
+    const hn_plan *p = r->plan;
+    int nv = p->n_variants, todo = 0;
+    hn_err err;
+    for (int v = 0; v < nv && !todo; v++) todo = selected[v] && row_open(r, c, v);
+    *shaped = hn_workload_shape(w, p, &p->cases[c], &err) == 0;
+    for (int b = 0; *shaped && !todo && !r->is_emu && !r->cli->no_baseline && b < p->op->n_baselines; b++)
+        todo = row_open(r, c, nv + b) && baseline_wanted(r, selected, w, b);
+    return todo;
+}
+
+/* Helping: the case (of another lane) with the most variant rows nobody has
+ * claimed yet, at least two (with one left, its owner gets there before a
+ * helper has the case set up), whose baselines are done (the variant rows'
+ * speed-ups need their medians). -1 when there is none. */
+static int64_t case_to_help(runner *r, const unsigned char *selected) {
+    const hn_plan *p = r->plan;
+    const hn_run_shared *sh = r->sh;
+    int nv = p->n_variants;
+    int64_t best = -1;
+    int best_n = 1;
+    for (int64_t c = 0; c < p->n_cases; c++) {
+        if (!sh->in_run[c] || sh->owner[c] == 0) continue;
+        int n = 0;
+        for (int v = 0; v < nv; v++) {
+            size_t i = (size_t)c * (size_t)sh->n_slots + (size_t)v;
+            n += selected[v] && !sh->done[i] && sh->claim[i] == 0;
+        }
+        if (n <= best_n) continue;
+        hn_workload w;
+        hn_err err;
+        int ready = 1;
+        if (!r->is_emu && !r->cli->no_baseline && hn_workload_shape(&w, p, &p->cases[c], &err) == 0)
+            for (int b = 0; b < p->op->n_baselines && ready; b++)
+                ready = is_done(r, c, nv + b) || !baseline_wanted(r, selected, &w, b);
+        if (ready) best = c, best_n = n;
+    }
+    return best;
+}
+
+/* The rows of case ci this lane can take: set up the workload, then (unless
+ * helping) the baselines, then the variants in order (helping: from the last,
+ * away from the owner). Returns HN_RUN_DONE, or RESTART / STOPPED. */
+static int run_case(runner *r, const unsigned char *selected, int64_t ci, hn_workload *w, int shaped, int helping) {
+    const hn_cli *cli = r->cli;
+    const hn_plan *p = r->plan;
+    const hn_run_sink *sink = r->sink;
+    const hn_case *c = &p->cases[ci];
+    int nv = p->n_variants;
+    hn_err err;
+    if (!shaped) {
+        hn_workload_shape(w, p, c, &err);
+        sink->case_begin(sink->ctx, ci, "", helping);
+        rows_for_all(r, selected, c, NULL, HN_ST_LAUNCH, err.msg);
+        return HN_RUN_DONE;
+    }
+    sink->case_begin(sink->ctx, ci, w->label, helping);
+    char over[256];
+    if (hn_emu_over_budget(r->max_gflop, r->max_mb, w, over, sizeof over)) {
+        rows_for_all(r, selected, c, w, HN_ST_SKIPPED, over);
+        return HN_RUN_DONE;
+    }
+    if (hn_workload_create(w, p, c, r->be, p->reference_gflop, &err) != 0) {
+        rows_for_all(r, selected, c, NULL, HN_ST_LAUNCH, err.msg);
+        return HN_RUN_DONE;
+    }
+    r->stats.ref += w->ref_seconds;
+    r->stats.gen += w->gen_seconds;
+    r->stats.transfer += w->upload_seconds;
+    if (cli->save_tensors && !helping) save_tensors(r, w, -1);
+    if (!helping) run_baselines(r, selected, w);
+    else
+        for (int b = 0; b < p->op->n_baselines; b++) r->base_ms[b] = r->sh->median_ms[ci * r->sh->n_slots + nv + b];
+    int rc = HN_RUN_DONE;
+    for (int k = 0; k < nv && rc == HN_RUN_DONE; k++) {
+        int v = helping ? nv - 1 - k : k;
+        if (!selected[v] || !row_open(r, ci, v)) continue;
+        if (r->sh->stop) {
+            rc = HN_RUN_STOPPED;
+            break;
+        }
+        if (!take_row(r, ci, v)) continue;
+        sink->row_begin(sink->ctx, ci, v);
+        if (r->sh->timed_out[v] >= 0 && !cli->retry_timeouts) {
+            char reason[256];
+            snprintf(reason, sizeof reason, "timed out in case %lld, so not run again (--retry-timeouts runs it anyway)",
+                     (long long)r->sh->timed_out[v]);
+            hn_run_row_case(r->csv, p, c, w, &r->d);
+            hn_run_row_slot(r->csv, p, v);
+            emit_row(r, ci, v, HN_ST_SKIPPED, reason, NAN, NAN);
+            continue;
+        }
+        run_variant(r, w, &p->variants[v], r->job_index[v], v);
+        if (cli->save_tensors) save_tensors(r, w, v);
+        if (r->restart) rc = HN_RUN_RESTART;
+        else if (r->sh->stop) rc = HN_RUN_STOPPED;
+    }
+    hn_workload_free(w);
+    return rc;
+}
+
+int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, hn_run_shared *sh, int lane,
+                  const hn_run_sink *sink) {
     runner r;
     hn_err err;
     int rc = HN_RUN_FAILED;
     int nv = p->n_variants;
     char *cache_dir = NULL;
     char **keys = xcalloc((size_t)nv + 1, sizeof *keys);
-    if (runner_open(&r, cli, p, sh, sink) != 0) goto out;
+    if (runner_open(&r, cli, p, sh, lane, sink) != 0) goto out;
 
     /* The compile requests and their keys; the parent decides what is done. */
     cache_dir = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
@@ -828,22 +981,21 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
         rc = HN_RUN_STOPPED;
         goto join;
     }
-    /* Compile only what still has rows to run, in the order the rows need them. */
+    /* Compile only what still has rows to run, in the order the rows need them;
+     * lanes share the cores between their compile threads. */
+    unsigned char *needed = xcalloc((size_t)nv + 1, 1);
     int n_compile = 0;
     for (int v = 0; v < nv; v++) {
-        int needed = 0;
-        for (int64_t c = first_case; selected[v] && c < last_case && !needed; c++) needed = !is_done(&r, c, v);
-        n_compile += needed;
+        for (int64_t c = 0; selected[v] && c < p->n_cases && !needed[v]; c++) needed[v] = sh->in_run[c] && !is_done(&r, c, v);
+        n_compile += needed[v];
     }
-    r.stats.compile_threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();
-    if (r.stats.compile_threads > n_compile) r.stats.compile_threads = n_compile > 0 ? n_compile : 1;
+    int threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();
+    if (sh->n_lanes > 1) threads = threads / sh->n_lanes > 0 ? threads / sh->n_lanes : 1;
+    r.stats.compile_threads = threads > n_compile ? (n_compile > 0 ? n_compile : 1) : threads;
     hn_pool_start(&r.pool, r.stats.compile_threads, r.be->ops->target);
-    for (int v = 0; v < nv; v++) {
-        int needed = 0;
-        for (int64_t c = first_case; selected[v] && c < last_case && !needed; c++) needed = !is_done(&r, c, v);
-        if (!needed) continue;
-        r.job_index[v] = hn_pool_add(&r.pool, r.jobs[v]); /* the pool owns it now */
-    }
+    for (int v = 0; v < nv; v++)
+        if (needed[v]) r.job_index[v] = hn_pool_add(&r.pool, r.jobs[v]); /* the pool owns it now */
+    free(needed);
     hn_pool_seal(&r.pool);
 
     if (cli->save_samples && cli->out) {
@@ -864,59 +1016,29 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
         }
     }
 
+    /* The cases in plan order: those this lane owns (it restarted in one), then
+     * those nobody owns yet, each claimed before it is set up; once every case
+     * has an owner, help with the rows of the case that has most left. */
     rc = HN_RUN_DONE;
-    for (int64_t ci = first_case; ci < last_case && rc == HN_RUN_DONE; ci++) {
-        const hn_case *c = &p->cases[ci];
-        int todo = 0;
-        for (int v = 0; v < nv && !todo; v++) todo = selected[v] && !is_done(&r, ci, v);
+    for (int64_t ci = 0; ci < p->n_cases && rc == HN_RUN_DONE; ci++) {
+        if (!sh->in_run[ci] || (sh->owner[ci] != 0 && sh->owner[ci] != lane + 1)) continue;
         hn_workload w;
-        int shaped = hn_workload_shape(&w, p, c, &err) == 0;
-        for (int b = 0; shaped && !todo && !r.is_emu && !cli->no_baseline && b < op->n_baselines; b++)
-            todo = !is_done(&r, ci, nv + b) && baseline_wanted(&r, selected, &w, b);
-        if (!todo) continue;
-        if (!shaped) {
-            sink->case_begin(sink->ctx, ci, "");
-            rows_for_all(&r, selected, c, NULL, HN_ST_LAUNCH, err.msg);
+        int shaped;
+        if (!case_open(&r, selected, ci, &w, &shaped)) continue;
+        unsigned char free_owner = 0;
+        if (sh->owner[ci] != lane + 1 &&
+            !__atomic_compare_exchange_n(&sh->owner[ci], &free_owner, (unsigned char)(lane + 1), 0, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_SEQ_CST))
             continue;
-        }
-        sink->case_begin(sink->ctx, ci, w.label);
-        char over[256];
-        if (hn_emu_over_budget(r.max_gflop, r.max_mb, &w, over, sizeof over)) {
-            rows_for_all(&r, selected, c, &w, HN_ST_SKIPPED, over);
-            continue;
-        }
-        if (hn_workload_create(&w, p, c, r.be, p->reference_gflop, &err) != 0) {
-            rows_for_all(&r, selected, c, NULL, HN_ST_LAUNCH, err.msg);
-            continue;
-        }
-        r.stats.ref += w.ref_seconds;
-        r.stats.gen += w.gen_seconds;
-        r.stats.transfer += w.upload_seconds;
-        if (cli->save_tensors) save_tensors(&r, &w, -1);
-        run_baselines(&r, selected, &w);
-        for (int v = 0; v < nv && rc == HN_RUN_DONE; v++) {
-            if (!selected[v] || is_done(&r, ci, v)) continue;
-            if (sh->stop) {
-                rc = HN_RUN_STOPPED;
-                break;
-            }
-            sink->row_begin(sink->ctx, ci, v);
-            if (sh->timed_out[v] >= 0 && !cli->retry_timeouts) {
-                char reason[256];
-                snprintf(reason, sizeof reason,
-                         "timed out in case %lld, so not run again (--retry-timeouts runs it anyway)",
-                         (long long)sh->timed_out[v]);
-                hn_run_row_case(r.csv, p, c, &w, &r.d);
-                hn_run_row_slot(r.csv, p, v);
-                emit_row(&r, ci, v, HN_ST_SKIPPED, reason, NAN, NAN);
-                continue;
-            }
-            run_variant(&r, &w, &p->variants[v], r.job_index[v], v);
-            if (cli->save_tensors) save_tensors(&r, &w, v);
-            if (r.restart) rc = HN_RUN_RESTART;
-            else if (sh->stop) rc = HN_RUN_STOPPED;
-        }
-        hn_workload_free(&w);
+        rc = run_case(&r, selected, ci, &w, shaped, 0);
+    }
+    while (rc == HN_RUN_DONE && sh->n_lanes > 1 && !sh->stop) {
+        int64_t ci = case_to_help(&r, selected);
+        if (ci < 0) break;
+        hn_workload w;
+        int shaped;
+        if (!case_open(&r, selected, ci, &w, &shaped)) continue;
+        rc = run_case(&r, selected, ci, &w, shaped, 1);
     }
 join:
     hn_pool_close(&r.pool);
@@ -1006,7 +1128,7 @@ static int served_job(runner *r, served **list, int *n, int *cap, const hn_run_r
     return *n - 1;
 }
 
-int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, const hn_run_sink *sink) {
+int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, int lane, const hn_run_sink *sink) {
     runner r;
     int rc = HN_RUN_FAILED;
     char *cache_dir = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
@@ -1015,7 +1137,7 @@ int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, cons
     hn_workload w;
     int have_w = 0;
     hn_sampling_opts full, search;
-    if (runner_open(&r, cli, p, sh, sink) != 0) goto out;
+    if (runner_open(&r, cli, p, sh, lane, sink) != 0) goto out;
     /* the search measures with the quick rules (unless the rules are already
      * the quick ones); the final re-measure with the run's */
     full = search = r.sampling;
@@ -1035,6 +1157,7 @@ int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, cons
         }
     }
     int threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();
+    if (sh->n_lanes > 1) threads = threads / sh->n_lanes > 0 ? threads / sh->n_lanes : 1;
     hn_pool_start(&r.pool, threads, r.be->ops->target);
     r.stats.compile_threads = threads;
     rc = HN_RUN_DONE;

@@ -14,11 +14,13 @@
  * A row is identified by (case, slot): slots 0..n_variants-1 are the plan's
  * variants, then one slot per baseline of the operator (op->baselines).
  *
- * Shared state (hn_run_shared) lives in memory shared with the parent process:
- * which rows are already done (resumed, or written before a worker restart),
- * where each variant timed out, the stop request of an interrupt, and the
- * moment the device last became busy (the parent's watchdog for kernels that
- * never return).
+ * Shared state (hn_run_shared) lives in memory shared with the parent process
+ * and every other worker: which rows are already done (resumed, or written
+ * before a worker restart), which lane runs which row and case (--devices: one
+ * worker per device, rows handed out as workers free up), where each variant
+ * timed out, the stop request of an interrupt, and per lane the moment its
+ * device last became busy (the parent's watchdog for kernels that never
+ * return).
  */
 #ifndef HN_RUNNER_H
 #define HN_RUNNER_H
@@ -29,16 +31,39 @@
 #include "csv.h"
 #include "run.h"
 
-/* Memory shared by the parent and its worker process. Arrays follow the struct
- * (see hn_run_shared_create). */
+/* The most worker processes (lanes) a run or a tune drives at once. */
+#define HN_MAX_LANES 64
+
+/* One worker's corner of the shared block: where it runs and what the parent's
+ * watchdog reads. The parent sets device and emu_threads before it starts the
+ * lane's worker; the worker writes the rest. */
 typedef struct {
     volatile double busy_since;   /* hn_now() when the device became busy; 0 idle */
-    volatile double compile_since;/* hn_now() when the run began waiting for a compile; 0 not */
+    volatile double compile_since;/* hn_now() when the lane began waiting for a compile; 0 not */
     volatile int compile_slot;    /* the variant whose compile it waits for */
+    int device;                   /* cuda: the device ordinal */
+    int emu_threads;              /* emu: worker threads (0: --emu-threads, else one per core) */
+} hn_run_lane;
+
+/* Memory shared by the parent and its worker processes. Arrays follow the struct
+ * (see hn_run_shared_create).
+ *
+ * Rows are handed out by claims: a lane runs a row only after it set the row's
+ * claim from 0 to its own lane + 1 (an atomic compare-and-swap, so two lanes
+ * never run one row); it sets a case up after claiming the case's owner byte
+ * the same way, or, once every case has an owner, to help with the rows of a
+ * case still running (see runner.c). The parent releases the claims of a lane
+ * whose worker died, except the row it writes for it. */
+typedef struct {
     volatile int stop;            /* the parent asks to stop after the current row */
     int64_t n_cases;
     int n_variants, n_slots;
+    int n_lanes;
+    hn_run_lane lane[HN_MAX_LANES];
     volatile unsigned char *done; /* [n_cases * n_slots]: the row is in the results file */
+    volatile unsigned char *claim;/* [n_cases * n_slots]: the lane + 1 that runs it, 0 none */
+    volatile unsigned char *owner;/* [n_cases]: the lane + 1 that set the case up first, 0 none */
+    volatile unsigned char *in_run;/* [n_cases]: the case is part of this run (--case, --shard) */
     volatile double *median_ms;   /* [n_cases * n_slots]: of done ok rows, else NAN */
     volatile int64_t *timed_out;  /* [n_variants]: the case where it timed out, or -1 */
     size_t map_bytes;             /* the size of the mapping */
@@ -50,15 +75,23 @@ typedef struct {
 void hn_emu_budget(const hn_cli *cli, const hn_plan *p, int is_emu, double *max_gflop, double *max_mb);
 int hn_emu_over_budget(double max_gflop, double max_mb, const hn_workload *w, char *reason, size_t size);
 
-/* Maps the shared block for a plan (MAP_SHARED, so it survives fork). */
+/* Maps the shared block for a plan (MAP_SHARED, so it survives fork): one lane,
+ * every case in the run, nothing claimed. */
 hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants, int n_baselines);
 void hn_run_shared_destroy(hn_run_shared *s);
+/* Releases every claim of lane that is not done (its worker died). */
+void hn_run_shared_release(hn_run_shared *s, int lane);
+/* Claims row (c, slot) for lane: 1 when the lane holds it now (it was free or
+ * already the lane's) and it is not done, else 0. */
+int hn_run_shared_claim(hn_run_shared *s, int lane, int64_t c, int slot);
 
 /* Where the runner runs: the device as it reported itself. */
 typedef struct {
     hn_device_info dev;
     char backend[16];               /* "cuda" or "emu" */
     double peak_fp32, peak_fp64, peak_bw;
+    int index;                      /* the device_index column: cuda ordinal, or emu lane */
+    int n_devices;                  /* cuda: devices the driver sees; 0 on emu */
 } hn_run_device;
 
 /* A finished row. */
@@ -99,7 +132,8 @@ enum { HN_REQ_PREFETCH = 1, HN_REQ_EVAL, HN_REQ_STOP };
 typedef struct {
     void *ctx;
     int (*device)(void *ctx, const hn_run_device *d, char *const *keys);
-    void (*case_begin)(void *ctx, int64_t case_id, const char *label);
+    /* helping: the lane runs some rows of a case another lane set up first */
+    void (*case_begin)(void *ctx, int64_t case_id, const char *label, int helping);
     void (*row_begin)(void *ctx, int64_t case_id, int slot);
     void (*row)(void *ctx, const hn_run_row *r);
     void (*stats)(void *ctx, const hn_run_stats *s);
@@ -117,15 +151,16 @@ enum {
     HN_RUN_STOPPED = 4,  /* stopped after a row because shared->stop was set */
 };
 
-/* Runs the rows of cases [first_case, last_case) of variants with selected[v]
- * set, skipping rows marked done. Returns one of the codes above. */
-int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
-                  int64_t last_case, hn_run_shared *shared, const hn_run_sink *sink);
+/* Runs, as lane `lane` of the shared block, the rows of the cases in the run
+ * (shared->in_run) of variants with selected[v] set that no other lane has
+ * claimed, skipping rows marked done. Returns one of the codes above. */
+int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, hn_run_shared *shared,
+                  int lane, const hn_run_sink *sink);
 
 /* Serve mode (harness tune): after the device message, evaluates the requests
  * the sink hands out, one row each (its slot is the request's tag), until STOP
  * or the end of requests. Same exit codes. */
-int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *shared, const hn_run_sink *sink);
+int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *shared, int lane, const hn_run_sink *sink);
 
 /* The columns of a results file for p (caller frees the array, not the names). */
 const char **hn_run_columns(const hn_plan *p, int *n);

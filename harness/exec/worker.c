@@ -4,7 +4,7 @@
  *
  * Frames, worker to parent: a header {u32 type, u32 length} and `length` bytes.
  *   DEVICE     hn_run_device, u32 n, then n NUL-terminated compile keys
- *   CASE       i64 case, label (NUL-terminated)
+ *   CASE       i64 case, i32 helping, label (NUL-terminated)
  *   ROW_BEGIN  i64 case, i32 slot
  *   ROW        i64 case, i32 slot, i32 status, f64 median_ms, f64 noise, line (NUL-terminated)
  *   STATS      hn_run_stats
@@ -77,10 +77,12 @@ static int sink_device(void *ctx, const hn_run_device *d, char *const *keys) {
     return k == 1 && go == 1 ? 0 : -1;
 }
 
-static void sink_case(void *ctx, int64_t case_id, const char *label) {
+static void sink_case(void *ctx, int64_t case_id, const char *label, int helping) {
     hn_sb sb;
     hn_sb_init(&sb);
+    int32_t h = helping;
     hn_sb_add(&sb, &case_id, sizeof case_id);
+    hn_sb_add(&sb, &h, sizeof h);
     hn_sb_add(&sb, label, strlen(label) + 1);
     send_frame(ctx, HN_MSG_CASE, &sb);
     hn_sb_free(&sb);
@@ -135,16 +137,17 @@ static void sink_stats(void *ctx, const hn_run_stats *s) {
 /* ---------------------------------------------------------------------- */
 /* the parent's side */
 
-static int start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
-                 int64_t last_case, hn_run_shared *sh, int serve, hn_worker **out, hn_err *err);
+static int start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, hn_run_shared *sh, int lane,
+                 int serve, hn_worker **out, hn_err *err);
 
-int hn_worker_start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
-                    int64_t last_case, hn_run_shared *sh, hn_worker **out, hn_err *err) {
-    return start(cli, p, selected, first_case, last_case, sh, 0, out, err);
+int hn_worker_start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, hn_run_shared *sh, int lane,
+                    hn_worker **out, hn_err *err) {
+    return start(cli, p, selected, sh, lane, 0, out, err);
 }
 
-int hn_worker_start_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, hn_worker **out, hn_err *err) {
-    return start(cli, p, NULL, 0, 0, sh, 1, out, err);
+int hn_worker_start_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, int lane, hn_worker **out,
+                          hn_err *err) {
+    return start(cli, p, NULL, sh, lane, 1, out, err);
 }
 
 int hn_worker_request(hn_worker *w, const hn_run_request *req) {
@@ -159,8 +162,8 @@ int hn_worker_request(hn_worker *w, const hn_run_request *req) {
     return 0;
 }
 
-static int start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
-                 int64_t last_case, hn_run_shared *sh, int serve, hn_worker **out, hn_err *err) {
+static int start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, hn_run_shared *sh, int lane,
+                 int serve, hn_worker **out, hn_err *err) {
     *out = NULL;
     int up[2], down[2];
     if (pipe2(up, O_CLOEXEC) != 0) return hn_errf(err, "cannot create a pipe for the worker: %s", strerror(errno));
@@ -196,8 +199,7 @@ static int start(const hn_cli *cli, const hn_plan *p, const unsigned char *selec
                             .row = sink_row,
                             .stats = sink_stats,
                             .request = sink_request};
-        int rc = serve ? hn_runner_serve(cli, p, sh, &sink)
-                       : hn_runner_run(cli, p, selected, first_case, last_case, sh, &sink);
+        int rc = serve ? hn_runner_serve(cli, p, sh, lane, &sink) : hn_runner_run(cli, p, selected, sh, lane, &sink);
         fflush(stdout);
         fflush(stderr);
         close(up[1]);
@@ -251,6 +253,8 @@ static int decode(hn_worker *w, hn_msg *m) {
     }
     case HN_MSG_CASE:
         TAKE(m->case_id);
+        TAKE(i32);
+        m->helping = i32;
         TAKE_STR(m->label);
         break;
     case HN_MSG_ROW_BEGIN:
@@ -292,6 +296,18 @@ bad:
     return -1;
 }
 
+/* Reads what is waiting on w's pipe without decoding it. */
+static void fill(hn_worker *w) {
+    if (w->cap - w->len < 65536) {
+        w->cap = w->cap ? 2 * w->cap : 1 << 17;
+        w->buf = xrealloc(w->buf, w->cap);
+    }
+    ssize_t k = read(w->from, w->buf + w->len, w->cap - w->len);
+    if (k < 0 && errno == EINTR) return;
+    if (k <= 0) w->eof = 1;
+    else w->len += (size_t)k;
+}
+
 int hn_worker_next(hn_worker *w, double timeout, hn_msg *m) {
     for (;;) {
         int d = decode(w, m);
@@ -305,16 +321,34 @@ int hn_worker_next(hn_worker *w, double timeout, hn_msg *m) {
             w->eof = 1;
             continue;
         }
-        if (w->cap - w->len < 65536) {
-            w->cap = w->cap ? 2 * w->cap : 1 << 17;
-            w->buf = xrealloc(w->buf, w->cap);
-        }
-        ssize_t k = read(w->from, w->buf + w->len, w->cap - w->len);
-        if (k < 0 && errno == EINTR) return 0;
-        if (k <= 0) w->eof = 1;
-        else w->len += (size_t)k;
+        fill(w);
         timeout = 0; /* what came is decoded next; do not wait again */
     }
+}
+
+int hn_worker_wait_any(hn_worker *const *ws, int n, double timeout) {
+    struct pollfd pf[HN_MAX_LANES];
+    int idx[HN_MAX_LANES], k = 0;
+    for (int i = 0; i < n && k < HN_MAX_LANES; i++) {
+        hn_worker *w = ws[i];
+        if (!w) continue;
+        uint32_t head[2];
+        int whole = 0;
+        if (w->len >= sizeof head) {
+            memcpy(head, w->buf, sizeof head);
+            whole = w->len >= sizeof head + head[1];
+        }
+        if (whole || w->eof) return 1; /* something to take already */
+        pf[k] = (struct pollfd){.fd = w->from, .events = POLLIN};
+        idx[k++] = i;
+    }
+    if (!k) return 0;
+    int ms = timeout <= 0 ? 0 : (int)(timeout * 1000.0 + 0.5);
+    int r = poll(pf, (nfds_t)k, ms);
+    if (r <= 0) return 0;
+    for (int j = 0; j < k; j++)
+        if (pf[j].revents) fill(ws[idx[j]]);
+    return 1;
 }
 
 int hn_worker_go(hn_worker *w, int go) {

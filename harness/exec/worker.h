@@ -32,6 +32,7 @@ typedef struct {
     char **keys;            /* DEVICE: one compile key per variant */
     int n_keys;
     int64_t case_id;        /* CASE, ROW_BEGIN, ROW */
+    int helping;            /* CASE: the lane helps with a case another lane set up */
     int slot;               /* ROW_BEGIN, ROW */
     char *label;            /* CASE */
     hn_run_row row;         /* ROW (row.line owned) */
@@ -42,19 +43,27 @@ void hn_msg_free(hn_msg *m);
 
 typedef struct hn_worker hn_worker;
 
-/* Forks a worker for cases [first_case, last_case) of the selected variants.
- * Returns -1 with err when the process cannot be started. */
-int hn_worker_start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, int64_t first_case,
-                    int64_t last_case, hn_run_shared *sh, hn_worker **out, hn_err *err);
+/* Forks a worker as lane `lane` of sh (its device and emulator threads are
+ * sh->lane[lane]'s) for the rows of the selected variants in the cases of the
+ * run (sh->in_run) that no other lane takes first. Returns -1 with err when the
+ * process cannot be started. */
+int hn_worker_start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, hn_run_shared *sh, int lane,
+                    hn_worker **out, hn_err *err);
 
 /* The same for serve mode (harness tune): the worker evaluates the requests
  * sent with hn_worker_request (after answering its DEVICE message). */
-int hn_worker_start_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, hn_worker **out, hn_err *err);
+int hn_worker_start_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, int lane, hn_worker **out,
+                          hn_err *err);
 int hn_worker_request(hn_worker *w, const hn_run_request *req);
 
 /* Waits up to `timeout` seconds for the next message: 1 with it in *m, 0 when
  * none came (or a signal interrupted the wait), -1 when the worker is gone. */
 int hn_worker_next(hn_worker *w, double timeout, hn_msg *m);
+
+/* Waits up to `timeout` seconds until one of the n workers (NULL entries are
+ * skipped) has a message or has gone: 1 then (hn_worker_next with no wait
+ * takes it), 0 when the time passed. */
+int hn_worker_wait_any(hn_worker *const *ws, int n, double timeout);
 
 /* Answers the DEVICE message: go (after the parent has marked in the shared
  * block what is done) or stop. */

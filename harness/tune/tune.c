@@ -37,6 +37,9 @@
 #include "export.h"
 #include "journal.h"
 #include "results/verdict.h"
+#include "scale/devices.h"
+#include "scale/meta.h"
+#include "scale/shard.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "tune.h"
@@ -48,6 +51,15 @@
 #define TUNE_MAX_SPACE 50000000LL
 #define WATCHDOG_GRACE_S 3.0
 
+/* One worker process (a lane: one device) and the evaluation it runs. */
+typedef struct {
+    hn_worker *wk;             /* NULL until started, and after it died */
+    int job;                   /* the job it runs (run_jobs), or -1 */
+    int killed;                /* the watchdog killed it */
+    int watchdog;
+    int dead;                  /* could not be started: left out */
+} tune_lane;
+
 typedef struct {
     const hn_cli *cli;
     hn_plan *plan;
@@ -58,8 +70,13 @@ typedef struct {
     int n_cases;
     hn_journal *journal, *replay;
     char *prefix, *cache_dir;
-    /* the device */
-    hn_worker *wk;
+    /* the devices */
+    hn_devices devs;
+    hn_lane_place places[HN_MAX_LANES];
+    tune_lane lanes[HN_MAX_LANES];
+    int n_lanes;
+    int prefetch_next;         /* the lane the next prefetch goes to */
+    hn_shard shard;
     hn_run_shared *sh;
     hn_run_device dev;
     int have_dev;
@@ -108,37 +125,92 @@ static char *case_values(const hn_plan *p, const hn_case *c) {
 }
 
 /* ---------------------------------------------------------------------- */
-/* the worker */
+/* the workers: one per device (--devices), each evaluation handed to the first
+ * that is free */
 
-static int start_worker(tune_ctx *t, hn_err *err) {
-    if (hn_worker_start_serve(t->cli, t->plan, t->sh, &t->wk, err) != 0) return -1;
+/* Starts lane i's worker and waits for its device, which must be the kind
+ * every lane has. */
+static int start_lane(tune_ctx *t, int i, hn_err *err) {
+    tune_lane *ln = &t->lanes[i];
+    t->sh->lane[i].device = t->places[i].device;
+    t->sh->lane[i].emu_threads = t->places[i].emu_threads;
+    if (hn_worker_start_serve(t->cli, t->plan, t->sh, i, &ln->wk, err) != 0) return -1;
+    ln->job = -1;
+    ln->killed = ln->watchdog = 0;
     for (;;) {
         hn_msg m;
-        int got = hn_worker_next(t->wk, 1.0, &m);
+        int got = hn_worker_next(ln->wk, 1.0, &m);
         if (got < 0) {
             int code, sig;
-            hn_worker_wait(t->wk, &code, &sig);
-            hn_worker_destroy(t->wk);
-            t->wk = NULL;
+            hn_worker_wait(ln->wk, &code, &sig);
+            hn_worker_destroy(ln->wk);
+            ln->wk = NULL;
             return hn_errf(err, "the worker process could not start (%s)", sig ? strsignal(sig) : "see above");
         }
         if (got == 0) continue;
-        int dev = m.type == HN_MSG_DEVICE;
+        int dev = m.type == HN_MSG_DEVICE, same = 1;
         if (dev && !t->have_dev) {
             t->dev = m.device;
             t->have_dev = 1;
+        } else if (dev) {
+            same = strcmp(m.device.dev.name, t->dev.dev.name) == 0 && strcmp(m.device.backend, t->dev.backend) == 0;
+            if (!same)
+                hn_errf(err, "--devices: device %d is %s [%s] but device %d is %s [%s]; a tune compares configurations "
+                             "on one kind of device",
+                        m.device.index, m.device.dev.name, m.device.backend, t->dev.index, t->dev.dev.name,
+                        t->dev.backend);
         }
         hn_msg_free(&m);
-        if (dev) return hn_worker_go(t->wk, 1) == 0 ? 0 : hn_errf(err, "the worker process went away");
+        if (!dev) continue;
+        if (!same) {
+            hn_worker_go(ln->wk, 0);
+            hn_worker_destroy(ln->wk);
+            ln->wk = NULL;
+            return -1;
+        }
+        return hn_worker_go(ln->wk, 1) == 0 ? 0 : hn_errf(err, "the worker process went away");
     }
 }
 
-static void stop_worker(tune_ctx *t) {
-    if (!t->wk) return;
+static void stop_lane(tune_ctx *t, int i) {
+    tune_lane *ln = &t->lanes[i];
+    if (!ln->wk) return;
     hn_run_request q = {.type = HN_REQ_STOP};
-    hn_worker_request(t->wk, &q);
-    hn_worker_destroy(t->wk);
-    t->wk = NULL;
+    hn_worker_request(ln->wk, &q);
+    hn_worker_destroy(ln->wk);
+    ln->wk = NULL;
+}
+
+/* The lanes of --devices: the first, then, once it named the backend, the
+ * others (the first again where its place changed). */
+static int start_lanes(tune_ctx *t, hn_err *err) {
+    int threads = t->cli->emu_threads > 0 ? t->cli->emu_threads : hn_cpu_count();
+    t->n_lanes = 1;
+    t->places[0] = hn_devices_first(&t->devs, t->cli->backend, threads);
+    if (start_lane(t, 0, err) != 0) return -1;
+    if (!t->devs.given) return 0;
+    hn_lane_place pl[HN_MAX_LANES];
+    int n;
+    if (hn_devices_resolve(&t->devs, t->dev.backend, t->dev.n_devices, threads, pl, &n, err) != 0) return -1;
+    t->sh->n_lanes = n;
+    int again = pl[0].device != t->places[0].device || pl[0].emu_threads != t->places[0].emu_threads;
+    memcpy(t->places, pl, (size_t)n * sizeof *pl);
+    t->n_lanes = n;
+    if (again) {
+        stop_lane(t, 0);
+        t->have_dev = 0;
+        if (start_lane(t, 0, err) != 0) return -1;
+    }
+    for (int i = 1; i < n; i++)
+        if (start_lane(t, i, err) != 0) return -1;
+    char what[256];
+    hn_devices_describe(t->places, n, t->dev.backend, what, sizeof what);
+    printf("devices: %s, evaluations handed out as they free up\n", what);
+    return 0;
+}
+
+static void stop_lanes(tune_ctx *t) {
+    for (int i = 0; i < t->n_lanes; i++) stop_lane(t, i);
 }
 
 /* A request for configuration v (its defines' choices). */
@@ -149,9 +221,6 @@ static void fill_request(const tune_ctx *t, hn_run_request *q, const hn_variant 
     for (int d = 0; d < spec->n_defines && d < HN_RUN_MAX_DEFINES; d++) q->choice[d] = v->choice[d];
 }
 
-/* One evaluation on the device: status, median and noise; the row's CSV line
- * goes to <prefix>.csv. A worker that dies takes the configuration with it
- * (fault or timeout) and is replaced. */
 /* Fields of a row's CSV line: its reason and compile time. */
 static void row_fields(const hn_plan *p, const char *line, char *reason, size_t reason_size, double *compile_s) {
     int n_cols;
@@ -175,57 +244,150 @@ static void row_fields(const hn_plan *p, const char *line, char *reason, size_t 
     hn_sb_free(&sb);
 }
 
-static int device_eval(tune_ctx *t, const hn_variant *v, int64_t case_id, int full, int *status, double *ms,
-                       double *noise, double *compile_s, char *reason, size_t reason_size, hn_err *err) {
-    if (!t->wk && start_worker(t, err) != 0) return -1;
-    hn_run_request q = {.type = HN_REQ_EVAL, .case_id = case_id, .full = full, .tag = t->tag++};
-    fill_request(t, &q, v);
-    *status = HN_ST_FAULT;
-    *ms = *noise = *compile_s = NAN;
-    reason[0] = '\0';
-    if (hn_worker_request(t->wk, &q) != 0) goto died;
-    int killed = 0;
-    for (;;) {
-        hn_msg m;
-        int got = hn_worker_next(t->wk, 0.2, &m);
-        if (got < 0) break;
-        if (got == 1) {
-            int mine = m.type == HN_MSG_ROW && m.slot == q.tag;
-            if (mine) {
-                *status = m.row.status;
-                *ms = m.row.median_ms;
-                *noise = m.row.noise;
-                if (t->csv) {
-                    hn_err werr;
-                    if (hn_csv_write_line(t->csv, m.row.line, &werr) != 0) fprintf(stderr, "harness: %s\n", werr.msg);
+/* One evaluation to measure: a configuration on a case, and its result. */
+typedef struct {
+    hn_variant v;            /* choice owned */
+    int64_t case_id;
+    int full;
+    char *config, *cv;       /* owned */
+    char key[33], compile_key[33];
+    int status;
+    double ms, noise, compile_s;
+    char reason[512];
+} tune_job;
+
+/* A job's result is known: journal it at once (so a killed tune loses none). */
+static int finish_job(tune_ctx *t, tune_job *j, hn_err *err) {
+    const hn_plan *p = t->plan;
+    t->n_evals++;
+    if (!(j->status == HN_ST_OK && isfinite(j->ms))) t->n_failed++;
+    hn_workload w;
+    hn_err serr;
+    char label[128] = "";
+    if (hn_workload_shape(&w, p, &p->cases[j->case_id], &serr) == 0) snprintf(label, sizeof label, "%s", w.label);
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tmv;
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
+    hn_journal_entry je = {.key = j->key, .variant = p->specs[j->v.spec].name, .config = j->config,
+                           .case_values = j->cv, .label = label, .compile_key = j->compile_key,
+                           .device = t->dev.dev.name, .backend = t->dev.backend,
+                           .phase = (char *)(j->full ? "final" : "search"),
+                           .status = (char *)hn_status_names[j->status], .reason = j->reason, .timestamp = stamp,
+                           .case_id = j->case_id, .time_ms = j->status == HN_ST_OK ? j->ms : NAN, .noise = j->noise,
+                           .compile_s = j->compile_s};
+    return hn_journal_append(t->journal, &je, err);
+}
+
+/* The job lane ln ran is over, its worker gone: a fault or time-out, and a new
+ * worker for the lane's next job. */
+static void lane_died(tune_ctx *t, int i, tune_job *j) {
+    tune_lane *ln = &t->lanes[i];
+    int code = 0, sig = 0;
+    hn_worker_wait(ln->wk, &code, &sig);
+    if (j) {
+        if (!j->reason[0])
+            snprintf(j->reason, sizeof j->reason, "the worker process %s%s", sig ? "died of " : "exited with code ",
+                     sig ? strsignal(sig) : "");
+        if (!sig && !strstr(j->reason, "never"))
+            snprintf(j->reason + strlen(j->reason), sizeof j->reason - strlen(j->reason), "%d", code);
+    }
+    hn_worker_destroy(ln->wk);
+    ln->wk = NULL;
+    ln->job = -1;
+    t->sh->lane[i].busy_since = t->sh->lane[i].compile_since = 0;
+}
+
+/* Measures jobs[0..n) on the lanes, each handed to the first lane free, each
+ * journaled as it finishes. A worker that dies takes its job with it (fault
+ * or timeout) and is replaced. -1 with err when no lane can run at all. */
+static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
+    int next = 0, left = n;
+    int tags[HN_MAX_LANES];
+    for (int i = 0; i < n; i++) {
+        jobs[i].status = HN_ST_FAULT;
+        jobs[i].ms = jobs[i].noise = jobs[i].compile_s = NAN;
+        jobs[i].reason[0] = '\0';
+    }
+    for (int i = 0; i < t->n_lanes; i++) t->lanes[i].job = -1;
+    while (left > 0) {
+        int busy = 0;
+        for (int i = 0; i < t->n_lanes; i++) {
+            tune_lane *ln = &t->lanes[i];
+            if (ln->job < 0 && next < n && !ln->dead) {
+                if (!ln->wk && start_lane(t, i, err) != 0) {
+                    ln->dead = 1; /* the others go on; with none left, the tune stops */
+                    fprintf(stderr, "harness tune: device %d: %s\n", t->places[i].device, err->msg);
+                    continue;
                 }
-                row_fields(t->plan, m.row.line, reason, reason_size, compile_s);
-                if (*status != HN_ST_OK && !reason[0]) snprintf(reason, reason_size, "%s", hn_status_names[*status]);
+                tune_job *j = &jobs[next];
+                hn_run_request q = {.type = HN_REQ_EVAL, .case_id = j->case_id, .full = j->full, .tag = t->tag++};
+                fill_request(t, &q, &j->v);
+                ln->job = next++;
+                tags[i] = q.tag;
+                if (hn_worker_request(ln->wk, &q) != 0) { /* gone already: reaped below */
+                }
             }
-            hn_msg_free(&m);
-            if (mine) return 0;
-            continue;
+            busy += ln->job >= 0;
         }
-        double limit = (t->cli->kernel_timeout > 0 ? t->cli->kernel_timeout : 60.0) + WATCHDOG_GRACE_S;
-        double climit = t->cli->compile_timeout > 0 ? t->cli->compile_timeout : 600.0;
-        double since = t->sh->busy_since, csince = t->sh->compile_since;
-        if (!killed && ((since > 0 && hn_now() - since > limit) || (csince > 0 && hn_now() - csince > climit))) {
-            *status = since > 0 && hn_now() - since > limit ? HN_ST_TIMEOUT : HN_ST_COMPILE;
-            snprintf(reason, reason_size, "%s", *status == HN_ST_TIMEOUT ? "a launch never returned" : "the compile never ended");
-            hn_worker_kill(t->wk);
-            killed = 1;
+        if (!busy) {
+            if (next < n) return hn_errf(err, "no device is left to evaluate on (each failed to start)");
+            break;
+        }
+        hn_worker *ws[HN_MAX_LANES];
+        for (int i = 0; i < t->n_lanes; i++) ws[i] = t->lanes[i].wk;
+        hn_worker_wait_any(ws, t->n_lanes, 0.2);
+        for (int i = 0; i < t->n_lanes; i++) {
+            tune_lane *ln = &t->lanes[i];
+            if (!ln->wk) continue;
+            tune_job *j = ln->job >= 0 ? &jobs[ln->job] : NULL;
+            hn_msg m;
+            int got;
+            while ((got = hn_worker_next(ln->wk, 0, &m)) == 1) {
+                int mine = j && m.type == HN_MSG_ROW && m.slot == tags[i];
+                if (mine) {
+                    j->status = m.row.status;
+                    j->ms = m.row.median_ms;
+                    j->noise = m.row.noise;
+                    if (t->csv) {
+                        hn_err werr;
+                        if (hn_csv_write_line(t->csv, m.row.line, &werr) != 0) fprintf(stderr, "harness: %s\n", werr.msg);
+                    }
+                    row_fields(t->plan, m.row.line, j->reason, sizeof j->reason, &j->compile_s);
+                    if (j->status != HN_ST_OK && !j->reason[0])
+                        snprintf(j->reason, sizeof j->reason, "%s", hn_status_names[j->status]);
+                    ln->job = -1;
+                    left--;
+                    int frc = finish_job(t, j, err);
+                    j = NULL;
+                    if (frc != 0) {
+                        hn_msg_free(&m);
+                        return -1;
+                    }
+                }
+                hn_msg_free(&m);
+            }
+            if (got < 0) {
+                lane_died(t, i, j);
+                if (j) {
+                    left--;
+                    if (finish_job(t, j, err) != 0) return -1;
+                }
+                continue;
+            }
+            if (!j || ln->killed) continue;
+            double limit = (t->cli->kernel_timeout > 0 ? t->cli->kernel_timeout : 60.0) + WATCHDOG_GRACE_S;
+            double climit = t->cli->compile_timeout > 0 ? t->cli->compile_timeout : 600.0;
+            double since = t->sh->lane[i].busy_since, csince = t->sh->lane[i].compile_since;
+            if ((since > 0 && hn_now() - since > limit) || (csince > 0 && hn_now() - csince > climit)) {
+                j->status = since > 0 && hn_now() - since > limit ? HN_ST_TIMEOUT : HN_ST_COMPILE;
+                snprintf(j->reason, sizeof j->reason, "%s",
+                         j->status == HN_ST_TIMEOUT ? "a launch never returned" : "the compile never ended");
+                hn_worker_kill(ln->wk);
+                ln->killed = 1;
+            }
         }
     }
-died:;
-    int code = 0, sig = 0;
-    hn_worker_wait(t->wk, &code, &sig);
-    if (!reason[0])
-        snprintf(reason, reason_size, "the worker process %s%s", sig ? "died of " : "exited with code ",
-                 sig ? strsignal(sig) : "");
-    if (!sig && !strstr(reason, "never")) snprintf(reason + strlen(reason), reason_size - strlen(reason), "%d", code);
-    hn_worker_destroy(t->wk);
-    t->wk = NULL;
-    t->sh->busy_since = t->sh->compile_since = 0;
     return 0;
 }
 
@@ -241,104 +403,107 @@ static void config_compile_key(const tune_ctx *t, const hn_variant *v, char key[
     hn_build_free(&b);
 }
 
-/* The cost of configuration `raw` of space s on case case_id in phase
- * "search" or "final": from the journal when known, else replayed or measured
- * (and journaled). */
-static double eval_case(tune_ctx *t, const hn_space *s, int64_t raw, int64_t case_id, int final, double *noise,
-                        int *fresh, hn_err *err) {
+/* The costs of configurations raws[0..n) of space s over a unit's cases, in
+ * phase "search" or "final": per configuration its case's time, or across
+ * cases the geometric mean of its times (INFINITY if any failed), with the
+ * worst noise. Each (configuration, case) comes from the journal when known,
+ * else is replayed, or measured (all of the batch at once, on every lane) and
+ * journaled. -1 with err when the tuning cannot go on. */
+static int eval_configs(tune_ctx *t, const hn_space *s, const int64_t *raws, int n, const int64_t *cases,
+                        int n_cases, int final, double *cost, double *noise, hn_err *err) {
     const hn_plan *p = t->plan;
     const char *phase = final ? "final" : "search";
-    hn_variant v = t->base;
-    int nd = p->specs[v.spec].n_defines;
-    v.choice = xcalloc((size_t)nd + 1, sizeof *v.choice);
-    memcpy(v.choice, t->base.choice, (size_t)nd * sizeof *v.choice);
-    hn_space_apply(s, raw, &v);
-    char *config = hn_space_describe(s, raw);
-    char *cv = case_values(p, &p->cases[case_id]);
-    double cost = INFINITY;
-    *noise = NAN;
-    *fresh = 0;
-    const hn_journal_entry *e = NULL;
-    char compile_key[33] = "", key[33] = "";
-    if (t->replay) {
-        e = hn_journal_find_config(t->replay, p->specs[v.spec].name, config, cv, phase);
-        if (!e && final) e = hn_journal_find_config(t->replay, p->specs[v.spec].name, config, cv, "search");
-        if (e) {
-            cost = strcmp(e->status, "ok") == 0 && isfinite(e->time_ms) ? e->time_ms : INFINITY;
-            *noise = e->noise;
-        } else {
-            t->n_missing++;
+    int m = n * n_cases, n_jobs = 0, rc = 0;
+    double *cc = xcalloc((size_t)m + 1, sizeof *cc), *cn = xcalloc((size_t)m + 1, sizeof *cn);
+    int *job_of = xcalloc((size_t)m + 1, sizeof *job_of);
+    tune_job *jobs = xcalloc((size_t)m + 1, sizeof *jobs);
+    int nd = p->specs[t->base.spec].n_defines;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < n_cases; k++) {
+            int at = i * n_cases + k;
+            job_of[at] = -1;
+            cc[at] = INFINITY;
+            cn[at] = NAN;
+            hn_variant v = t->base;
+            v.choice = xcalloc((size_t)nd + 1, sizeof *v.choice);
+            memcpy(v.choice, t->base.choice, (size_t)nd * sizeof *v.choice);
+            hn_space_apply(s, raws[i], &v);
+            char *config = hn_space_describe(s, raws[i]);
+            char *cv = case_values(p, &p->cases[cases[k]]);
+            const hn_journal_entry *e = NULL;
+            if (t->replay) {
+                e = hn_journal_find_config(t->replay, p->specs[v.spec].name, config, cv, phase);
+                if (!e && final) e = hn_journal_find_config(t->replay, p->specs[v.spec].name, config, cv, "search");
+                if (!e) t->n_missing++;
+                t->n_evals++;
+            } else {
+                char compile_key[33], key[33];
+                config_compile_key(t, &v, compile_key);
+                hn_journal_key(compile_key, t->dev.dev.name, t->dev.backend, cv, phase, key);
+                e = hn_journal_find(t->journal, key);
+                if (e) t->n_cached++;
+                for (int q = 0; !e && q < n_jobs && job_of[at] < 0; q++)
+                    if (strcmp(jobs[q].key, key) == 0) job_of[at] = q; /* asked twice in one batch */
+                if (!e && job_of[at] < 0) {
+                    tune_job *j = &jobs[n_jobs];
+                    job_of[at] = n_jobs++;
+                    j->v = v;
+                    v.choice = NULL; /* the job owns it */
+                    j->case_id = cases[k];
+                    j->full = final;
+                    j->config = config;
+                    j->cv = cv;
+                    config = cv = NULL;
+                    memcpy(j->key, key, sizeof key);
+                    memcpy(j->compile_key, compile_key, sizeof compile_key);
+                }
+            }
+            if (e) {
+                cc[at] = strcmp(e->status, "ok") == 0 && isfinite(e->time_ms) ? e->time_ms : INFINITY;
+                cn[at] = e->noise;
+                if (t->replay && !isfinite(cc[at])) t->n_failed++;
+            }
+            free(v.choice);
+            free(config);
+            free(cv);
         }
-        *fresh = 1; /* a replayed evaluation spends budget like a measured one */
-        t->n_evals++;
-        if (!isfinite(cost)) t->n_failed++;
-        goto done;
-    }
-    config_compile_key(t, &v, compile_key);
-    hn_journal_key(compile_key, t->dev.dev.name, t->dev.backend, cv, phase, key);
-    e = hn_journal_find(t->journal, key);
-    if (e) {
-        cost = strcmp(e->status, "ok") == 0 && isfinite(e->time_ms) ? e->time_ms : INFINITY;
-        *noise = e->noise;
-        t->n_cached++;
-        goto done;
-    }
-    {
-        int status;
-        double ms, nz, compile_s;
-        char reason[512];
-        if (device_eval(t, &v, case_id, final, &status, &ms, &nz, &compile_s, reason, sizeof reason, err) != 0) {
-            cost = NAN; /* no device at all */
-            goto done;
+    if (n_jobs && run_jobs(t, jobs, n_jobs, err) != 0) rc = -1;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        double logsum = 0, worst_noise = 0;
+        int failed = 0;
+        for (int k = 0; k < n_cases; k++) {
+            int at = i * n_cases + k;
+            if (job_of[at] >= 0) {
+                const tune_job *j = &jobs[job_of[at]];
+                cc[at] = j->status == HN_ST_OK && isfinite(j->ms) ? j->ms : INFINITY;
+                cn[at] = j->noise;
+            }
+            if (!isfinite(cc[at]) || cc[at] <= 0) failed = 1;
+            else logsum += log(cc[at]);
+            if (isfinite(cn[at]) && cn[at] > worst_noise) worst_noise = cn[at];
         }
-        *fresh = 1;
-        t->n_evals++;
-        cost = status == HN_ST_OK && isfinite(ms) ? ms : INFINITY;
-        if (!isfinite(cost)) t->n_failed++;
-        *noise = nz;
-        hn_workload w;
-        hn_err serr;
-        char label[128] = "";
-        if (hn_workload_shape(&w, p, &p->cases[case_id], &serr) == 0) snprintf(label, sizeof label, "%s", w.label);
-        char stamp[32];
-        time_t now = time(NULL);
-        struct tm tmv;
-        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
-        hn_journal_entry je = {.key = key, .variant = p->specs[v.spec].name, .config = config, .case_values = cv,
-                               .label = label, .compile_key = compile_key, .device = t->dev.dev.name,
-                               .backend = t->dev.backend, .phase = (char *)phase,
-                               .status = (char *)hn_status_names[status], .reason = reason, .timestamp = stamp,
-                               .case_id = case_id, .time_ms = status == HN_ST_OK ? ms : NAN, .noise = nz,
-                               .compile_s = compile_s};
-        if (hn_journal_append(t->journal, &je, err) != 0) cost = NAN;
+        noise[i] = worst_noise;
+        cost[i] = failed ? INFINITY : exp(logsum / n_cases);
     }
-done:
-    free(config);
-    free(cv);
-    free(v.choice);
-    return cost;
+    for (int q = 0; q < n_jobs; q++) {
+        free(jobs[q].v.choice);
+        free(jobs[q].config);
+        free(jobs[q].cv);
+    }
+    free(jobs);
+    free(job_of);
+    free(cc);
+    free(cn);
+    return rc;
 }
 
-/* The cost of a configuration over the unit's cases: the time of its case, or
- * across cases the geometric mean (INFINITY if any failed). NAN: the tuning
- * cannot go on (err says why). */
+/* One configuration's cost over the unit's cases; NAN: the tuning cannot go on
+ * (err says why). */
 static double eval_unit(tune_ctx *t, const hn_space *s, int64_t raw, const int64_t *cases, int n_cases, int final,
                         double *noise, int *fresh, hn_err *err) {
-    double logsum = 0, worst_noise = 0;
-    int any_fresh = 0, failed = 0;
-    for (int i = 0; i < n_cases; i++) {
-        double nz;
-        int f;
-        double c = eval_case(t, s, raw, cases[i], final, &nz, &f, err);
-        if (isnan(c)) return NAN;
-        any_fresh |= f;
-        if (!isfinite(c) || c <= 0) failed = 1;
-        else logsum += log(c);
-        if (isfinite(nz) && nz > worst_noise) worst_noise = nz;
-    }
-    *noise = worst_noise;
-    *fresh = any_fresh;
-    return failed ? INFINITY : exp(logsum / n_cases);
+    double cost;
+    *fresh = 1;
+    return eval_configs(t, s, &raw, 1, cases, n_cases, final, &cost, noise, err) == 0 ? cost : NAN;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -432,12 +597,30 @@ int hn_tune_search(const hn_strategy *st, const hn_space *s, uint64_t seed, cons
         int n = st->propose(state, batch, room);
         if (n <= 0) break; /* exhausted */
         if (eval.prefetch) eval.prefetch(ctx, s, batch, n);
+        /* with a batch evaluator: the positions the loop below will evaluate,
+         * all at once */
+        int64_t ask[TUNE_BATCH];
+        double ask_cost[TUNE_BATCH], ask_noise[TUNE_BATCH];
+        int n_ask = 0;
+        for (int i = 0; eval.batch && i < n && trace->evals + n_ask < max_evals; i++) {
+            double c, nz;
+            int dup = cm_get(&known, batch[i], &c, &nz);
+            for (int k = 0; k < n_ask && !dup; k++) dup = ask[k] == batch[i];
+            if (!dup) ask[n_ask++] = batch[i];
+        }
+        if (n_ask && eval.batch(ctx, s, ask, n_ask, ask_cost, ask_noise, err) != 0) {
+            rc = -1;
+            goto out;
+        }
         int new_ones = 0;
         for (int i = 0; i < n && trace->evals < max_evals; i++) {
             double cost, noise;
             if (!cm_get(&known, batch[i], &cost, &noise)) {
                 int fresh = 0;
-                cost = eval.fn(ctx, s, batch[i], &noise, &fresh, err);
+                int k = 0;
+                while (k < n_ask && ask[k] != batch[i]) k++;
+                if (k < n_ask) cost = ask_cost[k], noise = ask_noise[k];
+                else cost = eval.fn(ctx, s, batch[i], &noise, &fresh, err);
                 if (isnan(cost)) {
                     rc = -1;
                     goto out;
@@ -519,11 +702,28 @@ static double unit_eval(void *ctx, const hn_space *s, int64_t pos, double *noise
     return c;
 }
 
-/* Compiles a batch ahead: the worker queues the configurations it has not seen. */
+/* A batch of evaluations at once, on every lane. */
+static int unit_batch(void *ctx, const hn_space *s, const int64_t *pos, int n, double *cost, double *noise,
+                      hn_err *err) {
+    unit_ctx *u = ctx;
+    int64_t raws[TUNE_BATCH] = {0};
+    if (n > TUNE_BATCH) n = TUNE_BATCH;
+    for (int i = 0; i < n; i++) raws[i] = s->valid[pos[i]];
+    if (eval_configs(u->t, s, raws, n, u->cases, u->n_cases, 0, cost, noise, err) != 0) return -1;
+    for (int i = 0; i < n; i++) {
+        u->done++;
+        if (cost[i] < u->best) u->best = cost[i];
+    }
+    unit_progress(u);
+    return 0;
+}
+
+/* Compiles a batch ahead: each configuration is queued by one lane (in turn),
+ * whose worker compiles what it has not seen into the shared cache. */
 static void unit_prefetch(void *ctx, const hn_space *s, const int64_t *pos, int n) {
     unit_ctx *u = ctx;
     tune_ctx *t = u->t;
-    if (t->replay || !t->wk) return;
+    if (t->replay) return;
     const hn_plan *p = t->plan;
     int nd = p->specs[t->base.spec].n_defines;
     hn_variant v = t->base;
@@ -533,7 +733,8 @@ static void unit_prefetch(void *ctx, const hn_space *s, const int64_t *pos, int 
         hn_space_apply(s, s->valid[pos[i]], &v);
         hn_run_request q = {.type = HN_REQ_PREFETCH};
         fill_request(t, &q, &v);
-        if (hn_worker_request(t->wk, &q) != 0) break;
+        tune_lane *ln = &t->lanes[t->prefetch_next++ % t->n_lanes];
+        if (ln->wk) hn_worker_request(ln->wk, &q);
     }
     free(v.choice);
 }
@@ -773,6 +974,44 @@ static int compare(tune_ctx *t, hn_space **spaces, int n_units, int across) {
     return rc;
 }
 
+/* --shard: keeps the cases assigned to this shard (balanced by the cost of
+ * the tuned variant's rows) and fills the sidecar written beside the journal. */
+static int shard_cases(tune_ctx *t, hn_meta *meta) {
+    const hn_plan *p = t->plan;
+    hn_err err;
+    unsigned char *in = xcalloc((size_t)p->n_cases + 1, 1), *sel = xcalloc((size_t)p->n_variants + 1, 1);
+    for (int i = 0; i < t->n_cases; i++) in[t->cases[i]] = 1;
+    for (int v = 0; v < p->n_variants; v++) sel[v] = p->variants[v].spec == t->base.spec && p->variants[v].choice == t->base.choice;
+    hn_shard_model m = hn_shard_model_of(t->cli, p);
+    meta->n_cases = p->n_cases;
+    meta->case_shard = xcalloc((size_t)p->n_cases + 1, sizeof *meta->case_shard);
+    meta->estimate = xcalloc((size_t)t->shard.count, sizeof *meta->estimate);
+    hn_shard_assign(p, sel, in, t->shard.count, &m, meta->case_shard, meta->estimate);
+    int k = 0;
+    for (int i = 0; i < t->n_cases; i++)
+        if (meta->case_shard[t->cases[i]] == t->shard.index) t->cases[k++] = t->cases[i];
+    printf("shard %d/%d: %d of the %d cases\n", t->shard.index, t->shard.count, k, t->n_cases);
+    t->n_cases = k;
+    free(in);
+    free(sel);
+    char *abs = realpath(p->path, NULL);
+    meta->harness = xstrdup(HN_VERSION);
+    meta->kind = xstrdup("tune");
+    meta->config = xstrdup(abs ? abs : p->path);
+    free(abs);
+    meta->seed = (long long)p->seed;
+    meta->shard_index = t->shard.index;
+    meta->shard_count = t->shard.count;
+    meta->variants = xcalloc(2, sizeof *meta->variants);
+    meta->variants[meta->n_variants++] = xstrdup(p->specs[t->base.spec].name);
+    if (hn_meta_config_hash(p, meta->config_hash, &err) != 0) {
+        fprintf(stderr, "harness tune: %s\n", err.msg);
+        return -1;
+    }
+    if (k == 0) printf("(fewer cases than shards: this one has nothing to tune)\n");
+    return 0;
+}
+
 int hn_cmd_tune(const hn_cli *cli) {
     hn_err err;
     tune_ctx t;
@@ -789,6 +1028,9 @@ int hn_cmd_tune(const hn_cli *cli) {
     int n_units = 0;
     hn_tune_trace *trace = NULL;
     cJSON *units = NULL;
+    hn_meta meta;
+    memset(&meta, 0, sizeof meta);
+    char *meta_path = NULL;
 
     /* the variant: --variant NAME, else the first with tunables */
     int spec = -1;
@@ -859,6 +1101,17 @@ int hn_cmd_tune(const hn_cli *cli) {
         t.cases = xcalloc((size_t)t.n_cases + 1, sizeof *t.cases);
         for (int i = 0; i < t.n_cases; i++) t.cases[i] = i;
     }
+    if (hn_devices_parse(cli->devices, &t.devs, &err) != 0 || hn_shard_parse(cli->shard, &t.shard, &err) != 0) {
+        fprintf(stderr, "harness tune: %s\n", err.msg);
+        goto done;
+    }
+    if (t.shard.count && (across || cli->replay)) {
+        fprintf(stderr, "harness tune: --shard splits the cases between jobs; %s\n",
+                across ? "--across tunes one configuration over all of them, which cannot be split"
+                       : "--replay needs no device, so there is nothing to split");
+        goto done;
+    }
+    if (t.shard.count && shard_cases(&t, &meta) != 0) goto done;
     t.prefix = cli->out ? xstrdup(cli->out) : xasprintf("results/%s.tune", p->name);
     t.cache_dir = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
 
@@ -870,7 +1123,7 @@ int hn_cmd_tune(const hn_cli *cli) {
         }
     } else {
         t.sh = hn_run_shared_create(p->n_cases, p->n_variants, p->op->n_baselines);
-        if (!t.sh || start_worker(&t, &err) != 0) {
+        if (!t.sh || start_lanes(&t, &err) != 0) {
             fprintf(stderr, "harness tune: %s\n", err.msg);
             goto done;
         }
@@ -949,6 +1202,12 @@ int hn_cmd_tune(const hn_cli *cli) {
     /* the results file and the journal */
     if (!t.replay) {
         char *jpath = cli->journal ? xstrdup(cli->journal) : xasprintf("%s.journal", t.prefix);
+        if (t.shard.count) {
+            meta_path = hn_meta_path(jpath);
+            meta.device = xstrdup(t.dev.dev.name);
+            meta.backend = xstrdup(t.dev.backend);
+            if (hn_meta_write(meta_path, &meta, &err) != 0) fprintf(stderr, "harness tune: %s\n", err.msg);
+        }
         int jrc = hn_journal_open(jpath, &t.journal, &err);
         if (jrc == 0 && hn_journal_skipped(t.journal))
             fprintf(stderr, "harness tune: %s: %d incomplete line(s) skipped (a tuning killed while writing)\n", jpath,
@@ -992,7 +1251,7 @@ int hn_cmd_tune(const hn_cli *cli) {
         else snprintf(what, sizeof what, "case %lld", (long long)t.cases[u]);
         unit_ctx uc = {&t, across ? t.cases : &t.cases[u], across ? t.n_cases : 1, what,
                        hn_tune_max_evals(&t.budget, s), 0, hn_now(), INFINITY, 0, isatty(2)};
-        hn_tune_eval_fn ev = {unit_eval, unit_prefetch};
+        hn_tune_eval_fn ev = {unit_eval, unit_prefetch, t.replay ? NULL : unit_batch};
         uint64_t seed = cli->seed >= 0 ? (uint64_t)cli->seed : p->seed;
         if (hn_tune_search(t.strategy, s, seed, &t.budget, ev, &uc, trace, &err) != 0) {
             fprintf(stderr, "harness tune: %s\n", err.msg);
@@ -1002,12 +1261,21 @@ int hn_cmd_tune(const hn_cli *cli) {
         /* the best few again, with the full sampling rules */
         int64_t win = -1, second = -1;
         double win_ms = INFINITY, second_ms = INFINITY, win_noise = NAN, second_noise = NAN;
-        for (int k = 0; k < trace->n_top && k < (top_k > 0 ? top_k : 1); k++) {
-            double nz;
-            int fresh;
-            double c = top_k > 0 ? eval_unit(&t, s, s->valid[trace->top[k]], uc.cases, uc.n_cases, 1, &nz, &fresh, &err)
-                                 : trace->top_cost[k];
-            if (isnan(c)) break;
+        int n_final = trace->n_top < (top_k > 0 ? top_k : 1) ? trace->n_top : (top_k > 0 ? top_k : 1);
+        int64_t final_raw[HN_TUNE_MAX_TOP];
+        double final_ms[HN_TUNE_MAX_TOP], final_noise[HN_TUNE_MAX_TOP];
+        for (int k = 0; k < n_final; k++) {
+            final_raw[k] = s->valid[trace->top[k]];
+            final_ms[k] = trace->top_cost[k];
+            final_noise[k] = NAN;
+        }
+        if (top_k > 0 && n_final > 0 &&
+            eval_configs(&t, s, final_raw, n_final, uc.cases, uc.n_cases, 1, final_ms, final_noise, &err) != 0) {
+            fprintf(stderr, "harness tune: %s\n", err.msg);
+            n_final = 0;
+        }
+        for (int k = 0; k < n_final; k++) {
+            double nz = final_noise[k], c = final_ms[k];
             if (c < win_ms) {
                 second = win, second_ms = win_ms, second_noise = win_noise;
                 win = trace->top[k], win_ms = c, win_noise = nz;
@@ -1076,6 +1344,10 @@ int hn_cmd_tune(const hn_cli *cli) {
         units = NULL;
         if (wrc) rc = wrc;
     }
+    if (meta_path) {
+        meta.finished = 1;
+        if (hn_meta_write(meta_path, &meta, &err) != 0) fprintf(stderr, "harness tune: %s\n", err.msg);
+    }
     printf("evaluations: %d %s (%d failed), %d from the journal; %.1f s\n", t.n_evals,
            t.replay ? "replayed" : "measured", t.n_failed, t.n_cached, hn_now() - t.t_start);
     if (t.replay && t.n_missing)
@@ -1087,7 +1359,9 @@ done:
     free(trace);
     for (int u = 0; spaces && u < n_units; u++) hn_space_free(spaces[u]);
     free(spaces);
-    stop_worker(&t);
+    stop_lanes(&t);
+    hn_meta_free(&meta);
+    free(meta_path);
     hn_run_shared_destroy(t.sh);
     hn_csv_close(t.csv);
     hn_journal_close(t.journal);

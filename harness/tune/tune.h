@@ -26,10 +26,15 @@ int hn_tune_parse_budget(const char *text, hn_tune_budget *b, hn_err *err);
 
 /* How an evaluation is answered: fn returns the cost of position pos (ms, or
  * INFINITY when the configuration failed; NAN stops the search with err set);
- * prefetch (may be NULL) is told a batch about to be evaluated. */
+ * prefetch (may be NULL) is told a batch about to be evaluated. batch (may be
+ * NULL) answers several new positions at once (on several devices): cost[i]
+ * and noise[i] of pos[i], -1 with err to stop the search. With batch, the
+ * search asks the same positions in the same order and tells the strategy the
+ * same costs as with fn; only the evaluations of a batch overlap in time. */
 typedef struct {
     double (*fn)(void *ctx, const hn_space *s, int64_t pos, double *noise, int *fresh, hn_err *err);
     void (*prefetch)(void *ctx, const hn_space *s, const int64_t *pos, int n);
+    int (*batch)(void *ctx, const hn_space *s, const int64_t *pos, int n, double *cost, double *noise, hn_err *err);
 } hn_tune_eval_fn;
 
 #define HN_TUNE_MAX_CURVE 100000
