@@ -14,11 +14,11 @@ static const char *const kernels[] = {
     "reduce_shared", "reduce_warp", "ballot_count", "histogram", "sum_float",
     "sum_double",    "dyn_cast",    "scale<3>",     "poly_const", "saxpy_stride",
     "ordered_print", "sync_votes",  "warp_misc",    "dyn_file_scope", "handoff",
-    "index3d",       "noinline_call",
+    "index3d",       "noinline_call", "votes",
 };
 enum {
     K_REDUCE_SHARED, K_REDUCE_WARP, K_BALLOT, K_HIST, K_SUM_F, K_SUM_D, K_DYN_CAST, K_SCALE,
-    K_POLY, K_SAXPY, K_ORDERED, K_VOTES, K_WARP_MISC, K_DYN_FS, K_HANDOFF, K_INDEX3D, K_NOINLINE, K_COUNT
+    K_POLY, K_SAXPY, K_ORDERED, K_VOTES, K_WARP_MISC, K_DYN_FS, K_HANDOFF, K_INDEX3D, K_NOINLINE, K_VOTES_ALL, K_COUNT
 };
 
 static hn_module_image img;
@@ -251,6 +251,13 @@ static void test_sync_votes(void) {
     CHECK_INT(out[0], 100);
     CHECK_INT(out[1], 1);
     CHECK_INT(out[2], 1);
+    for (int i = 0; i < 100; i++) in[i] = -i; /* none: __syncthreads_or is 0 */
+    be->ops->upload(be, d_in, in, sizeof in, &err);
+    CHECK_MSG(emu_launch(be, ks[K_VOTES], 1, 1, 1, 100, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    CHECK_INT(out[0], 0);
+    CHECK_INT(out[1], 0);
+    CHECK_INT(out[2], 0);
     be->ops->free(be, d_in);
     be->ops->free(be, d_out);
 }
@@ -335,6 +342,108 @@ static void test_noinline(void) {
     emu_get(be, out, d, sizeof out);
     for (int i = 0; i < 32; i++) CHECK_INT(out[i], 7 * i);
     be->ops->free(be, d);
+}
+
+/* The reference of the votes kernel (basic.cu): what each of the 64 threads
+ * writes, from the inputs of its warp (lanes base..base+31) and of the block. */
+enum { VOTES_OUT = 24 };
+
+static void votes_ref(const int *in, unsigned *want) {
+    int count = 0;
+    for (int t = 0; t < 64; t++) count += in[t] > 0;
+    for (int t = 0; t < 64; t++) {
+        int base = t & ~31, lane = t & 31;
+        unsigned *w = &want[t * VOTES_OUT];
+        for (int half = 0; half < 2; half++) {
+            int nl = half ? 16 : 32;
+            unsigned ballot = 0, same = 0, add = 0, and_ = ~0u, or_ = 0, xor_ = 0, umin = ~0u, umax = 0;
+            int smin = in[base], smax = in[base];
+            for (int l = 0; l < nl; l++) {
+                int x = in[base + l];
+                if (x > 0) ballot |= 1u << l;
+                if (x == in[t]) same |= 1u << l;
+                add += (unsigned)x;
+                and_ &= (unsigned)x;
+                or_ |= (unsigned)x;
+                xor_ ^= (unsigned)x;
+                if (x < smin) smin = x;
+                if (x > smax) smax = x;
+                if ((unsigned)x < umin) umin = (unsigned)x;
+                if ((unsigned)x > umax) umax = (unsigned)x;
+            }
+            unsigned mask = half ? 0xffffu : 0xffffffffu;
+            if (!half) {
+                w[0] = ballot;
+                w[1] = ballot != 0;
+                w[2] = ballot == mask;
+                w[3] = add;
+                w[4] = (unsigned)smin;
+                w[5] = umin;
+                w[6] = (unsigned)smax;
+                w[7] = umax;
+                w[8] = and_;
+                w[9] = or_;
+                w[10] = xor_;
+                w[11] = same;
+                w[12] = same == mask ? mask : 0;
+                w[13] = same == mask;
+                w[14] = (unsigned)count;
+                w[15] = count == 64;
+                w[16] = count > 0;
+            } else if (lane < 16) {
+                w[17] = ballot;
+                w[18] = ballot != 0;
+                w[19] = ballot == mask;
+                w[20] = (unsigned)smin;
+                w[21] = same;
+                w[22] = same == mask ? mask : 0;
+                w[23] = same == mask;
+            } else {
+                for (int k = 17; k < VOTES_OUT; k++) w[k] = 0xdeadu;
+            }
+        }
+    }
+}
+
+/* Every vote with both outcomes: mixed signs (some true, unsigned and signed
+ * extremes differ), all true and all equal (match_all holds), none true, one
+ * lane true, and all true but one in each half-warp. */
+static void test_votes(void) {
+    enum { N = 64 };
+    int in[N];
+    unsigned out[N * VOTES_OUT], want[N * VOTES_OUT];
+    hn_dptr d_in = emu_buf(be, NULL, sizeof in), d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_in, &d_out};
+    static const int preds[] = {1, 2, 13, 15, 16, 18, 19, 23}; /* the 0/1 outcomes */
+    unsigned seen[VOTES_OUT] = {0};
+    for (int set = 0; set < 5; set++) {
+        for (int t = 0; t < N; t++) {
+            switch (set) {
+            case 0: in[t] = (t * 37) % 11 - 5 + (t == 40 ? 1000 : 0); break; /* mixed */
+            case 1: in[t] = t < 32 ? 7 : 3; break;                            /* all true, all equal */
+            case 2: in[t] = -(t % 3); break;                                   /* none true */
+            case 3: in[t] = t == 37 ? 1 : 0; break;                            /* one lane */
+            default: in[t] = t % 16 == 9 ? 0 : 5; break;                      /* all but one */
+            }
+        }
+        hn_err err;
+        CHECK(be->ops->upload(be, d_in, in, sizeof in, &err) == 0);
+        CHECK_MSG(emu_launch(be, ks[K_VOTES_ALL], 1, 1, 1, N, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+        emu_get(be, out, d_out, sizeof out);
+        votes_ref(in, want);
+        for (size_t p = 0; p < HN_ARRAY_LEN(preds); p++)
+            for (int t = 0; t < 16; t++) seen[preds[p]] |= 1u << (want[t * VOTES_OUT + preds[p]] & 1u);
+        int bad = 0;
+        for (int i = 0; i < N * VOTES_OUT; i++)
+            if (out[i] != want[i] && bad++ < 5)
+                fprintf(stderr, "votes set %d thread %d value %d: 0x%x != 0x%x\n", set, i / VOTES_OUT,
+                        i % VOTES_OUT, out[i], want[i]);
+        CHECK_MSG(bad == 0, "input set %d: %d wrong values", set, bad);
+    }
+    /* the sets do give every predicate both outcomes */
+    for (size_t p = 0; p < HN_ARRAY_LEN(preds); p++) CHECK_MSG(seen[preds[p]] == 3u, "value %d", preds[p]);
+    be->ops->free(be, d_in);
+    be->ops->free(be, d_out);
 }
 
 static void test_limits(void) {
@@ -433,6 +542,7 @@ int main(void) {
     test_handoff();
     test_index3d();
     test_noinline();
+    test_votes();
     test_limits();
     test_thread_counts();
     test_events();

@@ -22,6 +22,9 @@
  *                     char, double, long long, struct)
  *   index3d           thread and block ids of a 3D launch, loop and fiber mode
  *   noinline_call     a __noinline__ __device__ helper next to #include <memory>
+ *   votes             every vote, match and warp reduction (full and half-warp
+ *                     masks) and the barrier votes, on inputs that give each
+ *                     predicate both outcomes
  */
 #include <stdio.h>
 
@@ -211,3 +214,40 @@ __global__ void index3d(int *out, int sync) {
 #include <memory>
 __noinline__ __device__ int not_inlined(int x) { return x * 7; }
 __global__ void noinline_call(int *out) { out[threadIdx.x] = not_inlined((int)threadIdx.x); }
+
+/* 64 threads (two warps); VOTES_OUT values per thread, in the order of
+ * test_emu_run.c's votes_ref. Lanes 0-15 also vote among themselves (mask
+ * 0x0000ffff); the others leave 0xdead there. */
+#define VOTES_OUT 24
+__global__ void votes(const int *in, unsigned *out) {
+    int t = threadIdx.x, lane = t & 31, v = in[t], pred = -1;
+    unsigned *o = out + t * VOTES_OUT;
+    o[0] = __ballot_sync(0xffffffffu, v > 0);
+    o[1] = (unsigned)__any_sync(0xffffffffu, v > 0);
+    o[2] = (unsigned)__all_sync(0xffffffffu, v > 0);
+    o[3] = (unsigned)__reduce_add_sync(0xffffffffu, v);
+    o[4] = (unsigned)__reduce_min_sync(0xffffffffu, v);
+    o[5] = __reduce_min_sync(0xffffffffu, (unsigned)v);
+    o[6] = (unsigned)__reduce_max_sync(0xffffffffu, v);
+    o[7] = __reduce_max_sync(0xffffffffu, (unsigned)v);
+    o[8] = __reduce_and_sync(0xffffffffu, v);
+    o[9] = __reduce_or_sync(0xffffffffu, v);
+    o[10] = __reduce_xor_sync(0xffffffffu, v);
+    o[11] = __match_any_sync(0xffffffffu, v);
+    o[12] = __match_all_sync(0xffffffffu, v, &pred);
+    o[13] = (unsigned)pred;
+    o[14] = (unsigned)__syncthreads_count(v > 0);
+    o[15] = (unsigned)__syncthreads_and(v > 0);
+    o[16] = (unsigned)__syncthreads_or(v > 0);
+    for (int k = 17; k < VOTES_OUT; k++) o[k] = 0xdeadu;
+    if (lane < 16) {
+        o[17] = __ballot_sync(0x0000ffffu, v > 0);
+        o[18] = (unsigned)__any_sync(0x0000ffffu, v > 0);
+        o[19] = (unsigned)__all_sync(0x0000ffffu, v > 0);
+        o[20] = (unsigned)__reduce_min_sync(0x0000ffffu, v);
+        o[21] = __match_any_sync(0x0000ffffu, v);
+        pred = -1;
+        o[22] = __match_all_sync(0x0000ffffu, v, &pred);
+        o[23] = (unsigned)pred;
+    }
+}
