@@ -578,11 +578,12 @@ def tail_failure(out):
 
 def load_config(path):
     if not path or not os.path.exists(path):
-        return {"tests": {}, "equivalent": {}}
+        return {"tests": {}, "equivalent": {}, "notes": {}}
     with open(path) as f:
         cfg = json.load(f)
     cfg.setdefault("tests", {})
     cfg.setdefault("equivalent", {})
+    cfg.setdefault("notes", {})
     return cfg
 
 
@@ -687,6 +688,7 @@ def main():
     for f in files:
         regex_of[f] = args.tests or cfg["tests"].get(f) or "."
     todo = [m for f in files for m in per_file[f][1]]
+    random.Random(args.seed).shuffle(todo)  # a run stopped early has tested a fair sample
     total = len(todo)
     print("mutate: %d mutants in %d file(s), %d job(s); scratch %s" % (total, len(files), args.jobs, args.scratch),
           flush=True)
@@ -701,12 +703,13 @@ def main():
             if not todo:
                 break
             print("\nmutate: %d survivor(s) again, under ASan + UBSan" % len(todo), flush=True)
-        run_phase(args, phase, sanitize, todo, per_file, regex_of, equivalent, timeouts)
-    report(files, per_file, equivalent, args, timeouts)
+        run_phase(args, phase, sanitize, todo, per_file, regex_of, equivalent, timeouts,
+                  lambda: write_results(files, per_file, args, timeouts) if args.out else None)
+    report(files, per_file, equivalent, cfg["notes"], args, timeouts)
     return 0
 
 
-def run_phase(args, phase, sanitize, todo, per_file, regex_of, equivalent, timeouts):
+def run_phase(args, phase, sanitize, todo, per_file, regex_of, equivalent, timeouts, save):
     """Builds and tests each mutant of todo in scratch trees (normal or sanitizer
     build); sets its status (a mutant killed here in the sanitizer phase is
     "killed" with by = "sanitizer")."""
@@ -780,6 +783,8 @@ def run_phase(args, phase, sanitize, todo, per_file, regex_of, equivalent, timeo
                 m.status, m.why = "equivalent", equivalent[m.id]["why"]
             with lock:
                 done[0] += 1
+                if done[0] % 10 == 0:
+                    save()
                 if m.status in ("survived", "equivalent") or args.jobs == 1 or done[0] % 10 == 0:
                     eta = (time.time() - t_start) / done[0] * (total - done[0])
                     print("[%d/%d %s eta %.0f s] %-10s %s:%d %s: %s" % (
@@ -796,13 +801,46 @@ def run_phase(args, phase, sanitize, todo, per_file, regex_of, equivalent, timeo
         sync_tree(w.src)
 
 
+def counts_of(ms):
+    c = {k: 0 for k in ("killed", "timeout", "survived", "invalid", "equivalent", "by_sanitizer")}
+    for m in ms:
+        if m.status is None:
+            continue
+        c[m.status] += 1
+        c["by_sanitizer"] += m.status in ("killed", "timeout") and m.by == "sanitizer"
+    return c
+
+
+def write_results(files, per_file, args, timeouts):
+    """The results file: every mutant so far (status null: not run yet)."""
+    all_m = [m for f in files for m in per_file[f][1]]
+    tmp = args.out + ".tmp"
+    if args.out.endswith(".csv"):
+        with open(tmp, "w", newline="") as fh:
+            wr = csv.writer(fh)
+            keys = list(all_m[0].to_dict()) if all_m else ["id"]
+            wr.writerow(keys)
+            for m in all_m:
+                d = m.to_dict()
+                wr.writerow([d[k] for k in keys])
+    else:
+        summary = {}
+        for f in files:
+            c = counts_of(per_file[f][1])
+            summary[f] = dict(c, score=round(score_of(c, False), 2), adjusted=round(score_of(c, True), 2))
+        with open(tmp, "w") as fh:
+            json.dump({"seed": args.seed, "max_mutants": args.max_mutants, "timeouts_s": timeouts,
+                       "files": summary, "mutants": [m.to_dict() for m in all_m]}, fh, indent=1)
+    os.replace(tmp, args.out)
+
+
 def score_of(c, adjusted):
     det = c["killed"] + c["timeout"]
     den = det + c["survived"] + (0 if adjusted else c["equivalent"])
     return 100.0 * det / den if den else float("nan")
 
 
-def report(files, per_file, equivalent, args, timeouts):
+def report(files, per_file, equivalent, notes, args, timeouts):
     rows = []
     print("\nmutation score per file: (killed + timeout) / (killed + timeout + survived + equivalent);\n"
           "adjusted leaves the equivalent ones out too; invalid mutants (they do not build) never count;\n"
@@ -812,12 +850,7 @@ def report(files, per_file, equivalent, args, timeouts):
         "adjusted"))
     for f in files:
         ms = per_file[f][1]
-        c = {k: 0 for k in ("killed", "timeout", "survived", "invalid", "equivalent", "by_sanitizer")}
-        for m in ms:
-            if m.status is None:
-                continue
-            c[m.status] += 1
-            c["by_sanitizer"] += m.status in ("killed", "timeout") and m.by == "sanitizer"
+        c = counts_of(ms)
         print("  %-26s %7d %7d %7d %7d %8d %7d %10d %6.1f%% %8.1f%%" % (
             f, len(ms), c["killed"], c["by_sanitizer"], c["timeout"], c["survived"], c["invalid"],
             c["equivalent"], score_of(c, False), score_of(c, True)))
@@ -827,24 +860,12 @@ def report(files, per_file, equivalent, args, timeouts):
         print("\nsurvivors:")
         for m in surv:
             tag = "equivalent: " + m.why if m.status == "equivalent" else "SURVIVED"
+            if m.status == "survived" and m.id in notes:
+                tag += " (known: %s)" % notes[m.id]["why"]
             print("  %s:%d [%s] %s: %s\n      %s\n      -> %s" % (m.file, m.line, m.id, m.kind, tag,
                                                                   m.orig_line, m.mut_line))
     if args.out:
-        all_m = [m for f in files for m in per_file[f][1]]
-        if args.out.endswith(".csv"):
-            with open(args.out, "w", newline="") as fh:
-                wr = csv.writer(fh)
-                keys = list(all_m[0].to_dict()) if all_m else ["id"]
-                wr.writerow(keys)
-                for m in all_m:
-                    d = m.to_dict()
-                    wr.writerow([d[k] for k in keys])
-        else:
-            summary = {f: dict(c, score=round(score_of(c, False), 2), adjusted=round(score_of(c, True), 2))
-                       for f, c in rows}
-            with open(args.out, "w") as fh:
-                json.dump({"seed": args.seed, "max_mutants": args.max_mutants, "timeouts_s": timeouts,
-                           "files": summary, "mutants": [m.to_dict() for m in all_m]}, fh, indent=1)
+        write_results(files, per_file, args, timeouts)
         print("\nresults: %s" % args.out)
 
 

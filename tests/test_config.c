@@ -411,7 +411,7 @@ static void test_define_limit(void) {
  * named, an evaluation error is -1 with the constraint in the message. */
 static void test_variant_applies(void) {
     char *text = variant_config("\"defines\": {\"T\": [4, 8]}, "
-                                "\"where\": [\"T >= 4\", \"T <= in_ch * 4\", \"out_ch / (in_ch - 1) > 0\"]");
+                                "\"where\": [\"T <= in_ch * 4\", \"out_ch / (in_ch - 1) > 0\", \"T >= 4\"]");
     hn_plan *p = parse_ok(text);
     free(text);
     if (!p) return;

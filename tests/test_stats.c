@@ -77,6 +77,10 @@ static void test_stats_edges(void)
     CHECK_NEAR(hn_stats_quantile(s, 4, 2), 4, 0);
     CHECK_NEAR(hn_stats_quantile(s, 4, 1), 4, 0);
     CHECK_NEAR(hn_stats_quantile(s, 4, 0.9), 3.7, 1e-15);
+    CHECK_NEAR(hn_stats_quantile(s, 4, 1e300), 4, 0); /* clamped before (n - 1) * p */
+    CHECK_NEAR(hn_stats_quantile(s, 4, INFINITY), 4, 0);
+    CHECK_NEAR(hn_stats_quantile(s, 4, -INFINITY), 1, 0);
+    CHECK_NEAR(hn_stats_quantile(s, 4, NAN), 1, 0);
     CHECK(isnan(hn_stats_quantile(s, 0, 0.5)));
 
     /* a tiny spread on a large offset: two-pass keeps it exact enough */
