@@ -219,12 +219,14 @@ ARITH_SWAPS = {"+": "-", "-": "+", "*": "/", "/": "*", "+=": "-=", "-=": "+=", "
 INT_RE = re.compile(r"^(0[xX][0-9a-fA-F]+|[1-9]\d*|0[0-7]*)([uUlL]*)$")
 
 
-def is_operand_end(tok, prev, types):
+def is_operand_end(tok, prev, types, header_ends=frozenset()):
     """Whether tok ends an operand, so that an operator after it is binary."""
     if tok is None:
         return False
     if tok.kind in ("number", "string", "char"):
         return True
+    if tok.text == ")" and tok.start in header_ends:
+        return False  # `if (p) *p = 0;`: the operator starts the statement
     if tok.text in (")", "]", "++", "--"):
         return True
     if tok.kind == "ident":
@@ -272,6 +274,7 @@ def enumerate_mutants(relpath, text, types):
     statements = []
     decl_bracket = [False] * nt   # token inside [ ] of a declaration
     headers = {}                  # index of '(' of if/while -> index of matching ')'
+    header_end_pos = set()        # offsets of the ')' closing control headers
     brace_stack = []              # 'block' or 'expr'
     paren_stack = []              # (index of '(', opener keyword or None)
     stmt_start = 0
@@ -298,6 +301,7 @@ def enumerate_mutants(relpath, text, types):
                 j, opener = paren_stack.pop()
                 if opener in ("if", "while", "for", "switch") and not paren_stack:
                     closed_header = True
+                    header_end_pos.add(t.start)
                     if opener in ("if", "while"):
                         headers[j] = i
         elif t.text == "{":
@@ -396,7 +400,7 @@ def enumerate_mutants(relpath, text, types):
                 r = ARITH_SWAPS[t.text]
                 add("arith", t.start, t.end, r, "%s -> %s" % (t.text, r), t.line)
             elif t.text in ("+", "-", "*", "/"):
-                binary = is_operand_end(prev, prev2, types)
+                binary = is_operand_end(prev, prev2, types, header_end_pos)
                 if binary:
                     r = ARITH_SWAPS[t.text]
                     add("arith", t.start, t.end, r, "%s -> %s" % (t.text, r), t.line)
@@ -615,6 +619,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="seed of the sample (default 1)")
     ap.add_argument("--ids", nargs="+", help="only these mutant ids")
     ap.add_argument("--rerun", help="only the mutants that survived or timed out in this results file (.json)")
+    ap.add_argument("--same-as", help="the mutants of this results file (.json), e.g. to compare a sample "
+                                      "before and after new tests")
     ap.add_argument("--jobs", type=int, default=1, help="mutants built and tested at once (one scratch tree each)")
     ap.add_argument("--build-jobs", type=int, default=1, help="make/ninja -j inside each job (default 1)")
     ap.add_argument("--timeout", type=float, default=0,
@@ -644,7 +650,7 @@ def main():
             text = fh.read()
         ms = [m for m in enumerate_mutants(f, text, types)
               if m.kind in kinds]
-        if args.max_mutants and len(ms) > args.max_mutants:
+        if args.max_mutants and len(ms) > args.max_mutants and not (args.ids or args.rerun or args.same_as):
             rng = random.Random("%d:%s" % (args.seed, f))
             picked = set(id(m) for m in rng.sample(ms, args.max_mutants))
             ms = [m for m in ms if id(m) in picked]
@@ -658,6 +664,10 @@ def main():
             prev = json.load(fh)
         wanted = (wanted or set()) | {r["id"] for r in prev["mutants"]
                                       if r["status"] in ("survived", "timeout", "equivalent")}
+    if args.same_as:
+        with open(args.same_as) as fh:
+            prev = json.load(fh)
+        wanted = (wanted or set()) | {r["id"] for r in prev["mutants"]}
     if wanted is not None:
         for f in files:
             text, ms = per_file[f]

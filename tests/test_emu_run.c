@@ -14,11 +14,13 @@ static const char *const kernels[] = {
     "reduce_shared", "reduce_warp", "ballot_count", "histogram", "sum_float",
     "sum_double",    "dyn_cast",    "scale<3>",     "poly_const", "saxpy_stride",
     "ordered_print", "sync_votes",  "warp_misc",    "dyn_file_scope", "handoff",
-    "index3d",       "noinline_call", "votes",
+    "index3d",       "noinline_call", "votes",          "late_upgrade",   "shfl_edges",
+    "print_lines",
 };
 enum {
     K_REDUCE_SHARED, K_REDUCE_WARP, K_BALLOT, K_HIST, K_SUM_F, K_SUM_D, K_DYN_CAST, K_SCALE,
-    K_POLY, K_SAXPY, K_ORDERED, K_VOTES, K_WARP_MISC, K_DYN_FS, K_HANDOFF, K_INDEX3D, K_NOINLINE, K_VOTES_ALL, K_COUNT
+    K_POLY, K_SAXPY, K_ORDERED, K_VOTES, K_WARP_MISC, K_DYN_FS, K_HANDOFF, K_INDEX3D, K_NOINLINE, K_VOTES_ALL,
+    K_LATE, K_SHFL_EDGES, K_PRINT_LINES, K_COUNT
 };
 
 static hn_module_image img;
@@ -446,6 +448,100 @@ static void test_votes(void) {
     be->ops->free(be, d_out);
 }
 
+
+/* The switch to fibers happens at thread 40 of an 8x8 block, after 40 threads
+ * have run to completion in loop mode: every thread runs once, the later ones
+ * keep their own (x, y), and the exited lanes are out of __activemask. */
+static void test_late_upgrade(void) {
+    int runs[64];
+    unsigned out[24 * 4];
+    hn_dptr d_runs = emu_buf(be, NULL, sizeof runs), d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_runs, &d_out};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_LATE], 1, 1, 1, 8, 8, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, runs, d_runs, sizeof runs);
+    emu_get(be, out, d_out, sizeof out);
+    int bad = 0;
+    for (int t = 0; t < 64; t++) bad += runs[t] != 1;
+    CHECK_MSG(bad == 0, "%d threads did not run exactly once", bad);
+    for (int t = 40; t < 64; t++) {
+        const unsigned *o = &out[(t - 40) * 4];
+        CHECK_MSG(o[0] == 0xffffff00u, "thread %d: activemask 0x%08x", t, o[0]);
+        CHECK_MSG(o[1] == (unsigned)(t % 8) && o[2] == (unsigned)(t / 8), "thread %d: (%u, %u)", t, o[1], o[2]);
+        CHECK_MSG(o[3] == 0xaaaaaa00u, "thread %d: ballot 0x%08x", t, o[3]);
+    }
+    be->ops->free(be, d_runs);
+    be->ops->free(be, d_out);
+}
+
+static void test_shfl_edges(void) {
+    int out[64 * 4];
+    hn_dptr d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_out};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_SHFL_EDGES], 1, 1, 1, 64, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    int bad = 0;
+    for (int t = 0; t < 64; t++) {
+        int lane = t & 31, base = t - lane, v = 100 + t, x = lane ^ 8;
+        int want[4] = {v, (x & ~7) <= (lane & ~7) ? 100 + base + x : v, (lane & 7) + 3 < 8 ? v + 3 : v,
+                       100 + base + ((lane & ~7) | ((lane + 1) & 7))};
+        for (int j = 0; j < 4; j++)
+            if (out[t * 4 + j] != want[j] && bad++ < 5)
+                fprintf(stderr, "shfl_edges thread %d value %d: %d != %d\n", t, j, out[t * 4 + j], want[j]);
+    }
+    CHECK_INT(bad, 0);
+    be->ops->free(be, d_out);
+}
+
+/* Runs print_lines `launches` times under a printf budget of `limit` lines
+ * per launch; returns what reached stdout, *dropped the lines held back. */
+static char *printed(long limit, int launches, long *dropped) {
+    char *dir = emu_tmp_dir("emu-run");
+    char *path = xasprintf("%s/print_lines.txt", dir);
+    hn_dptr d = emu_buf(be, NULL, 4);
+    void *args[] = {&d};
+    hn_err err;
+    CHECK(be->ops->printf_limit(be, limit, NULL, &err) == 0);
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    dup2(fd, 1);
+    close(fd);
+    for (int i = 0; i < launches; i++)
+        CHECK_MSG(emu_launch(be, ks[K_PRINT_LINES], 1, 1, 1, 1, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    CHECK(be->ops->printf_limit(be, -1, dropped, &err) == 0);
+    char *text = NULL;
+    CHECK(hn_read_file(path, &text, NULL, &err) == 0);
+    be->ops->free(be, d);
+    free(path);
+    free(dir);
+    return text ? text : xstrdup("");
+}
+
+/* The printf budget counts lines per launch and may end inside one printf. */
+static void test_printf_budget(void) {
+    static const struct {
+        long limit;
+        int launches;
+        const char *out;
+        long dropped;
+    } cases[] = {
+        {-1, 1, "a\nb\nc\nd\n", 0}, {4, 1, "a\nb\nc\nd\n", 0}, {3, 1, "a\nb\nc\n", 1}, {2, 1, "a\nb\n", 2},
+        {1, 1, "a\n", 3},           {0, 1, "", 4},             {3, 2, "a\nb\nc\na\nb\nc\n", 2},
+    };
+    for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
+        long dropped = -1;
+        char *text = printed(cases[i].limit, cases[i].launches, &dropped);
+        CHECK_MSG(strcmp(text, cases[i].out) == 0, "limit %ld: printed \"%s\"", cases[i].limit, text);
+        CHECK_MSG(dropped == cases[i].dropped, "limit %ld: %ld dropped", cases[i].limit, dropped);
+        free(text);
+    }
+}
+
 static void test_limits(void) {
     hn_device_info di;
     be->ops->device_info(be, &di);
@@ -543,6 +639,9 @@ int main(void) {
     test_index3d();
     test_noinline();
     test_votes();
+    test_late_upgrade();
+    test_shfl_edges();
+    test_printf_budget();
     test_limits();
     test_thread_counts();
     test_events();

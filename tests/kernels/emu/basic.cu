@@ -25,6 +25,10 @@
  *   votes             every vote, match and warp reduction (full and half-warp
  *                     masks) and the barrier votes, on inputs that give each
  *                     predicate both outcomes
+ *   late_upgrade      the switch to fibers at thread 40 of a 2D block, after 40
+ *                     threads have returned in loop mode
+ *   shfl_edges        shuffles past the warp and across width-8 segments
+ *   print_lines       four lines in two printf calls, for the printf budget
  */
 #include <stdio.h>
 
@@ -250,4 +254,37 @@ __global__ void votes(const int *in, unsigned *out) {
         o[22] = __match_all_sync(0x0000ffffu, v, &pred);
         o[23] = (unsigned)pred;
     }
+}
+
+/* 8x8 threads: those with linear id < 40 return at once (loop mode); the rest
+ * reach __activemask, so the block turns to fibers at thread 40 (lane 8 of warp
+ * 1): every thread runs once with its own ids, and warp 1's lanes 0-7 count as
+ * exited */
+__global__ void late_upgrade(int *runs, unsigned *out) {
+    int t = threadIdx.y * blockDim.x + threadIdx.x;
+    atomicAdd(&runs[t], 1);
+    if (t < 40) return;
+    unsigned *o = out + (t - 40) * 4;
+    o[0] = __activemask();
+    o[1] = threadIdx.x;
+    o[2] = threadIdx.y;
+    o[3] = __ballot_sync(0xffffff00u, threadIdx.x & 1);
+}
+
+/* xor past the warp, or into a later segment, gives the lane its own value,
+ * into an earlier segment the other lane's; down past a segment's end its own;
+ * a source lane wraps within its segment */
+__global__ void shfl_edges(int *out) {
+    int lane = threadIdx.x & 31, v = 100 + (int)threadIdx.x;
+    int *o = out + threadIdx.x * 4;
+    o[0] = __shfl_xor_sync(0xffffffffu, v, 32);
+    o[1] = __shfl_xor_sync(0xffffffffu, v, 8, 8);
+    o[2] = __shfl_down_sync(0xffffffffu, v, 3, 8);
+    o[3] = __shfl_sync(0xffffffffu, v, lane + 1, 8);
+}
+
+__global__ void print_lines(int *unused) {
+    (void)unused;
+    printf("a\nb\nc\n");
+    printf("d\n");
 }
