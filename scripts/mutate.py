@@ -7,8 +7,10 @@ the file; a mutant the tests do not notice "survives" and points at a hole.
 
   scripts/mutate.py --list --files harness/check.c          enumerate only
   scripts/mutate.py --files harness/check.c harness/stats.c run them
-  scripts/mutate.py --files harness/emu/emu_sched.c --max-mutants 150 --seed 1 \
-                    --out /tmp/sched.json                    a reproducible sample
+  scripts/mutate.py --files harness/compare.c --max-mutants 150 --seed 1 --out /tmp/c.json
+                                                            a reproducible sample
+  scripts/mutate.py --files harness/compare.c --same-as /tmp/c.json
+                                                            the same mutants again
 
 Mutations (skipping comments, string and character literals, preprocessor
 lines and __attribute__ lists):
@@ -23,15 +25,22 @@ lines and __attribute__ lists):
   return  return 0 <-> return -1
 
 Outcomes: killed (a test failed), timeout (a test ran past --timeout: the suite
-noticed, so it counts as killed in the score), survived, invalid (the mutant does
-not build: reported apart and left out of the score), equivalent (survived, but
-scripts/mutate.json says no behaviour can tell it apart, and why; left out of the
-adjusted score). score = (killed + timeout) / (killed + timeout + survived).
+noticed, so it counts as killed), survived, invalid (the mutant does not build:
+reported apart and left out of the score), equivalent (survived, but
+scripts/mutate.json says no behaviour can tell it apart, and why).
+score = (killed + timeout) / (killed + timeout + survived + equivalent); the
+adjusted score leaves the equivalent ones out. Survivors of the normal build are
+tried again in an ASan + UBSan build (as scripts/test.sh runs the suite); a kill
+there counts, and is shown in the "by asan" column.
 
 scripts/mutate.json holds the file -> CTest regex map ("tests"; a file not in it
-runs every test) and the equivalent mutants ("equivalent": id -> reason). Mutant
+runs every test; the tests run one by one, fastest first, up to the first
+failure), the equivalent mutants ("equivalent": id -> file, line, why) and notes
+on known survivors that are not equivalent ("notes", printed with them). Mutant
 ids hash the file, the mutated line's text and the change, so they survive edits
-elsewhere in the file; --list prints them.
+elsewhere in the file; --list prints them. Mutants run in an order shuffled by
+--seed, and --out is rewritten every ten, so a run stopped early (Ctrl-C ends
+its builds and tests too) has tested a fair sample.
 """
 
 import argparse
@@ -497,10 +506,14 @@ def sync_tree(dst):
             shutil.copymode(src_p, dst_p)
 
 
+ACTIVE = set()  # process groups of the builds and tests running now
+
+
 def run_cmd(cmd, cwd, timeout, log=None):
     """Runs cmd in its own process group; returns (rc or None on timeout, output)."""
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          start_new_session=True)
+    ACTIVE.add(p.pid)
     try:
         out, _ = p.communicate(timeout=timeout)
         return p.returncode, out.decode(errors="replace")
@@ -511,6 +524,20 @@ def run_cmd(cmd, cwd, timeout, log=None):
             pass
         out, _ = p.communicate()
         return None, out.decode(errors="replace")
+    finally:
+        ACTIVE.discard(p.pid)
+
+
+def stop_children(signum, frame):
+    """Ctrl-C or kill: end the builds and tests this run started, then exit (the
+    results file holds what was done; the scratch trees are resynced next run)."""
+    for pgid in list(ACTIVE):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    print("\nmutate: stopped", file=sys.stderr, flush=True)
+    os._exit(128 + signum)
 
 
 class Worker:
@@ -544,11 +571,19 @@ class Worker:
         return names
 
     def targets_for(self, names):
-        t = ["harness"]
+        """The targets the tests need: each C test's program, and the harness
+        binary when a script test or a C test that runs it is among them."""
+        t, need_bin = [], False
         for n in names:
-            if os.path.exists(os.path.join(self.src, "tests", n + ".c")):
+            c = os.path.join(self.src, "tests", n + ".c")
+            if os.path.exists(c):
                 t.append(n)
-        return t
+                with open(c, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+                    need_bin |= "HARNESS_BIN" in text or "hn_test_run_harness" in text
+            else:
+                need_bin = True
+        return (["harness"] if need_bin else []) + t
 
     def build_targets(self, targets):
         return run_cmd(["cmake", "--build", self.build, "-j", str(self.args.build_jobs), "--target"] + targets,
@@ -635,6 +670,8 @@ def main():
                                                        "hn-mutate-%d" % os.getuid()),
                     help="scratch folder for the copies of the tree and their builds (default %(default)s)")
     args = ap.parse_args()
+    signal.signal(signal.SIGINT, stop_children)
+    signal.signal(signal.SIGTERM, stop_children)
 
     kinds = set(args.kinds.split(","))
     bad = kinds - set(KINDS)

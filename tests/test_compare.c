@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <unistd.h>
 
+#include "commands.h"
 #include "compare.h"
 #include "hn_test.h"
 
@@ -661,6 +662,164 @@ static void test_build_errors(void) {
     }
 }
 
+
+/* A repeat of the file's first row is counted and ignored (the first row stays);
+ * a group whose baseline has no time sorts last in the chart. */
+static void test_repeat_and_order(void) {
+    static const char text[] =
+        "case,label,variant,kernel,ACC,backend,status,reason,max_abs_err,time_median_ms\n"
+        "0,a,v,k,f,emu,ok,,0.1,2\n"
+        "0,a,v,k,f,emu,ok,,0.1,7\n"
+        "0,a,v,k,d,emu,ok,,0.1,4\n"
+        "1,b,v,k,f,emu,launch_error,boom,0.5,\n"
+        "1,b,v,k,d,emu,ok,,0.2,1\n"
+        "2,c,v,k,f,emu,ok,,0.1,3\n"
+        "2,c,v,k,d,emu,ok,,0.1,3\n";
+    hn_table t;
+    if (load_text(&t, text) != 0) return;
+    hn_compare c;
+    hn_err err;
+    CHECK_MSG(hn_compare_build(&c, &t, "ACC", NULL, &err) == 0, "%s", err.msg);
+    CHECK_INT(c.n_duplicates, 1);
+    CHECK_INT(c.groups[0].rows[0], 0);
+    CHECK_NEAR(hn_compare_ratio(&c, 0, 1), 2, 0);
+    /* the failed row's max_abs_err takes no part, in the summary or the chart */
+    CHECK_NEAR(c.values[0].worst_abs_err, 0.1, 0);
+    hn_plot_bars b;
+    char *dat = chart_data_of(&c, "order", &b);
+    CHECK_CONTAINS(dat, "# panel 1: Time ratio: median time / f's (> 1: slower than f)\n"
+                        "0\t0\ta\t1\tNaN\tNaN\tok\t2\tNaN\tNaN\tok\n"
+                        "1\t2\tc\t1\tNaN\tNaN\tok\t1\tNaN\tNaN\tok\n"
+                        "2\t1\tb\tNaN\tNaN\tNaN\tfailed\tNaN\tNaN\tNaN\tok\n");
+    CHECK_CONTAINS(dat, "# panel 2: Largest absolute error against the fp64 reference (max_abs_err)\n"
+                        "0\t0\ta\t0.1\tNaN\tNaN\tok\t0.1\tNaN\tNaN\tok\n"
+                        "1\t2\tc\t0.1\tNaN\tNaN\tok\t0.1\tNaN\tNaN\tok\n"
+                        "2\t1\tb\tNaN\tNaN\tNaN\tfailed\t0.2\tNaN\tNaN\tok\n");
+    free(dat);
+    hn_plot_bars_free(&b);
+    char *out = print_of(&c, "order");
+    CHECK_CONTAINS(out, "  f    launch_error           -         -            -            -               -\n");
+    free(out);
+    hn_compare_free(&c);
+    CHECK(hn_compare_build(&c, &t, "case", NULL, &err) != 0);
+    CHECK_CONTAINS(err.msg, "--by case: not a column that says what was run");
+    hn_table_free(&t);
+}
+
+/* `harness compare` on files written here: the default chart path (the column
+ * name made safe for a file name), formats, nothing to compare, no time. */
+static void test_command_files(void) {
+    if (!getenv("HARNESS_BIN")) return;
+    char *dir = hn_test_scratch("cmd");
+    char *path = xasprintf("%s/syn.csv", dir);
+    static const char head[] = "case,label,variant,kernel,acc:T,backend,status,reason,time_median_ms\n";
+    char *text = xasprintf("%s0,a,v,k,f,emu,ok,,2\n0,a,v,k,d,emu,ok,,4\n", head);
+    hn_err err;
+    CHECK(hn_write_file(path, text, strlen(text), &err) == 0);
+    free(text);
+    char *out, *errs;
+    const char *a1[] = {"compare", path, "--by", "acc:T", NULL};
+    int rc = hn_test_run_harness(dir, a1, &out, &errs);
+    CHECK_MSG(rc == 0 || rc == 1, "rc %d: %s", rc, errs);
+    CHECK_CONTAINS(out, "compare syn by acc:T (baseline f): 1 case\n");
+    char *dat = xasprintf("%s/plots/syn-by-acc_T.dat", dir);
+    CHECK_MSG(hn_file_exists(dat), "%s missing", dat);
+    if (rc == 0) CHECK_CONTAINS(out, "chart: plots/syn-by-acc_T.png\n");
+    free(dat);
+    free(out);
+    free(errs);
+    const char *a2[] = {"compare", path, "--by", "acc:T", "--format", "SVG", NULL};
+    rc = hn_test_run_harness(dir, a2, &out, &errs);
+    if (rc == 0) CHECK_CONTAINS(out, "chart: plots/syn-by-acc_T.svg\n");
+    free(out);
+    free(errs);
+    char *pdf = xasprintf("%s/sub/c.pdf", dir);
+    const char *a3[] = {"compare", path, "--by", "acc:T", "--out", pdf, NULL};
+    rc = hn_test_run_harness(dir, a3, &out, &errs);
+    char *pdf_dat = xasprintf("%s/sub/c.dat", dir);
+    CHECK(hn_file_exists(pdf_dat));
+    if (rc == 0) CHECK(hn_file_exists(pdf));
+    free(pdf_dat);
+    free(pdf);
+    free(out);
+    free(errs);
+    const char *a4[] = {"compare", path, "--by", "acc:T", "--format", "gif", NULL};
+    CHECK_INT(hn_test_run_harness(dir, a4, &out, &errs), 2);
+    CHECK_CONTAINS(errs, "harness compare: --format gif: expected png, svg or pdf\n");
+    free(out);
+    free(errs);
+
+    /* nothing pairs: one single, then two */
+    for (int n = 1; n <= 2; n++) {
+        text = xasprintf("%s0,a,v,k,f,emu,ok,,2\n%s", head, n == 2 ? "1,b,v,k,d,emu,ok,,2\n" : "");
+        CHECK(hn_write_file(path, text, strlen(text), &err) == 0);
+        free(text);
+        CHECK_INT(hn_test_run_harness(dir, a1, &out, &errs), 2);
+        char *want = xasprintf("harness compare: %s: nothing to compare: no group of rows has two acc:T values "
+                               "(%d group%s with a single value)\n",
+                               path, n, n == 1 ? "" : "s");
+        CHECK_STR(errs, want);
+        free(want);
+        free(out);
+        free(errs);
+    }
+    /* compared, but no row has a time: no chart */
+    text = xasprintf("%s0,a,v,k,f,emu,launch_error,x,\n0,a,v,k,d,emu,skipped,y,\n", head);
+    CHECK(hn_write_file(path, text, strlen(text), &err) == 0);
+    free(text);
+    CHECK_INT(hn_test_run_harness(dir, a1, &out, &errs), 0);
+    CHECK_CONTAINS(out, "\nchart: none (no row has a time)\n");
+    CHECK_CONTAINS(out, "(1 case where no row has a time not shown");
+    free(out);
+    free(errs);
+    /* not a CSV it can read */
+    text = xstrdup("case,label\n\"unterminated\n");
+    CHECK(hn_write_file(path, text, strlen(text), &err) == 0);
+    free(text);
+    CHECK_INT(hn_test_run_harness(dir, a1, &out, &errs), 2);
+    CHECK_CONTAINS(errs, "harness compare: ");
+    CHECK_CONTAINS(errs, "syn.csv");
+    free(out);
+    free(errs);
+    free(path);
+    free(dir);
+}
+
+/* hn_cmd_compare's own checks (the command line stops a missing file earlier):
+ * exit 2 and a message on stderr. */
+static void test_cmd_direct(void) {
+    char *dir = hn_test_scratch("direct");
+    char *log = xasprintf("%s/stderr", dir);
+    static const struct {
+        const char *config, *by, *want;
+    } cases[] = {
+        {NULL, "ACC", "harness compare: missing the results file (harness compare RESULTS.csv --by COLUMN)\n"},
+        {"x.csv", NULL, "harness compare: --by COLUMN is required (e.g. --by ACCUM_DTYPE, --by variant)\n"},
+    };
+    for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
+        hn_cli cli;
+        memset(&cli, 0, sizeof cli);
+        cli.config = cases[i].config;
+        cli.by = cases[i].by;
+        fflush(stderr);
+        int saved = dup(2), fd = open(log, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        dup2(fd, 2);
+        close(fd);
+        int rc = hn_cmd_compare(&cli);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        CHECK_INT(rc, 2);
+        char *text = NULL;
+        hn_err err;
+        CHECK(hn_read_file(log, &text, NULL, &err) == 0);
+        CHECK_STR(text, cases[i].want);
+        free(text);
+    }
+    free(log);
+    free(dir);
+}
+
 /* The binary end to end: stdout, exit codes, messages. */
 static void test_command(void) {
     if (!getenv("HARNESS_BIN")) {
@@ -745,6 +904,9 @@ int main(void) {
     test_verdicts();
     test_many_groups();
     test_build_errors();
+    test_repeat_and_order();
+    test_command_files();
+    test_cmd_direct();
     test_command();
     hn_test_cleanup();
     return hn_test_exit();
