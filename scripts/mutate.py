@@ -653,7 +653,8 @@ def main():
     ap.add_argument("--max-mutants", type=int, default=0, help="at most N mutants per file, a random sample")
     ap.add_argument("--seed", type=int, default=1, help="seed of the sample (default 1)")
     ap.add_argument("--ids", nargs="+", help="only these mutant ids")
-    ap.add_argument("--rerun", help="only the mutants that survived or timed out in this results file (.json)")
+    ap.add_argument("--rerun", help="run again the mutants that survived in this results file (.json), "
+                                    "e.g. after new tests; its other results are carried into the report")
     ap.add_argument("--same-as", help="the mutants of this results file (.json), e.g. to compare a sample "
                                       "before and after new tests")
     ap.add_argument("--jobs", type=int, default=1, help="mutants built and tested at once (one scratch tree each)")
@@ -694,13 +695,14 @@ def main():
         per_file[f] = (text, ms)
 
     wanted = None
+    carried = {}  # id -> an earlier result kept as it was (--rerun)
     if args.ids:
         wanted = set(args.ids)
     if args.rerun:
         with open(args.rerun) as fh:
             prev = json.load(fh)
-        wanted = (wanted or set()) | {r["id"] for r in prev["mutants"]
-                                      if r["status"] in ("survived", "timeout", "equivalent")}
+        wanted = (wanted or set()) | {r["id"] for r in prev["mutants"] if r["status"] in ("survived", "equivalent")}
+        carried = {r["id"]: r for r in prev["mutants"] if r["id"] not in wanted and r["status"]}
     if args.same_as:
         with open(args.same_as) as fh:
             prev = json.load(fh)
@@ -708,7 +710,16 @@ def main():
     if wanted is not None:
         for f in files:
             text, ms = per_file[f]
-            per_file[f] = (text, [m for m in ms if m.id in wanted])
+            keep = []
+            for m in ms:
+                if m.id in wanted:
+                    keep.append(m)
+                elif m.id in carried:
+                    r = carried[m.id]
+                    m.status, m.by, m.detail = r["status"], r.get("by", ""), r.get("detail", "")
+                    m.seconds = r.get("seconds", 0.0)
+                    keep.append(m)
+            per_file[f] = (text, keep)
 
     equivalent = cfg.get("equivalent", {})
     # an annotation whose mutant no longer exists (its line changed) is stale
@@ -734,11 +745,13 @@ def main():
     regex_of = {}
     for f in files:
         regex_of[f] = args.tests or cfg["tests"].get(f) or "."
-    todo = [m for f in files for m in per_file[f][1]]
+    todo = [m for f in files for m in per_file[f][1] if m.status is None]
     random.Random(args.seed).shuffle(todo)  # a run stopped early has tested a fair sample
     total = len(todo)
-    print("mutate: %d mutants in %d file(s), %d job(s); scratch %s" % (total, len(files), args.jobs, args.scratch),
-          flush=True)
+    print("mutate: %d mutants in %d file(s)%s, %d job(s); scratch %s" % (
+        total, len(files), " (%d earlier results carried over)" % sum(
+            1 for f in files for m in per_file[f][1] if m.status) if carried else "", args.jobs, args.scratch),
+        flush=True)
 
     timeouts = {}
     phases = [("tests", False)]

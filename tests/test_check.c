@@ -150,6 +150,42 @@ static void test_parallel_matches_serial(void) {
     free(vals);
 }
 
+/* hn_cpu_count, as check.c sees it (CMakeLists.txt links this test with
+ * --wrap=hn_cpu_count): the machine's count unless fake_cpus is set. */
+static int fake_cpus;
+int __real_hn_cpu_count(void);
+int __wrap_hn_cpu_count(void);
+int __wrap_hn_cpu_count(void) {
+    return fake_cpus ? fake_cpus : __real_hn_cpu_count();
+}
+
+/* However many CPUs the machine has (here 1 to 200; at most 64 parts), a large
+ * output checks the same. */
+static void test_cpu_counts(void) {
+    int64_t n = ((int64_t)1 << 20) + 99;
+    float *out = xmalloc((size_t)n * sizeof *out);
+    double *vals = xmalloc((size_t)n * sizeof *vals);
+    for (int64_t i = 0; i < n; i++) {
+        vals[i] = (double)(i % 17) - 8;
+        out[i] = (float)vals[i];
+    }
+    int64_t bad[3] = {0, n / 2, n - 1};
+    for (int k = 0; k < 3; k++) out[bad[k]] += 1.0f;
+    hn_ref ref = {.values = vals, .n = n};
+    static const int cpus[] = {1, 3, 63, 64, 65, 200};
+    for (size_t c = 0; c < HN_ARRAY_LEN(cpus); c++) {
+        fake_cpus = cpus[c];
+        hn_check_result r;
+        hn_check_f32(out, &ref, 0, 0, &r);
+        CHECK_MSG(r.checked == n && r.matched == n - 3 && r.n_bad == 3, "%d CPUs: %lld checked, %lld matched",
+                  cpus[c], (long long)r.checked, (long long)r.matched);
+        for (int k = 0; k < 3 && k < r.n_bad; k++) CHECK_INT(r.bad[k], bad[k]);
+    }
+    fake_cpus = 0;
+    free(out);
+    free(vals);
+}
+
 /* More than HN_CHECK_MAX_BAD mismatches spread over the parallel parts: the
  * merged list keeps the first ones in element order, and stops at the cap. */
 static void test_parallel_bad_capped(void) {
@@ -236,6 +272,7 @@ int main(void) {
     test_no_threads_fallback();
     test_parallel_matches_serial();
     test_parallel_bad_capped();
+    test_cpu_counts();
     test_close_boundary();
     test_max_rel_err();
     test_close_rule();
