@@ -318,6 +318,20 @@ static void test_where_filter(void) {
     CHECK_CONTAINS(error_of(text), "where: none of the 36 combinations of the axes passes it; nothing would run");
     free(text);
 
+    /* a combination too long to name in full is cut short, not overrun */
+    hn_sb axes;
+    hn_sb_init(&axes);
+    for (int i = 0; i < 20; i++) hn_sb_addf(&axes, ", \"a_rather_long_axis_name_number_%02d\": [%d]", i, i);
+    text = xasprintf("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1], \"out_ch\": [2], \"filter_size\": 3, "
+                     "\"img_size\": 8%s}, \"params\": {\"h\": \"img_size / (in_ch - 1)\"}, \"variants\": [" BASE_VARIANT
+                     "]}",
+                     axes.buf);
+    hn_sb_free(&axes);
+    const char *long_e = error_of(text);
+    CHECK_CONTAINS(long_e, "(for in_ch=1,out_ch=2,filter_size=3,img_size=8,a_rather_long_axis_name_number_00=0,");
+    CHECK(!strstr(long_e, "number_19=19")); /* 20 x 38 characters do not fit */
+    free(text);
+
     /* a parameter that cannot be computed for a combination names it */
     text = grid_config(", \"params\": {\"h\": \"img_size / (in_ch - 2)\"}");
     const char *e = error_of(text);
