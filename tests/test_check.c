@@ -212,6 +212,7 @@ static void test_parallel_bad_capped(void) {
     free(vals);
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 static void *idle_thread(void *arg) {
     return arg;
 }
@@ -223,6 +224,7 @@ static __attribute__((noinline)) void dirty_stack(void) {
     volatile unsigned char junk[16384];
     for (size_t i = 0; i < sizeof junk; i++) junk[i] = 0xa5;
 }
+#endif
 
 /* When no thread can be started, the caller checks every part itself. Run in a
  * child whose address space is capped just above what it uses, so a thread's
