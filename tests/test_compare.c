@@ -706,6 +706,38 @@ static void test_repeat_and_order(void) {
     hn_table_free(&t);
 }
 
+
+/* A row has a time only when its status is ok or mismatch and the time is a
+ * number: an ok row without one, or a failed row with one, is not timed. The
+ * value column is as wide as its longest name (the baseline's here). */
+static void test_what_has_a_time(void) {
+    static const char text[] =
+        "case,label,variant,kernel,ACC,backend,status,reason,max_abs_err,time_median_ms\n"
+        "0,a,v,k,float32,emu,ok,,0.1,2\n"
+        "0,a,v,k,d,emu,ok,,0.3,\n"
+        "1,b,v,k,float32,emu,ok,,0.1,2\n"
+        "1,b,v,k,d,emu,timeout,slow,0.2,5\n";
+    hn_table t;
+    if (load_text(&t, text) != 0) return;
+    hn_compare c;
+    hn_err err;
+    CHECK_MSG(hn_compare_build(&c, &t, "ACC", NULL, &err) == 0, "%s", err.msg);
+    CHECK_INT(c.values[1].n_timed, 0);
+    CHECK(isnan(c.values[1].worst_abs_err));
+    CHECK_INT(c.values[1].n_ratio, 0);
+    CHECK_INT(c.n_excluded, 1);
+    CHECK_INT(c.values[0].n_fastest, 2);
+    char *out = print_of(&c, "timed");
+    CHECK_CONTAINS(out, "\n  ACC      status         median_ms     ratio  max_abs_err  max_rel_err  match_fraction\n"
+                        "  float32  ok                     2    1.000x          0.1            -               -\n"
+                        "  d        ok                     -         -            -            -               -\n");
+    CHECK_CONTAINS(out, "  d        timeout                -         -            -            -               -\n");
+    CHECK_CONTAINS(out, "verdict: d: no case where both d and float32 have a time\n");
+    free(out);
+    hn_compare_free(&c);
+    hn_table_free(&t);
+}
+
 /* `harness compare` on files written here: the default chart path (the column
  * name made safe for a file name), formats, nothing to compare, no time. */
 static void test_command_files(void) {
@@ -743,6 +775,27 @@ static void test_command_files(void) {
     free(pdf);
     free(out);
     free(errs);
+    /* --out without an extension: png, the name as given */
+    char *plain = xasprintf("%s/plainchart", dir);
+    const char *a6[] = {"compare", path, "--by", "acc:T", "--out", plain, NULL};
+    rc = hn_test_run_harness(dir, a6, &out, &errs);
+    CHECK_MSG(rc == 0 || rc == 1, "rc %d: %s", rc, errs);
+    if (rc == 0) CHECK(hn_file_exists(plain));
+    free(plain);
+    free(out);
+    free(errs);
+    /* a chart gnuplot cannot draw: exit 1 and why */
+    const char *gp = getenv("HARNESS_GNUPLOT");
+    char *saved_gp = gp ? xstrdup(gp) : NULL;
+    setenv("HARNESS_GNUPLOT", "/nonexistent/gnuplot", 1);
+    CHECK_INT(hn_test_run_harness(dir, a1, &out, &errs), 1);
+    CHECK_CONTAINS(errs, "harness compare: chart not drawn: ");
+    CHECK_CONTAINS(out, "verdict: d: ");
+    free(out);
+    free(errs);
+    if (saved_gp) setenv("HARNESS_GNUPLOT", saved_gp, 1);
+    else unsetenv("HARNESS_GNUPLOT");
+    free(saved_gp);
     const char *a4[] = {"compare", path, "--by", "acc:T", "--format", "gif", NULL};
     CHECK_INT(hn_test_run_harness(dir, a4, &out, &errs), 2);
     CHECK_CONTAINS(errs, "harness compare: --format gif: expected png, svg or pdf\n");
@@ -905,6 +958,7 @@ int main(void) {
     test_many_groups();
     test_build_errors();
     test_repeat_and_order();
+    test_what_has_a_time();
     test_command_files();
     test_cmd_direct();
     test_command();
