@@ -371,6 +371,23 @@ static void test_variant_expansion(void) {
     }
     hn_plan_free(p);
 
+    /* 40 variants: the array grows twice (16, 32, 64) and keeps them all in order */
+    hn_sb vals;
+    hn_sb_init(&vals);
+    for (int i = 0; i < 40; i++) hn_sb_addf(&vals, "%s%d", i ? ", " : "", i);
+    char *defs = xasprintf("\"defines\": {\"A\": [%s]}", vals.buf);
+    hn_sb_free(&vals);
+    text = variant_config(defs);
+    free(defs);
+    p = parse_ok(text);
+    free(text);
+    if (p) {
+        CHECK_INT(p->n_variants, 40);
+        for (int i = 0; i < p->n_variants; i++) CHECK_INT(p->variants[i].choice[0], i);
+        if (p->n_variants == 40) CHECK_STR(p->variants[39].label, "v[A=39]");
+    }
+    hn_plan_free(p);
+
     /* a single-valued define is not in the label; a later multi-valued one is */
     text = variant_config("\"defines\": {\"ONE\": 7, \"B\": [1, 2]}");
     p = parse_ok(text);
