@@ -674,7 +674,9 @@ static void test_repeat_and_order(void) {
         "1,b,v,k,f,emu,launch_error,boom,0.5,\n"
         "1,b,v,k,d,emu,ok,,0.2,1\n"
         "2,c,v,k,f,emu,ok,,0.1,3\n"
-        "2,c,v,k,d,emu,ok,,0.1,3\n";
+        "2,c,v,k,d,emu,ok,,0.1,3\n"
+        "3,e,v,k,f,emu,compile_error,,,\n"
+        "3,e,v,k,d,emu,ok,,0.1,6\n";
     hn_table t;
     if (load_text(&t, text) != 0) return;
     hn_compare c;
@@ -690,7 +692,8 @@ static void test_repeat_and_order(void) {
     CHECK_CONTAINS(dat, "# panel 1: Time ratio: median time / f's (> 1: slower than f)\n"
                         "0\t0\ta\t1\tNaN\tNaN\tok\t2\tNaN\tNaN\tok\n"
                         "1\t2\tc\t1\tNaN\tNaN\tok\t1\tNaN\tNaN\tok\n"
-                        "2\t1\tb\tNaN\tNaN\tNaN\tfailed\tNaN\tNaN\tNaN\tok\n");
+                        "2\t1\tb\tNaN\tNaN\tNaN\tfailed\tNaN\tNaN\tNaN\tok\n"
+                        "3\t3\te\tNaN\tNaN\tNaN\tfailed\tNaN\tNaN\tNaN\tok\n");
     CHECK_CONTAINS(dat, "# panel 2: Largest absolute error against the fp64 reference (max_abs_err)\n"
                         "0\t0\ta\t0.1\tNaN\tNaN\tok\t0.1\tNaN\tNaN\tok\n"
                         "1\t2\tc\t0.1\tNaN\tNaN\tok\t0.1\tNaN\tNaN\tok\n"
@@ -777,7 +780,7 @@ static void test_command_files(void) {
     free(errs);
     /* --out without an extension: png, the name as given */
     char *plain = xasprintf("%s/plainchart", dir);
-    const char *a6[] = {"compare", path, "--by", "acc:T", "--out", plain, NULL};
+    const char *a6[] = {"compare", path, "--by", "acc:T", "--out", "plainchart", NULL}; /* no '.' at all */
     rc = hn_test_run_harness(dir, a6, &out, &errs);
     CHECK_MSG(rc == 0 || rc == 1, "rc %d: %s", rc, errs);
     if (rc == 0) CHECK(hn_file_exists(plain));
