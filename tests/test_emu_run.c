@@ -522,7 +522,8 @@ static char *printed(long limit, int launches, long *dropped) {
     return text ? text : xstrdup("");
 }
 
-/* The printf budget counts lines per launch and may end inside one printf. */
+/* The printf budget counts lines per launch and may end inside one printf
+ * (the first, or the second after the first fitted: limit 4). */
 static void test_printf_budget(void) {
     static const struct {
         long limit;
@@ -530,8 +531,9 @@ static void test_printf_budget(void) {
         const char *out;
         long dropped;
     } cases[] = {
-        {-1, 1, "a\nb\nc\nd\n", 0}, {4, 1, "a\nb\nc\nd\n", 0}, {3, 1, "a\nb\nc\n", 1}, {2, 1, "a\nb\n", 2},
-        {1, 1, "a\n", 3},           {0, 1, "", 4},             {3, 2, "a\nb\nc\na\nb\nc\n", 2},
+        {-1, 1, "a\nb\nc\nd\ne\n", 0}, {5, 1, "a\nb\nc\nd\ne\n", 0}, {4, 1, "a\nb\nc\nd\n", 1},
+        {3, 1, "a\nb\nc\n", 2},        {2, 1, "a\nb\n", 3},              {1, 1, "a\n", 4},
+        {0, 1, "", 5},                  {3, 2, "a\nb\nc\na\nb\nc\n", 4},
     };
     for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
         long dropped = -1;

@@ -28,7 +28,7 @@
  *   late_upgrade      the switch to fibers at thread 40 of a 2D block, after 40
  *                     threads have returned in loop mode
  *   shfl_edges        shuffles past the warp and across width-8 segments
- *   print_lines       four lines in two printf calls, for the printf budget
+ *   print_lines       five lines in two printf calls, for the printf budget
  */
 #include <stdio.h>
 
@@ -286,5 +286,5 @@ __global__ void shfl_edges(int *out) {
 __global__ void print_lines(int *unused) {
     (void)unused;
     printf("a\nb\nc\n");
-    printf("d\n");
+    printf("d\ne\n");
 }
