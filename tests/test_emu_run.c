@@ -315,6 +315,21 @@ static void test_handoff(void) {
     be->ops->free(be, d_out);
 }
 
+/* A block of 1024 threads (the most) with a barrier: all of them on fibers. */
+static void test_full_block(void) {
+    int *out = xmalloc(1024 * sizeof *out), sync = 1;
+    hn_dptr d_out = emu_buf(be, NULL, 1024 * 4);
+    void *args[] = {&d_out, &sync};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_INDEX3D], 1, 1, 1, 32, 32, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, 1024 * 4);
+    int bad = 0;
+    for (int t = 0; t < 1024; t++) bad += out[t] != t;
+    CHECK_INT(bad, 0);
+    be->ops->free(be, d_out);
+    free(out);
+}
+
 static void test_index3d(void) {
     unsigned g[3] = {3, 2, 2}, bl[3] = {8, 4, 2};
     int per = 64, nb = 12, *out = xmalloc((size_t)(per * nb) * sizeof *out);
@@ -639,6 +654,7 @@ int main(void) {
     test_dyn_file_scope();
     test_handoff();
     test_index3d();
+    test_full_block();
     test_noinline();
     test_votes();
     test_late_upgrade();
