@@ -788,6 +788,42 @@ static void test_three_values(void) {
     hn_table_free(&t);
 }
 
+
+/* Chart labels of exactly 44 characters stay whole; 45 are cut to 41 and "...". */
+static void test_label_edge(void) {
+    char k44[40], k45[41];
+    memset(k44, 'a', 39);
+    k44[39] = '\0';
+    memset(k45, 'b', 40);
+    k45[40] = '\0';
+    char *text = xasprintf("case,label,variant,kernel,ACC,backend,status,time_median_ms\n"
+                           "0,L0,v1,%s,f,emu,ok,1\n0,L0,v1,%s,d,emu,ok,2\n"
+                           "0,L0,v2,%s,f,emu,ok,3\n0,L0,v2,%s,d,emu,ok,4\n",
+                           k44, k44, k45, k45);
+    hn_table t;
+    int rc = load_text(&t, text);
+    free(text);
+    if (rc) return;
+    hn_compare c;
+    hn_err err;
+    CHECK_MSG(hn_compare_build(&c, &t, "ACC", NULL, &err) == 0, "%s", err.msg);
+    hn_plot_bars b;
+    hn_compare_chart(&c, "edge", &b);
+    CHECK_INT(b.panels[0].n_cases, 2);
+    if (b.panels[0].n_cases == 2) {
+        char *want44 = xasprintf("L0 [%s]", k44), *want45 = xasprintf("L0 [%.36s...", k45);
+        CHECK_INT((int)strlen(want44), 44);
+        CHECK_INT((int)strlen(want45), 44);
+        CHECK_STR(b.panels[0].labels[0], want44);
+        CHECK_STR(b.panels[0].labels[1], want45);
+        free(want44);
+        free(want45);
+    }
+    hn_plot_bars_free(&b);
+    hn_compare_free(&c);
+    hn_table_free(&t);
+}
+
 /* `harness compare` on files written here: the default chart path (the column
  * name made safe for a file name), formats, nothing to compare, no time. */
 static void test_command_files(void) {
@@ -1010,6 +1046,7 @@ int main(void) {
     test_repeat_and_order();
     test_what_has_a_time();
     test_three_values();
+    test_label_edge();
     test_command_files();
     test_cmd_direct();
     test_command();
