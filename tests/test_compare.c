@@ -778,6 +778,13 @@ static void test_three_values(void) {
     char *row = xasprintf("\n  %s  ok ", longname); /* the long name itself is not cut */
     CHECK_CONTAINS(out, row);
     free(row);
+    /* one verdict line per value but the baseline, each on its own */
+    char *verdicts = xasprintf("\nverdict: d: as fast as f (geometric mean over 2 cases), max abs error n/a vs n/a\n"
+                               "verdict: %s: 4.00x slower than f (geometric mean over 1 case), max abs error n/a vs "
+                               "n/a\n",
+                               longname);
+    CHECK_CONTAINS(out, verdicts);
+    free(verdicts);
     free(out);
     hn_compare_free(&c);
     /* a baseline with no partner: the build fails and leaves c empty */
