@@ -60,7 +60,7 @@ static hn_plan *parse_ok(const char *text) {
     hn_plan *p = NULL;
     hn_err err;
     if (hn_plan_parse(full, "cfg/test.json", -1, &p, &err) != 0) {
-        fprintf(stderr, "unexpected error: %s\n", err.msg);
+        CHECK_MSG(0, "unexpected error: %s", err.msg); /* a test that cannot start fails */
         p = NULL;
     }
     free(full);
@@ -276,6 +276,250 @@ static void test_hostile_input(void) {
     hn_sb_free(&sb);
 }
 
+/* ---- sweep.c: sampling, where filters, variants --------------------------------- */
+
+/* A config over in_ch 1..6 x out_ch 1..6 with the given top-level extras. */
+static char *grid_config(const char *extra) {
+    return xasprintf("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1,2,3,4,5,6], \"out_ch\": [1,2,3,4,5,6], "
+                     "\"filter_size\": 3, \"img_size\": 8}%s, \"variants\": [" BASE_VARIANT "]}",
+                     extra);
+}
+
+static int64_t combo(const hn_case *c) {
+    return (c->values[0].i - 1) * 6 + (c->values[1].i - 1);
+}
+
+/* Cases carry their position (id) and their combination (index, first axis
+ * slowest); a sample is the same set for the same seed on every machine (the
+ * generator is ours), kept in enumeration order. */
+static void test_sample_exact(void) {
+    char *text = grid_config(", \"where\": [\"in_ch <= out_ch\"], \"sample\": {\"count\": 10, \"seed\": 42}");
+    hn_plan *p = parse_ok(text);
+    free(text);
+    if (!p) return;
+    /* recorded from the generator: a change here changes which cases every
+     * sampled sweep runs, and so what results files recorded before mean */
+    static const int64_t want[10] = {1, 3, 4, 5, 7, 14, 15, 16, 22, 29};
+    CHECK_INT(p->n_cases, 10);
+    for (int64_t i = 0; i < p->n_cases && i < 10; i++) {
+        CHECK_INT(p->cases[i].id, i);
+        CHECK_INT(p->cases[i].index, want[i]);
+        CHECK_INT(combo(&p->cases[i]), p->cases[i].index);
+    }
+    hn_plan_free(p);
+
+    /* a sample of one is one case, not all of them */
+    text = grid_config(", \"sample\": {\"count\": 1, \"seed\": 42}");
+    p = parse_ok(text);
+    free(text);
+    if (p) {
+        CHECK_INT(p->n_total, 36);
+        CHECK_INT(p->n_cases, 1);
+        CHECK_INT(p->cases[0].id, 0);
+    }
+    hn_plan_free(p);
+
+    /* no sample: every case, ids and indices in order */
+    text = grid_config(", \"where\": \"in_ch * out_ch == 6\"");
+    p = parse_ok(text);
+    free(text);
+    if (p) {
+        CHECK_INT(p->n_total, 4); /* 1x6, 2x3, 3x2, 6x1 */
+        CHECK_INT(p->n_cases, 4);
+        static const int64_t idx[4] = {5, 8, 13, 30};
+        for (int64_t i = 0; i < p->n_cases && i < 4; i++) {
+            CHECK_INT(p->cases[i].id, i);
+            CHECK_INT(p->cases[i].index, idx[i]);
+            CHECK_INT(combo(&p->cases[i]), idx[i]);
+        }
+    }
+    hn_plan_free(p);
+}
+
+/* where: several constraints must all hold; exactly one survivor is a sweep of
+ * one; none is an error naming the count. */
+static void test_where_filter(void) {
+    char *text = grid_config(", \"where\": [\"in_ch >= 3\", \"out_ch == in_ch + 3\"]");
+    hn_plan *p = parse_ok(text);
+    free(text);
+    if (p) {
+        CHECK_INT(p->n_total, 1); /* 24 and 3 pass one of them, only (3, 6) both */
+        CHECK_INT(p->cases[0].index, 2 * 6 + 5);
+    }
+    hn_plan_free(p);
+
+    text = grid_config(", \"where\": [\"in_ch == 4\", \"out_ch == 2\"]");
+    p = parse_ok(text);
+    free(text);
+    if (p) {
+        CHECK_INT(p->n_total, 1);
+        CHECK_INT(p->n_cases, 1);
+        CHECK_INT(p->cases[0].values[0].i, 4);
+        CHECK_INT(p->cases[0].values[1].i, 2);
+    }
+    hn_plan_free(p);
+
+    text = grid_config(", \"where\": [\"in_ch > 6\"]");
+    CHECK_CONTAINS(error_of(text), "where: none of the 36 combinations of the axes passes it; nothing would run");
+    free(text);
+
+    /* a combination too long to name in full is cut short, not overrun */
+    hn_sb axes;
+    hn_sb_init(&axes);
+    for (int i = 0; i < 20; i++) hn_sb_addf(&axes, ", \"a_rather_long_axis_name_number_%02d\": [%d]", i, i);
+    text = xasprintf("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1], \"out_ch\": [2], \"filter_size\": 3, "
+                     "\"img_size\": 8%s}, \"params\": {\"h\": \"img_size / (in_ch - 1)\"}, \"variants\": [" BASE_VARIANT
+                     "]}",
+                     axes.buf);
+    hn_sb_free(&axes);
+    const char *long_e = error_of(text);
+    CHECK_CONTAINS(long_e, "(for in_ch=1,out_ch=2,filter_size=3,img_size=8,a_rather_long_axis_name_number_00=0,");
+    CHECK(!strstr(long_e, "number_19=19")); /* 20 x 38 characters do not fit */
+    free(text);
+
+    /* a parameter that cannot be computed for a combination names it */
+    text = grid_config(", \"params\": {\"h\": \"img_size / (in_ch - 2)\"}");
+    const char *e = error_of(text);
+    CHECK_CONTAINS(e, "division by zero");
+    CHECK_CONTAINS(e, "(for in_ch=2,out_ch=1,filter_size=3,img_size=8)");
+    free(text);
+}
+
+/* A variant spec with DEFINES text ("\"defines\": {...}") and extra keys. */
+static char *variant_config(const char *defines_and_where) {
+    return xasprintf(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"conv2d_pad\", \"name\": \"v\", %s, "
+                                      "\"block\": [16, 16], \"grid\": [1, 1], \"args\": [\"in\"]}"),
+                     defines_and_where);
+}
+
+static void test_variant_expansion(void) {
+    /* 5 x 4 = 20 define combinations (more than the first allocation), first
+     * define slowest; a defines-only where keeps 17 */
+    char *text = variant_config("\"defines\": {\"A\": [0, 1, 2, 3, 4], \"B\": [10, 20, 30, 40]}, "
+                                "\"where\": [\"A * 10 + B / 10 < 42\"]");
+    hn_plan *p = parse_ok(text);
+    free(text);
+    if (p) {
+        CHECK_INT(p->n_variants, 17); /* 4 + 4 + 4 + 4 + 1 (A=4, B=10) */
+        int k = 0;
+        for (int a = 0; a < 5; a++)
+            for (int b = 1; b <= 4; b++) {
+                if (a * 10 + b >= 42) continue;
+                char want[64];
+                snprintf(want, sizeof want, "v[A=%d,B=%d]", a, b * 10);
+                if (k < p->n_variants) CHECK_STR(p->variants[k].label, want);
+                if (k < p->n_variants) CHECK_INT(p->variants[k].choice[0], a);
+                if (k < p->n_variants) CHECK_INT(p->variants[k].choice[1], b - 1);
+                k++;
+            }
+        CHECK_INT(k, 17);
+    }
+    hn_plan_free(p);
+
+    /* 40 variants: the array grows twice (16, 32, 64) and keeps them all in order */
+    hn_sb vals;
+    hn_sb_init(&vals);
+    for (int i = 0; i < 40; i++) hn_sb_addf(&vals, "%s%d", i ? ", " : "", i);
+    char *defs = xasprintf("\"defines\": {\"A\": [%s]}", vals.buf);
+    hn_sb_free(&vals);
+    text = variant_config(defs);
+    free(defs);
+    p = parse_ok(text);
+    free(text);
+    if (p) {
+        CHECK_INT(p->n_variants, 40);
+        for (int i = 0; i < p->n_variants; i++) CHECK_INT(p->variants[i].choice[0], i);
+        if (p->n_variants == 40) CHECK_STR(p->variants[39].label, "v[A=39]");
+    }
+    hn_plan_free(p);
+
+    /* a single-valued define is not in the label; a later multi-valued one is */
+    text = variant_config("\"defines\": {\"ONE\": 7, \"B\": [1, 2]}");
+    p = parse_ok(text);
+    free(text);
+    if (p) {
+        CHECK_INT(p->n_variants, 2);
+        CHECK_STR(p->variants[0].label, "v[B=1]");
+        CHECK_STR(p->variants[1].label, "v[B=2]");
+        CHECK_STR(hn_variant_define(p, &p->variants[1], "ONE"), "7");
+    }
+    hn_plan_free(p);
+
+    /* where constraints that exclude every combination, or fail to evaluate */
+    text = variant_config("\"defines\": {\"A\": [1, 2]}, \"where\": [\"A > 2\"]");
+    CHECK_CONTAINS(error_of(text), "variants[0] ('v'): its where constraints exclude every define combination");
+    free(text);
+    text = variant_config("\"defines\": {\"A\": [1, 2]}, \"where\": [\"A / (A - 2) >= 0\"]");
+    const char *e = error_of(text);
+    CHECK_CONTAINS(e, "variants[0].where[0] ('A / (A - 2) >= 0'): ");
+    CHECK_CONTAINS(e, "division by zero");
+    free(text);
+}
+
+/* At most 100000 define combinations per spec: 100000 is accepted (a where
+ * keeps one of them), 100001 (11 x 9091) is not. */
+static void test_define_limit(void) {
+    hn_sb vals;
+    hn_sb_init(&vals);
+    for (int i = 0; i < 10000; i++) hn_sb_addf(&vals, "%s%d", i ? "," : "", i);
+    char *defs = xasprintf("\"defines\": {\"A\": [0,1,2,3,4,5,6,7,8,9], \"B\": [%s]}, "
+                           "\"where\": [\"A == 3 && B == 77\"]", vals.buf);
+    char *text = variant_config(defs);
+    hn_plan *p = parse_ok(text);
+    if (p) {
+        CHECK_INT(p->n_variants, 1);
+        if (p->n_variants == 1) CHECK_STR(p->variants[0].label, "v[A=3,B=77]");
+    }
+    hn_plan_free(p);
+    free(text);
+    free(defs);
+    hn_sb_reset(&vals);
+    for (int i = 0; i < 9091; i++) hn_sb_addf(&vals, "%s%d", i ? "," : "", i);
+    defs = xasprintf("\"defines\": {\"A\": [0,1,2,3,4,5,6,7,8,9,10], \"B\": [%s]}", vals.buf);
+    text = variant_config(defs);
+    CHECK_CONTAINS(error_of(text), "variants[0].defines: more than 100000 combinations");
+    free(text);
+    free(defs);
+    hn_sb_free(&vals);
+}
+
+/* hn_sweep_variant_applies: every where must hold, the first that fails is
+ * named, an evaluation error is -1 with the constraint in the message. */
+static void test_variant_applies(void) {
+    char *text = variant_config("\"defines\": {\"T\": [4, 8]}, "
+                                "\"where\": [\"T <= in_ch * 4\", \"out_ch / (in_ch - 1) > 0\", \"T >= 4\"]");
+    hn_plan *p = parse_ok(text);
+    free(text);
+    if (!p) return;
+    CHECK_INT(p->n_variants, 2);
+    hn_err err;
+    double params[32];
+    for (int64_t ci = 0; ci < p->n_cases; ci++) {
+        const hn_case *c = &p->cases[ci];
+        CHECK(hn_plan_case_params(p, c, params, &err) == 0);
+        int64_t in = c->values[0].i;
+        for (int v = 0; v < 2; v++) {
+            const char *failed = "untouched";
+            int want_T = v ? 8 : 4;
+            int rc = hn_sweep_variant_applies(p, &p->variants[v], c, params, &failed, &err);
+            if (want_T > in * 4) {
+                CHECK_INT(rc, 0);
+                CHECK_STR(failed, "T <= in_ch * 4");
+                CHECK_INT(hn_sweep_variant_applies(p, &p->variants[v], c, params, NULL, &err), 0);
+            } else if (in == 1) {
+                CHECK_INT(rc, -1);
+                CHECK_CONTAINS(err.msg, "where 'out_ch / (in_ch - 1) > 0'");
+                CHECK_CONTAINS(err.msg, "division by zero");
+                CHECK_STR(failed, "untouched");
+            } else {
+                CHECK_INT(rc, 1);
+                CHECK_STR(failed, "untouched");
+            }
+        }
+    }
+    hn_plan_free(p);
+}
+
 int main(void) {
     test_seed_sweep();
     test_enumeration_and_params();
@@ -283,5 +527,10 @@ int main(void) {
     test_define_axes_and_where();
     test_bad_input();
     test_hostile_input();
+    test_sample_exact();
+    test_where_filter();
+    test_variant_expansion();
+    test_define_limit();
+    test_variant_applies();
     return hn_test_exit();
 }

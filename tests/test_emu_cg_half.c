@@ -729,7 +729,7 @@ static const char *const cg_kernels[] = {
     "tile_reduce<1>", "tile_reduce<2>", "tile_reduce<4>", "tile_reduce<8>", "tile_reduce<16>",
     "tile_reduce<32>", "tile_scan<8>", "tile_scan<16>", "tile_scan<32>", "tile_shuffle<8>",
     "tile_shuffle<16>", "tile_votes<8>", "tile_votes<32>", "block_reduce", "partial_tiles",
-    "aggregate", "partitions", "grid_ranks", "big_shuffle"};
+    "aggregate", "partitions", "grid_ranks", "big_shuffle", "coalesced_twice"};
 
 /* the float sum of a tile as CUDA's cg::reduce computes it for `lane`: a
  * butterfly of shfl_xor from n/2 down to 1, each step out = out + other */
@@ -967,6 +967,20 @@ static void test_partial_tiles(void) {
     CHECK_INT(bad, 0);
     CHECK_INT(out[99], 4); /* the last dynamic tile is short */
     FREE(d_in);
+    FREE(d_out);
+}
+
+/* The second coalesced_threads() waits for the lanes still finishing the first:
+ * both groups are the whole warp. */
+static void test_coalesced_twice(void) {
+    int nb = 2, bs = 64, n = nb * bs, out[2 * 128];
+    hn_dptr d_out = DEV(NULL, sizeof out);
+    void *args[] = {&d_out};
+    launch(kernel(&cgm, "coalesced_twice"), (unsigned)nb, 1, (unsigned)bs, args);
+    GET(out, d_out, sizeof out);
+    bad = 0;
+    for (int i = 0; i < 2 * n; i++) EXPECT(out[i] == 32, "thread %d, group %d: size %d", i % n, i / n + 1, out[i]);
+    CHECK_INT(bad, 0);
     FREE(d_out);
 }
 
@@ -1244,6 +1258,7 @@ int main(void) {
     test_block_reduce();
     test_partial_tiles();
     test_aggregate();
+    test_coalesced_twice();
     test_partitions();
     test_grid_and_big();
     test_divergence();

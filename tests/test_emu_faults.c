@@ -5,6 +5,7 @@
  * assert, division by zero. Each message must name the kernel, block, thread and
  * line; after each failure a correct kernel must still run in the same process.
  */
+#include "emu/shim/hn_emu_abi.h"
 #include "test_emu_common.h"
 
 static const char *const kernels[] = {
@@ -13,11 +14,15 @@ static const char *const kernels[] = {
     "deep_recursion",    "spin_forever",      "spin_atomic",     "crash_while_spinning",
     "failed_assert",     "divide_by_zero",    "dyn_overflow",    "dyn_read_overflow",
     "dyn_pad_write",     "static_overflow",   "static_read_overflow", "ok_sum",
+    "early_exit_shfl",   "late_exit_shfl",    "bad_width",       "mask_without_self",
+    "mask_mismatch",     "barrier_deadlock",  "exit_before_barrier", "spin_alone",
+    "bad_collective",
 };
 enum {
     K_DIVERGENT, K_SAME_LINE, K_EXIT, K_DEADLOCK, K_MISSING, K_EXITED, K_OOB, K_NULL, K_DEEP,
     K_SPIN, K_SPIN_ATOMIC, K_CRASH_SPIN, K_ASSERT, K_DIV, K_DYN, K_DYN_READ, K_DYN_PAD,
-    K_STATIC, K_STATIC_READ, K_OK, K_COUNT
+    K_STATIC, K_STATIC_READ, K_OK, K_EARLY_EXIT, K_LATE_EXIT, K_BAD_WIDTH, K_NO_SELF, K_MISMATCH,
+    K_BAR_DEADLOCK, K_EXIT_BEFORE, K_SPIN_ALONE, K_BAD_OP, K_COUNT
 };
 
 static hn_module_image img;
@@ -305,6 +310,152 @@ static void test_shared_overruns(void) {
     check_still_works();
 }
 
+
+/* The whole message, with "@name" markers replaced by broken.cu:<line>. */
+static void check_message(const char *m, const char *want_fmt, const char *const *marks, int n_marks) {
+    char *want = xstrdup(want_fmt);
+    for (int i = 0; i < n_marks; i++) {
+        char *tag = xasprintf("@%s", marks[i]);
+        char *where = at(marks[i]);
+        char *p = strstr(want, tag);
+        if (p) {
+            char *next = xasprintf("%.*s%s%s", (int)(p - want), want, where, p + strlen(tag));
+            free(want);
+            want = next;
+        }
+        free(tag);
+        free(where);
+    }
+    CHECK_STR(m, want);
+    free(want);
+}
+
+/* Collectives whose lanes can never all arrive, or that are called wrongly:
+ * every message in full (which thread, which lanes, which line). */
+static void test_collective_misuse(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_EARLY_EXIT], 1, 32, 0, args);
+    static const char *const early[] = {"early_exit"};
+    check_message(m,
+                  "kernel 'early_exit_shfl' block (0,0,0) thread (8,0,0): __shfl_sync at @early_exit: mask "
+                  "0xffffffff names lane 0 (thread (0,0,0)), which has exited and will never arrive",
+                  early, 1);
+    m = expect_fail(be, ks[K_LATE_EXIT], 1, 32, 0, args);
+    static const char *const late[] = {"late_exit"};
+    check_message(m,
+                  "kernel 'late_exit_shfl' block (0,0,0) thread (15,0,0): __shfl_sync at @late_exit: mask "
+                  "0xffffffff names lane 31 (thread (31,0,0)), which has exited and will never arrive",
+                  late, 1);
+    /* the same full mask in a 48-thread block: warp 1 has lanes 0-15 only */
+    m = expect_fail(be, ks[K_MISSING], 1, 48, 0, args);
+    static const char *const missing[] = {"missing"};
+    check_message(m,
+                  "kernel 'missing_lanes' block (0,0,0) thread (32,0,0): __shfl_sync at @missing: mask 0xffffffff "
+                  "names lanes 16-31 of warp 1, which do not exist (the block has 48 threads); they will never "
+                  "arrive",
+                  missing, 1);
+    static const char *const width[] = {"bad_width"};
+    const int widths[] = {64, 0, 12};
+    for (int i = 0; i < 3; i++) {
+        int w = widths[i];
+        void *wargs[] = {&d, &w};
+        m = expect_fail(be, ks[K_BAD_WIDTH], 1, 32, 0, wargs);
+        char *fmt = xasprintf("kernel 'bad_width' block (0,0,0) thread (0,0,0): __shfl_sync at @bad_width: width %d "
+                              "is not a power of two from 1 to 32",
+                              w);
+        check_message(m, fmt, width, 1);
+        free(fmt);
+    }
+    m = expect_fail(be, ks[K_NO_SELF], 1, 32, 0, args);
+    static const char *const no_self[] = {"no_self"};
+    check_message(m,
+                  "kernel 'mask_without_self' block (0,0,0) thread (0,0,0): __shfl_sync at @no_self: mask 0x00000002 "
+                  "does not include the calling lane 0",
+                  no_self, 1);
+    m = expect_fail(be, ks[K_MISMATCH], 1, 32, 0, args);
+    static const char *const mism[] = {"mismatch", "mismatch"};
+    check_message(m,
+                  "kernel 'mask_mismatch' block (0,0,0) thread (1,0,0): __shfl_sync at @mismatch with mask 0x00000003, "
+                  "while lanes 0 wait in __shfl_sync at @mismatch with mask 0xffffffff: the masks must match",
+                  mism, 2);
+    m = expect_fail(be, ks[K_BAR_DEADLOCK], 1, 32, 0, args);
+    static const char *const dl[] = {"bd_bar", "bd_shfl"};
+    check_message(m,
+                  "kernel 'barrier_deadlock' block (0,0,0) thread (0,0,0): deadlock: no thread can run: 16 of 32 "
+                  "threads wait at __syncthreads (@bd_bar); warp 0 lanes 16-31 wait in __shfl_sync (@bd_shfl) with "
+                  "mask 0xffffffff for lanes 0-15",
+                  dl, 1 + 1);
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+/* A thread that leaves while others wait at a barrier, or before they reach
+ * it: the message names it and counts the others (one, or several). */
+static void test_exit_and_barrier(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    static const char *const mark[] = {"exit_before"};
+    static const struct {
+        int k;
+        const char *want;
+    } cases[] = {
+        {0, "kernel 'exit_before_barrier' block (0,0,0) thread (1,0,0): divergent __syncthreads: waits at "
+            "@exit_before, but thread (0,0,0) has already exited (1 of 32 threads exited) and will never arrive"},
+        {1, "kernel 'exit_before_barrier' block (0,0,0) thread (1,0,0): exited while 1 thread waits at "
+            "__syncthreads (@exit_before): divergent __syncthreads (every thread of the block must reach it)"},
+        {3, "kernel 'exit_before_barrier' block (0,0,0) thread (3,0,0): exited while 3 threads wait at "
+            "__syncthreads (@exit_before): divergent __syncthreads (every thread of the block must reach it)"},
+    };
+    for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
+        int k = cases[i].k;
+        void *args[] = {&d, &k};
+        const char *m = expect_fail(be, ks[K_EXIT_BEFORE], 1, 32, 0, args);
+        check_message(m, cases[i].want, mark, 1);
+    }
+    /* lanes waiting in a shuffle when one of their mask leaves */
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_EXITED], 1, 32, 0, args);
+    static const char *const ex[] = {"exited", "exited"};
+    check_message(m,
+                  "kernel 'exited_lane' block (0,0,0) thread (8,0,0): exited while lanes 0-7 of warp 0 wait in "
+                  "__shfl_sync (@exited) with mask 0xffffffff, which names this lane: divergent __shfl_sync (every "
+                  "lane of the mask must reach it)",
+                  ex, 1);
+    m = expect_fail(be, ks[K_DIVERGENT], 1, 32, 0, args);
+    CHECK_CONTAINS(m, "thread (16,0,0): divergent __syncthreads: waits at ");
+    CHECK_CONTAINS(m, " while thread (0,0,0) waits at __syncthreads (broken.cu:");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
+/* A thread spinning alone (its block has nothing else to run) is stopped by the
+ * time-out, and the message names that thread; an unknown collective op is an
+ * error, not a crash. */
+static void test_spin_alone_and_bad_op(void) {
+    hn_dptr d = emu_buf(be_short, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be_short, ks_short[K_SPIN_ALONE], 1, 2, 0, args);
+    CHECK_CONTAINS(m, "kernel 'spin_alone'");
+    CHECK_CONTAINS(m, "timed out");
+    CHECK_CONTAINS(m, "block (0,0,0) thread (1,0,0)");
+    CHECK_AT(m, "spin_alone");
+    be_short->ops->free(be_short, d);
+    check_still_works();
+
+    d = emu_buf(be, NULL, 64 * 4);
+    const int ops[] = {-1, HN_EMU_OP_COUNT_, HN_EMU_API_COUNT_ << HN_EMU_OP_API_SHIFT};
+    for (int i = 0; i < 3; i++) {
+        int op = ops[i];
+        void *oargs[] = {&d, &op};
+        m = expect_fail(be, ks[K_BAD_OP], 1, 32, 0, oargs);
+        char *want = xasprintf("kernel 'bad_collective' block (0,0,0) thread (0,0,0): unknown collective %d", op);
+        CHECK_STR(m, want);
+        free(want);
+    }
+    be->ops->free(be, d);
+    check_still_works();
+}
+
 int main(void) {
     char *path = emu_kernel_path("broken.cu");
     char *log = NULL;
@@ -333,6 +484,9 @@ int main(void) {
     test_assert_and_div();
     test_dyn_overflow();
     test_shared_overruns();
+    test_collective_misuse();
+    test_exit_and_barrier();
+    test_spin_alone_and_bad_op();
     for (int i = 0; i < K_COUNT; i++) {
         be->ops->kernel_free(be, ks[i]);
         be_short->ops->kernel_free(be_short, ks_short[i]);

@@ -14,11 +14,13 @@ static const char *const kernels[] = {
     "reduce_shared", "reduce_warp", "ballot_count", "histogram", "sum_float",
     "sum_double",    "dyn_cast",    "scale<3>",     "poly_const", "saxpy_stride",
     "ordered_print", "sync_votes",  "warp_misc",    "dyn_file_scope", "handoff",
-    "index3d",       "noinline_call",
+    "index3d",       "noinline_call", "votes",          "late_upgrade",   "shfl_edges",
+    "print_lines",
 };
 enum {
     K_REDUCE_SHARED, K_REDUCE_WARP, K_BALLOT, K_HIST, K_SUM_F, K_SUM_D, K_DYN_CAST, K_SCALE,
-    K_POLY, K_SAXPY, K_ORDERED, K_VOTES, K_WARP_MISC, K_DYN_FS, K_HANDOFF, K_INDEX3D, K_NOINLINE, K_COUNT
+    K_POLY, K_SAXPY, K_ORDERED, K_VOTES, K_WARP_MISC, K_DYN_FS, K_HANDOFF, K_INDEX3D, K_NOINLINE, K_VOTES_ALL,
+    K_LATE, K_SHFL_EDGES, K_PRINT_LINES, K_COUNT
 };
 
 static hn_module_image img;
@@ -251,6 +253,13 @@ static void test_sync_votes(void) {
     CHECK_INT(out[0], 100);
     CHECK_INT(out[1], 1);
     CHECK_INT(out[2], 1);
+    for (int i = 0; i < 100; i++) in[i] = -i; /* none: __syncthreads_or is 0 */
+    be->ops->upload(be, d_in, in, sizeof in, &err);
+    CHECK_MSG(emu_launch(be, ks[K_VOTES], 1, 1, 1, 100, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    CHECK_INT(out[0], 0);
+    CHECK_INT(out[1], 0);
+    CHECK_INT(out[2], 0);
     be->ops->free(be, d_in);
     be->ops->free(be, d_out);
 }
@@ -306,6 +315,21 @@ static void test_handoff(void) {
     be->ops->free(be, d_out);
 }
 
+/* A block of 1024 threads (the most) with a barrier: all of them on fibers. */
+static void test_full_block(void) {
+    int *out = xmalloc(1024 * sizeof *out), sync = 1;
+    hn_dptr d_out = emu_buf(be, NULL, 1024 * 4);
+    void *args[] = {&d_out, &sync};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_INDEX3D], 1, 1, 1, 32, 32, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, 1024 * 4);
+    int bad = 0;
+    for (int t = 0; t < 1024; t++) bad += out[t] != t;
+    CHECK_INT(bad, 0);
+    be->ops->free(be, d_out);
+    free(out);
+}
+
 static void test_index3d(void) {
     unsigned g[3] = {3, 2, 2}, bl[3] = {8, 4, 2};
     int per = 64, nb = 12, *out = xmalloc((size_t)(per * nb) * sizeof *out);
@@ -335,6 +359,204 @@ static void test_noinline(void) {
     emu_get(be, out, d, sizeof out);
     for (int i = 0; i < 32; i++) CHECK_INT(out[i], 7 * i);
     be->ops->free(be, d);
+}
+
+/* The reference of the votes kernel (basic.cu): what each of the 64 threads
+ * writes, from the inputs of its warp (lanes base..base+31) and of the block. */
+enum { VOTES_OUT = 24 };
+
+static void votes_ref(const int *in, unsigned *want) {
+    int count = 0;
+    for (int t = 0; t < 64; t++) count += in[t] > 0;
+    for (int t = 0; t < 64; t++) {
+        int base = t & ~31, lane = t & 31;
+        unsigned *w = &want[t * VOTES_OUT];
+        for (int half = 0; half < 2; half++) {
+            int nl = half ? 16 : 32;
+            unsigned ballot = 0, same = 0, add = 0, and_ = ~0u, or_ = 0, xor_ = 0, umin = ~0u, umax = 0;
+            int smin = in[base], smax = in[base];
+            for (int l = 0; l < nl; l++) {
+                int x = in[base + l];
+                if (x > 0) ballot |= 1u << l;
+                if (x == in[t]) same |= 1u << l;
+                add += (unsigned)x;
+                and_ &= (unsigned)x;
+                or_ |= (unsigned)x;
+                xor_ ^= (unsigned)x;
+                if (x < smin) smin = x;
+                if (x > smax) smax = x;
+                if ((unsigned)x < umin) umin = (unsigned)x;
+                if ((unsigned)x > umax) umax = (unsigned)x;
+            }
+            unsigned mask = half ? 0xffffu : 0xffffffffu;
+            if (!half) {
+                w[0] = ballot;
+                w[1] = ballot != 0;
+                w[2] = ballot == mask;
+                w[3] = add;
+                w[4] = (unsigned)smin;
+                w[5] = umin;
+                w[6] = (unsigned)smax;
+                w[7] = umax;
+                w[8] = and_;
+                w[9] = or_;
+                w[10] = xor_;
+                w[11] = same;
+                w[12] = same == mask ? mask : 0;
+                w[13] = same == mask;
+                w[14] = (unsigned)count;
+                w[15] = count == 64;
+                w[16] = count > 0;
+            } else if (lane < 16) {
+                w[17] = ballot;
+                w[18] = ballot != 0;
+                w[19] = ballot == mask;
+                w[20] = (unsigned)smin;
+                w[21] = same;
+                w[22] = same == mask ? mask : 0;
+                w[23] = same == mask;
+            } else {
+                for (int k = 17; k < VOTES_OUT; k++) w[k] = 0xdeadu;
+            }
+        }
+    }
+}
+
+/* Every vote with both outcomes: mixed signs (some true, unsigned and signed
+ * extremes differ), all true and all equal (match_all holds), none true, one
+ * lane true, and all true but one in each half-warp. */
+static void test_votes(void) {
+    enum { N = 64 };
+    int in[N];
+    unsigned out[N * VOTES_OUT], want[N * VOTES_OUT];
+    hn_dptr d_in = emu_buf(be, NULL, sizeof in), d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_in, &d_out};
+    static const int preds[] = {1, 2, 13, 15, 16, 18, 19, 23}; /* the 0/1 outcomes */
+    unsigned seen[VOTES_OUT] = {0};
+    for (int set = 0; set < 5; set++) {
+        for (int t = 0; t < N; t++) {
+            switch (set) {
+            case 0: in[t] = (t * 37) % 11 - 5 + (t == 40 ? 1000 : 0); break; /* mixed */
+            case 1: in[t] = t < 32 ? 7 : 3; break;                            /* all true, all equal */
+            case 2: in[t] = -(t % 3); break;                                   /* none true */
+            case 3: in[t] = t == 37 ? 1 : 0; break;                            /* one lane */
+            default: in[t] = t % 16 == 9 ? 0 : 5; break;                      /* all but one */
+            }
+        }
+        hn_err err;
+        CHECK(be->ops->upload(be, d_in, in, sizeof in, &err) == 0);
+        CHECK_MSG(emu_launch(be, ks[K_VOTES_ALL], 1, 1, 1, N, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+        emu_get(be, out, d_out, sizeof out);
+        votes_ref(in, want);
+        for (size_t p = 0; p < HN_ARRAY_LEN(preds); p++)
+            for (int t = 0; t < 16; t++) seen[preds[p]] |= 1u << (want[t * VOTES_OUT + preds[p]] & 1u);
+        int bad = 0;
+        for (int i = 0; i < N * VOTES_OUT; i++)
+            if (out[i] != want[i] && bad++ < 5)
+                fprintf(stderr, "votes set %d thread %d value %d: 0x%x != 0x%x\n", set, i / VOTES_OUT,
+                        i % VOTES_OUT, out[i], want[i]);
+        CHECK_MSG(bad == 0, "input set %d: %d wrong values", set, bad);
+    }
+    /* the sets do give every predicate both outcomes */
+    for (size_t p = 0; p < HN_ARRAY_LEN(preds); p++) CHECK_MSG(seen[preds[p]] == 3u, "value %d", preds[p]);
+    be->ops->free(be, d_in);
+    be->ops->free(be, d_out);
+}
+
+
+/* The switch to fibers happens at thread 40 of an 8x8 block, after 40 threads
+ * have run to completion in loop mode: every thread runs once, the later ones
+ * keep their own (x, y), and the exited lanes are out of __activemask. */
+static void test_late_upgrade(void) {
+    int runs[64];
+    unsigned out[24 * 4];
+    hn_dptr d_runs = emu_buf(be, NULL, sizeof runs), d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_runs, &d_out};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_LATE], 1, 1, 1, 8, 8, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, runs, d_runs, sizeof runs);
+    emu_get(be, out, d_out, sizeof out);
+    int bad = 0;
+    for (int t = 0; t < 64; t++) bad += runs[t] != 1;
+    CHECK_MSG(bad == 0, "%d threads did not run exactly once", bad);
+    for (int t = 40; t < 64; t++) {
+        const unsigned *o = &out[(t - 40) * 4];
+        CHECK_MSG(o[0] == 0xffffff00u, "thread %d: activemask 0x%08x", t, o[0]);
+        CHECK_MSG(o[1] == (unsigned)(t % 8) && o[2] == (unsigned)(t / 8), "thread %d: (%u, %u)", t, o[1], o[2]);
+        CHECK_MSG(o[3] == 0xaaaaaa00u, "thread %d: ballot 0x%08x", t, o[3]);
+    }
+    be->ops->free(be, d_runs);
+    be->ops->free(be, d_out);
+}
+
+static void test_shfl_edges(void) {
+    int out[64 * 4];
+    hn_dptr d_out = emu_buf(be, NULL, sizeof out);
+    void *args[] = {&d_out};
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_SHFL_EDGES], 1, 1, 1, 64, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    emu_get(be, out, d_out, sizeof out);
+    int bad = 0;
+    for (int t = 0; t < 64; t++) {
+        int lane = t & 31, base = t - lane, v = 100 + t, x = lane ^ 8;
+        int want[4] = {v, (x & ~7) <= (lane & ~7) ? 100 + base + x : v, (lane & 7) + 3 < 8 ? v + 3 : v,
+                       100 + base + ((lane & ~7) | ((lane + 1) & 7))};
+        for (int j = 0; j < 4; j++)
+            if (out[t * 4 + j] != want[j] && bad++ < 5)
+                fprintf(stderr, "shfl_edges thread %d value %d: %d != %d\n", t, j, out[t * 4 + j], want[j]);
+    }
+    CHECK_INT(bad, 0);
+    be->ops->free(be, d_out);
+}
+
+/* Runs print_lines `launches` times under a printf budget of `limit` lines
+ * per launch; returns what reached stdout, *dropped the lines held back. */
+static char *printed(long limit, int launches, long *dropped) {
+    char *dir = emu_tmp_dir("emu-run");
+    char *path = xasprintf("%s/print_lines.txt", dir);
+    hn_dptr d = emu_buf(be, NULL, 4);
+    void *args[] = {&d};
+    hn_err err;
+    CHECK(be->ops->printf_limit(be, limit, NULL, &err) == 0);
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    dup2(fd, 1);
+    close(fd);
+    for (int i = 0; i < launches; i++)
+        CHECK_MSG(emu_launch(be, ks[K_PRINT_LINES], 1, 1, 1, 1, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    CHECK(be->ops->printf_limit(be, -1, dropped, &err) == 0);
+    char *text = NULL;
+    CHECK(hn_read_file(path, &text, NULL, &err) == 0);
+    be->ops->free(be, d);
+    free(path);
+    free(dir);
+    return text ? text : xstrdup("");
+}
+
+/* The printf budget counts lines per launch and may end inside one printf
+ * (the first, or the second after the first fitted: limit 4). */
+static void test_printf_budget(void) {
+    static const struct {
+        long limit;
+        int launches;
+        const char *out;
+        long dropped;
+    } cases[] = {
+        {-1, 1, "a\nb\nc\nd\ne\n", 0}, {5, 1, "a\nb\nc\nd\ne\n", 0}, {4, 1, "a\nb\nc\nd\n", 1},
+        {3, 1, "a\nb\nc\n", 2},        {2, 1, "a\nb\n", 3},              {1, 1, "a\n", 4},
+        {0, 1, "", 5},                  {3, 2, "a\nb\nc\na\nb\nc\n", 4},
+    };
+    for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
+        long dropped = -1;
+        char *text = printed(cases[i].limit, cases[i].launches, &dropped);
+        CHECK_MSG(strcmp(text, cases[i].out) == 0, "limit %ld: printed \"%s\"", cases[i].limit, text);
+        CHECK_MSG(dropped == cases[i].dropped, "limit %ld: %ld dropped", cases[i].limit, dropped);
+        free(text);
+    }
 }
 
 static void test_limits(void) {
@@ -432,7 +654,12 @@ int main(void) {
     test_dyn_file_scope();
     test_handoff();
     test_index3d();
+    test_full_block();
     test_noinline();
+    test_votes();
+    test_late_upgrade();
+    test_shfl_edges();
+    test_printf_budget();
     test_limits();
     test_thread_counts();
     test_events();

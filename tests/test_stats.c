@@ -77,6 +77,10 @@ static void test_stats_edges(void)
     CHECK_NEAR(hn_stats_quantile(s, 4, 2), 4, 0);
     CHECK_NEAR(hn_stats_quantile(s, 4, 1), 4, 0);
     CHECK_NEAR(hn_stats_quantile(s, 4, 0.9), 3.7, 1e-15);
+    CHECK_NEAR(hn_stats_quantile(s, 4, 1e300), 4, 0); /* clamped before (n - 1) * p */
+    CHECK_NEAR(hn_stats_quantile(s, 4, INFINITY), 4, 0);
+    CHECK_NEAR(hn_stats_quantile(s, 4, -INFINITY), 1, 0);
+    CHECK_NEAR(hn_stats_quantile(s, 4, NAN), 1, 0);
     CHECK(isnan(hn_stats_quantile(s, 0, 0.5)));
 
     /* a tiny spread on a large offset: two-pass keeps it exact enough */
@@ -317,6 +321,8 @@ static void test_quick_preset(void)
     CHECK_INT(o.min_samples, 5);
     CHECK(o.min_time == 0 && o.max_noise == 0.05 && o.timeout == 2);
     CHECK_INT(o.settle_window, 16);
+    CHECK_INT(o.max_samples, 10000);
+    CHECK(o.clock_threshold == 0.75 && o.settle_tol == 0.05);
     hn_sampler *s = make(&o);
     double t;
     /* a 1 % noise stream meets the 5 % target at min_samples */
@@ -473,6 +479,308 @@ static void test_bad_opts(void)
     CHECK(hn_sampling_check(&o, &err) < 0);
 }
 
+
+/* ---- the rules at their boundaries ------------------------------------------- */
+
+/* A model of the sampler's noise history and "settled" rule, written from
+ * stats.h (and stats.c's note that the running noise is Welford's), so that the
+ * spread and drift it computes are bit-identical to the sampler's. */
+typedef struct {
+    int n, w;
+    double mean, m2;
+    double *hist; /* all recorded noise values, oldest first */
+    int n_hist;
+} model;
+
+static double model_noise(const model *m)
+{
+    if (m->n < 2)
+        return INFINITY;
+    double sd = sqrt(m->m2 / (m->n - 1));
+    if (m->mean == 0)
+        return sd == 0 ? 0 : INFINITY;
+    return sd / fabs(m->mean);
+}
+
+/* Adds a kept sample; gate: whether the convergence gate is open after it. */
+static void model_add(model *m, double x, int gate_min)
+{
+    m->n++;
+    double d = x - m->mean;
+    m->mean += d / m->n;
+    m->m2 += d * (x - m->mean);
+    if (m->n >= gate_min)
+        m->hist[m->n_hist++] = model_noise(m);
+}
+
+/* Spread and drift of the last w noise values (0 when fewer). */
+static int model_window(const model *m, double *spread, double *drift)
+{
+    int w = m->w;
+    if (m->n_hist < w)
+        return 0;
+    const double *y = m->hist + m->n_hist - w;
+    double ym = 0;
+    for (int i = 0; i < w; i++)
+        ym += y[i];
+    ym /= w;
+    double xm = (w - 1) / 2.0, syy = 0, sxy = 0, sxx = 0;
+    for (int i = 0; i < w; i++) {
+        double dy = y[i] - ym, dx = i - xm;
+        syy += dy * dy;
+        sxy += dx * dy;
+        sxx += dx * dx;
+    }
+    *spread = sqrt(syy / (w - 1)) / ym;
+    *drift = fabs(sxy / sxx) * (w - 1) / ym;
+    return 1;
+}
+
+/* Options under which only the "settled" rule can stop the first `limit`
+ * samples: no noise target, no time gate, no timeout. */
+static void settle_only(hn_sampling_opts *o, int min_samples, int window, double tol)
+{
+    hn_sampling_defaults(o);
+    o->warmup = 0;
+    o->min_samples = min_samples;
+    o->min_time = 0;
+    o->max_noise = 0;
+    o->timeout = 0;
+    o->settle_window = window;
+    o->settle_tol = tol;
+}
+
+/* x_i for a stream kind: 0 a ramp (at the first full window the drift
+ * binds), 1 noise on a flat level, 2 alternating low and high (the spread binds). */
+static double stream_x(int kind, int i, uint64_t *rng)
+{
+    switch (kind) {
+    case 0: return 1e-3 * (1 + i * 1e-2);
+    case 1: return 1e-3 * (1 + 0.2 * (hn_rand_unit(rng) - 0.5));
+    default: return i % 2 ? 3e-3 : 1e-3;
+    }
+}
+
+/* The sampler decides "settled" exactly when the model's spread and drift are
+ * both under settle_tol: at every sample of three streams; and at the first
+ * sample with a full window, a tolerance one ulp above the larger of the two
+ * fires there, the larger value itself (the rule is strict) does not. */
+static void test_settled_rule_exact(void)
+{
+    for (int kind = 0; kind < 3; kind++) {
+        const int min_samples = 10, w = 8, steps = 400;
+        model m = {.w = w, .hist = xcalloc(steps, sizeof(double))};
+        double *x = xmalloc(steps * sizeof *x);
+        uint64_t rng = 17 + (uint64_t)kind;
+        for (int i = 0; i < steps; i++)
+            x[i] = stream_x(kind, i, &rng);
+
+        /* 1. every step agrees with the model, the default tolerance */
+        hn_sampling_opts o;
+        settle_only(&o, min_samples, w, 0.05);
+        hn_sampler *s = make(&o);
+        int fired = -1, agree = 1;
+        for (int i = 0; i < steps; i++) {
+            hn_sampler_add(s, x[i], 1.0);
+            model_add(&m, x[i], min_samples);
+            double sp, dr;
+            int want = model_window(&m, &sp, &dr) && sp < 0.05 && dr < 0.05;
+            int got = hn_sampler_stop(s, 0) == HN_STOP_SETTLED;
+            if (want != got && agree) {
+                fprintf(stderr, "stream %d, sample %d: settled %d, model %d (spread %g drift %g)\n", kind,
+                        i + 1, got, want, sp, dr);
+                agree = 0;
+            }
+            if (got && fired < 0)
+                fired = i + 1;
+            /* keep adding past the stop: the rule is a function of the state */
+        }
+        CHECK_MSG(agree, "stream %d", kind);
+        hn_sampler_destroy(s);
+
+        /* 2. the boundary, at the first full window (sample min_samples + w - 1) */
+        int k = min_samples + w - 1;
+        model m2 = {.w = w, .hist = xcalloc(steps, sizeof(double))};
+        for (int i = 0; i < k; i++)
+            model_add(&m2, x[i], min_samples);
+        double sp = 0, dr = 0;
+        CHECK(model_window(&m2, &sp, &dr));
+        double edge = sp > dr ? sp : dr;
+        if (kind == 0)
+            CHECK_MSG(dr > sp, "the ramp's drift %g should bind (spread %g)", dr, sp);
+        if (kind == 2)
+            CHECK_MSG(sp > dr, "the alternating stream's spread %g should bind (drift %g)", sp, dr);
+        for (int above = 0; above < 2; above++) {
+            settle_only(&o, min_samples, w, above ? nextafter(edge, INFINITY) : edge);
+            s = make(&o);
+            for (int i = 0; i < k - 1; i++) {
+                hn_sampler_add(s, x[i], 1.0);
+                CHECK(!hn_sampler_done(s, 0)); /* the window is not full yet */
+            }
+            hn_sampler_add(s, x[k - 1], 1.0);
+            CHECK_MSG(hn_sampler_done(s, 0) == above, "stream %d, tol %s the edge %.17g", kind,
+                      above ? "one ulp above" : "at", edge);
+            if (above)
+                CHECK_STR(hn_sampler_reason(s, 0), "settled");
+            hn_sampler_destroy(s);
+        }
+        printf("settle edge, stream %d: spread %.6g drift %.6g at sample %d; fired first at %d\n", kind, sp, dr,
+               k, fired);
+        free(m.hist);
+        free(m2.hist);
+        free(x);
+    }
+}
+
+/* Identical samples: the noise is exactly 0. With max_noise 0 ("< 0" never
+ * holds) the flat history settles as soon as the window is full; max_noise just
+ * above 0 stops on "noise" at min_samples. */
+static void test_zero_noise(void)
+{
+    hn_sampling_opts o;
+    settle_only(&o, 5, 4, 0.05);
+    hn_sampler *s = make(&o);
+    for (int i = 0; i < 7; i++) {
+        hn_sampler_add(s, 2e-3, 1.0);
+        CHECK_MSG(!hn_sampler_done(s, 0), "done after %d samples", i + 1);
+    }
+    CHECK(hn_sampler_noise(s) == 0);
+    hn_sampler_add(s, 2e-3, 1.0); /* 8 = 5 + 4 - 1: the window is full */
+    CHECK_STR(hn_sampler_reason(s, 0), "settled");
+    hn_sampler_destroy(s);
+
+    /* the same with zero-time samples (mean 0) */
+    s = make(&o);
+    for (int i = 0; i < 8; i++)
+        hn_sampler_add(s, 0, 1.0);
+    CHECK_STR(hn_sampler_reason(s, 0), "settled");
+    hn_sampler_destroy(s);
+
+    o.settle_window = 0;
+    o.max_noise = 1e-300;
+    s = make(&o);
+    for (int i = 0; i < 4; i++)
+        hn_sampler_add(s, 2e-3, 1.0);
+    CHECK(!hn_sampler_done(s, 0));
+    hn_sampler_add(s, 2e-3, 1.0);
+    CHECK_STR(hn_sampler_reason(s, 0), "noise");
+    hn_sampler_destroy(s);
+}
+
+/* The noise rule is strict: max_noise equal to the noise the sampler reports
+ * does not stop it, one ulp above does. */
+static void test_noise_boundary(void)
+{
+    hn_sampling_opts o;
+    settle_only(&o, 3, 0, 0.05);
+    const double x[3] = {1e-3, 1.1e-3, 0.95e-3};
+    hn_sampler *probe = make(&o);
+    for (int i = 0; i < 3; i++)
+        hn_sampler_add(probe, x[i], 1.0);
+    double noise = hn_sampler_noise(probe);
+    hn_sampler_destroy(probe);
+    for (int above = 0; above < 2; above++) {
+        o.max_noise = above ? nextafter(noise, INFINITY) : noise;
+        hn_sampler *s = make(&o);
+        for (int i = 0; i < 3; i++)
+            hn_sampler_add(s, x[i], 1.0);
+        CHECK_MSG(hn_sampler_done(s, 0) == above, "max_noise %s the noise", above ? "above" : "at");
+        hn_sampler_destroy(s);
+    }
+}
+
+/* min_samples 3: the gate is max(min_samples, 2), so 2 samples are not enough */
+static void test_min_samples_three(void)
+{
+    hn_sampling_opts o;
+    hn_sampling_quick(&o);
+    o.warmup = 0;
+    o.min_samples = 3;
+    hn_sampler *s = make(&o);
+    hn_sampler_add(s, 1e-3, 1.0);
+    hn_sampler_add(s, 1e-3, 1.0);
+    CHECK(!hn_sampler_done(s, 0));
+    hn_sampler_add(s, 1e-3, 1.0);
+    CHECK_STR(hn_sampler_reason(s, 0), "noise");
+    hn_sampler_destroy(s);
+
+    /* min_time is inclusive: exactly min_time of kept time opens the gate */
+    hn_sampling_quick(&o);
+    o.warmup = 0;
+    o.min_time = 3.0 / 1024;
+    s = make(&o);
+    for (int i = 0; i < 5; i++)
+        hn_sampler_add(s, 0.5 / 1024, 1.0); /* 2.5/1024 < min_time */
+    CHECK(!hn_sampler_done(s, 0));
+    hn_sampler_add(s, 0.5 / 1024, 1.0); /* exactly 3/1024 */
+    CHECK_STR(hn_sampler_reason(s, 0), "noise");
+    hn_sampler_destroy(s);
+}
+
+/* max_samples stops at exactly the cap, timeout at exactly the timeout (also a
+ * fractional one, under a second) */
+static void test_caps_exact(void)
+{
+    hn_sampling_opts o;
+    settle_only(&o, 2, 0, 0.05);
+    o.max_samples = 7;
+    hn_sampler *s = make(&o);
+    uint64_t rng = 3;
+    for (int i = 0; i < 6; i++) {
+        hn_sampler_add(s, uniform50(&rng, i), 1.0);
+        CHECK(!hn_sampler_done(s, 0));
+    }
+    hn_sampler_add(s, uniform50(&rng, 6), 1.0);
+    CHECK_STR(hn_sampler_reason(s, 0), "max_samples");
+    hn_sampler_destroy(s);
+
+    settle_only(&o, 2, 0, 0.05);
+    o.timeout = 0.5;
+    s = make(&o);
+    CHECK(!hn_sampler_done(s, nextafter(0.5, 0)));
+    CHECK_STR(hn_sampler_reason(s, 0.5), "timeout");
+    hn_sampler_destroy(s);
+}
+
+/* A reset sampler behaves exactly like a new one: the same answers, sample by
+ * sample, on a stream where the settled rule decides (and a first row whose
+ * history would make it fire early if any of it leaked into the next). */
+static void test_reset_is_fresh(void)
+{
+    hn_sampling_opts o;
+    settle_only(&o, 200, 4, 0.05);
+    o.warmup = 2;
+    hn_sampler *used = make(&o), *fresh = make(&o);
+    for (int i = 0; i < 300; i++)
+        hn_sampler_add(used, i % 2 ? 3e-3 : 1e-3, i % 3 ? 0.9 : -1);
+    hn_sampler_reset(used);
+    CHECK_INT(hn_sampler_count(used), 0);
+    CHECK(hn_sampler_total(used) == 0);
+    CHECK(isinf(hn_sampler_noise(used)));
+    CHECK_NEAR(hn_sampler_clock_ratio(used), -1, 0);
+    int differ = 0, fired = 0;
+    for (int i = 0; i < 260; i++) {
+        double x = i % 2 ? 3e-3 : 1e-3, clk = i % 5 ? 1.0 : -1;
+        int fa = hn_sampler_add(used, x, clk), fb = hn_sampler_add(fresh, x, clk);
+        differ |= fa != fb;
+        differ |= hn_sampler_stop(used, 0) != hn_sampler_stop(fresh, 0);
+        differ |= hn_sampler_total(used) != hn_sampler_total(fresh);
+        differ |= hn_sampler_noise(used) != hn_sampler_noise(fresh);
+        differ |= hn_sampler_clock_ratio(used) != hn_sampler_clock_ratio(fresh);
+        differ |= hn_sampler_warmups(used) != hn_sampler_warmups(fresh);
+        if (!fired && hn_sampler_done(fresh, 0))
+            fired = hn_sampler_count(fresh);
+        if (differ) {
+            fprintf(stderr, "reset sampler differs at add %d\n", i + 1);
+            break;
+        }
+    }
+    CHECK(!differ);
+    CHECK_INT(fired, 200 + 4 - 1); /* the alternating stream settles at once */
+    hn_sampler_destroy(used);
+    hn_sampler_destroy(fresh);
+}
+
 int main(void)
 {
     test_stats_odd();
@@ -487,5 +795,11 @@ int main(void)
     test_max_samples();
     test_warmup_invalid_reset();
     test_bad_opts();
+    test_settled_rule_exact();
+    test_zero_noise();
+    test_noise_boundary();
+    test_min_samples_three();
+    test_caps_exact();
+    test_reset_is_fresh();
     return hn_test_exit();
 }

@@ -22,6 +22,13 @@
  *                     char, double, long long, struct)
  *   index3d           thread and block ids of a 3D launch, loop and fiber mode
  *   noinline_call     a __noinline__ __device__ helper next to #include <memory>
+ *   votes             every vote, match and warp reduction (full and half-warp
+ *                     masks) and the barrier votes, on inputs that give each
+ *                     predicate both outcomes
+ *   late_upgrade      the switch to fibers at thread 40 of a 2D block, after 40
+ *                     threads have returned in loop mode
+ *   shfl_edges        shuffles past the warp and across width-8 segments
+ *   print_lines       five lines in two printf calls, for the printf budget
  */
 #include <stdio.h>
 
@@ -211,3 +218,73 @@ __global__ void index3d(int *out, int sync) {
 #include <memory>
 __noinline__ __device__ int not_inlined(int x) { return x * 7; }
 __global__ void noinline_call(int *out) { out[threadIdx.x] = not_inlined((int)threadIdx.x); }
+
+/* 64 threads (two warps); VOTES_OUT values per thread, in the order of
+ * test_emu_run.c's votes_ref. Lanes 0-15 also vote among themselves (mask
+ * 0x0000ffff); the others leave 0xdead there. */
+#define VOTES_OUT 24
+__global__ void votes(const int *in, unsigned *out) {
+    int t = threadIdx.x, lane = t & 31, v = in[t], pred = -1;
+    unsigned *o = out + t * VOTES_OUT;
+    o[0] = __ballot_sync(0xffffffffu, v > 0);
+    o[1] = (unsigned)__any_sync(0xffffffffu, v > 0);
+    o[2] = (unsigned)__all_sync(0xffffffffu, v > 0);
+    o[3] = (unsigned)__reduce_add_sync(0xffffffffu, v);
+    o[4] = (unsigned)__reduce_min_sync(0xffffffffu, v);
+    o[5] = __reduce_min_sync(0xffffffffu, (unsigned)v);
+    o[6] = (unsigned)__reduce_max_sync(0xffffffffu, v);
+    o[7] = __reduce_max_sync(0xffffffffu, (unsigned)v);
+    o[8] = __reduce_and_sync(0xffffffffu, v);
+    o[9] = __reduce_or_sync(0xffffffffu, v);
+    o[10] = __reduce_xor_sync(0xffffffffu, v);
+    o[11] = __match_any_sync(0xffffffffu, v);
+    o[12] = __match_all_sync(0xffffffffu, v, &pred);
+    o[13] = (unsigned)pred;
+    o[14] = (unsigned)__syncthreads_count(v > 0);
+    o[15] = (unsigned)__syncthreads_and(v > 0);
+    o[16] = (unsigned)__syncthreads_or(v > 0);
+    for (int k = 17; k < VOTES_OUT; k++) o[k] = 0xdeadu;
+    if (lane < 16) {
+        o[17] = __ballot_sync(0x0000ffffu, v > 0);
+        o[18] = (unsigned)__any_sync(0x0000ffffu, v > 0);
+        o[19] = (unsigned)__all_sync(0x0000ffffu, v > 0);
+        o[20] = (unsigned)__reduce_min_sync(0x0000ffffu, v);
+        o[21] = __match_any_sync(0x0000ffffu, v);
+        pred = -1;
+        o[22] = __match_all_sync(0x0000ffffu, v, &pred);
+        o[23] = (unsigned)pred;
+    }
+}
+
+/* 8x8 threads: those with linear id < 40 return at once (loop mode); the rest
+ * reach __activemask, so the block turns to fibers at thread 40 (lane 8 of warp
+ * 1): every thread runs once with its own ids, and warp 1's lanes 0-7 count as
+ * exited */
+__global__ void late_upgrade(int *runs, unsigned *out) {
+    int t = threadIdx.y * blockDim.x + threadIdx.x;
+    atomicAdd(&runs[t], 1);
+    if (t < 40) return;
+    unsigned *o = out + (t - 40) * 4;
+    o[0] = __activemask();
+    o[1] = threadIdx.x;
+    o[2] = threadIdx.y;
+    o[3] = __ballot_sync(0xffffff00u, threadIdx.x & 1);
+}
+
+/* xor past the warp, or into a later segment, gives the lane its own value,
+ * into an earlier segment the other lane's; down past a segment's end its own;
+ * a source lane wraps within its segment */
+__global__ void shfl_edges(int *out) {
+    int lane = threadIdx.x & 31, v = 100 + (int)threadIdx.x;
+    int *o = out + threadIdx.x * 4;
+    o[0] = __shfl_xor_sync(0xffffffffu, v, 32);
+    o[1] = __shfl_xor_sync(0xffffffffu, v, 8, 8);
+    o[2] = __shfl_down_sync(0xffffffffu, v, 3, 8);
+    o[3] = __shfl_sync(0xffffffffu, v, lane + 1, 8);
+}
+
+__global__ void print_lines(int *unused) {
+    (void)unused;
+    printf("a\nb\nc\n");
+    printf("d\ne\n");
+}

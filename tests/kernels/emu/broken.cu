@@ -21,6 +21,16 @@
  *   dyn_read_overflow    reads one float past it
  *   dyn_pad_write        writes into the padding after 13 bytes of dynamic shared memory
  *   static_overflow      writes one element past a static __shared__ array
+ *   (after ok_sum, a correct kernel)
+ *   early_exit_shfl      lanes 0-7 return, the rest shuffle with the full mask
+ *   late_exit_shfl       lane 31 returns after a barrier, before the others shuffle
+ *   bad_width            a shuffle width that is not a power of two up to 32
+ *   mask_without_self    lane 0's mask leaves lane 0 out
+ *   mask_mismatch        lane 1 arrives with a mask that overlaps lane 0's
+ *   barrier_deadlock     half the block at a barrier, half in a shuffle needing it
+ *   exit_before_barrier  thread k returns, the others reach __syncthreads
+ *   spin_alone           thread 1 spins with nothing else in its block to run
+ *   bad_collective       a collective op the runtime does not know
  *   static_read_overflow reads one element past a 2-D static __shared__ array
  *   ok_sum               a correct reduction, run after every failure
  */
@@ -162,4 +172,59 @@ __global__ void ok_sum(const int *in, int *out) {
         __syncthreads();
     }
     if (threadIdx.x == 0) out[0] = s[0];
+}
+
+/* the block turns to fibers at thread 8, the first past the early return:
+ * lanes 0-7 have exited by then */
+__global__ void early_exit_shfl(int *out) {
+    if (threadIdx.x < 8) return;
+    out[threadIdx.x] = __shfl_sync(0xffffffffu, (int)threadIdx.x, 8); // @early_exit
+}
+
+/* after the barrier lane 31 runs first (it completed it) and leaves; lanes
+ * 0-15 meet at __syncwarp, then lane 15 asks for every lane */
+__global__ void late_exit_shfl(int *out) {
+    __syncthreads();
+    if (threadIdx.x >= 16) return;
+    __syncwarp(0x0000ffffu);
+    out[threadIdx.x] = __shfl_sync(0xffffffffu, (int)threadIdx.x, 0); // @late_exit
+}
+
+__global__ void bad_width(int *out, int width) {
+    out[threadIdx.x] = __shfl_sync(0xffffffffu, (int)threadIdx.x, 0, width); // @bad_width
+}
+
+__global__ void mask_without_self(int *out) {
+    out[threadIdx.x] = __shfl_sync(threadIdx.x == 0 ? 0x2u : 0xffffffffu, (int)threadIdx.x, 1); // @no_self
+}
+
+__global__ void mask_mismatch(int *out) {
+    unsigned m = threadIdx.x == 1 ? 0x3u : 0xffffffffu;
+    out[threadIdx.x] = __shfl_sync(m, (int)threadIdx.x, 0); // @mismatch
+}
+
+__global__ void barrier_deadlock(int *out) {
+    int v = threadIdx.x;
+    if (threadIdx.x < 16)
+        __syncthreads(); // @bd_bar
+    else
+        v = __shfl_sync(0xffffffffu, v, 0); // @bd_shfl
+    out[threadIdx.x] = v;
+}
+
+__global__ void exit_before_barrier(int *out, int k) {
+    if ((int)threadIdx.x == k) return;
+    __syncthreads(); // @exit_before
+    out[threadIdx.x] = 1;
+}
+
+__global__ void spin_alone(int *flag) {
+    if (threadIdx.x == 1)
+        while (atomicAdd(flag, 0) == 0) { // @spin_alone
+        }
+}
+
+/* calls the runtime directly, as a shim out of step with it would */
+__global__ void bad_collective(int *out, int op) {
+    out[threadIdx.x] = (int)hn_emu_coll(op, 0xffffffffu, 0, 0, 32, 0, __LINE__, __FILE__); // @bad_op
 }

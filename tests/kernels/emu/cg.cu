@@ -17,6 +17,7 @@
  *                      last tile has 4 threads), coalesced_threads() and its
  *                      tiled_partition(c, 16) with cg::reduce
  *   aggregate          warp-aggregated atomics: coalesced_threads() in a branch
+ *   coalesced_twice    coalesced_threads() twice in a row: the whole warp both times
  *   partitions         binary_partition and labeled_partition of a tile
  *   grid_ranks         this_grid(): thread_rank, block_rank, num_blocks, size
  *   big_shuffle        tile.shfl of a 24-byte struct
@@ -166,6 +167,14 @@ __global__ void aggregate(const int *flags, int *counter, int *out) {
         out[n + i] = (int)g.size();
         out[2 * n + i] = (int)g.thread_rank();
     }
+}
+
+/* out: (2, threads) = the sizes of two coalesced groups in a row (every
+ * thread runs both: a full warp each time) */
+__global__ void coalesced_twice(int *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x, n = gridDim.x * blockDim.x;
+    out[i] = (int)cg::coalesced_threads().size();
+    out[n + i] = (int)cg::coalesced_threads().size();
 }
 
 /* out: (5, threads) = binary_partition(tile32, p)'s size, thread_rank,
