@@ -193,6 +193,7 @@ typedef struct {
 int hn_compare_build(hn_compare *c, const hn_table *t, const char *by, const char *baseline, hn_err *err) {
     memset(c, 0, sizeof *c);
     c->single_example = -1;
+    c->novalue_example = -1;
     layout l;
     int bc = -1;
     if (layout_build(&l, t, by, &bc, err) != 0) return -1;
@@ -204,6 +205,7 @@ int hn_compare_build(hn_compare *c, const hn_table *t, const char *by, const cha
     for (int r = 0; r < t->n_rows; r++) {
         const char *v = t->rows[r][bc];
         if (!*v) {
+            if (c->novalue_example < 0) c->novalue_example = r;
             c->n_novalue++;
             continue;
         }
@@ -530,8 +532,8 @@ void hn_compare_print(const hn_compare *c, const char *name, FILE *f) {
                 c->n_single == 1 ? "" : "s", c->by, hn_table_get(t, r, "case"), hn_table_get(t, r, "variant"));
     }
     if (c->n_novalue)
-        fprintf(f, "not compared: %d row%s with no %s (such as vendor baselines, which have no defines)\n",
-                c->n_novalue, c->n_novalue == 1 ? "" : "s", c->by);
+        fprintf(f, "not compared: %d row%s with no %s (e.g. %s)\n", c->n_novalue, c->n_novalue == 1 ? "" : "s", c->by,
+                hn_table_get(t, c->novalue_example, "variant"));
     if (c->n_duplicates)
         fprintf(f, "ignored: %d row%s repeating a (%s, %s) pair seen before\n", c->n_duplicates,
                 c->n_duplicates == 1 ? "" : "s", c->unit, c->by);

@@ -71,6 +71,7 @@ typedef struct {
     int n_single;           /* groups with one value only: not compared */
     int single_example;     /* a row of such a group, -1 when none */
     int n_novalue;          /* rows with an empty COLUMN */
+    int novalue_example;    /* one of them, -1 when none */
     int n_duplicates;       /* rows repeating a (group, value) */
     int *excluded;          /* rows of compared groups with status neither ok nor mismatch */
     int n_excluded;

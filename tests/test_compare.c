@@ -335,7 +335,7 @@ static void test_synthetic_pairs(void) {
               "  case 2 (L2) d: skipped: too big\n"
               "\n"
               "not compared: 1 group with a single ACC value (e.g. case 3, variant v[ACC=f])\n"
-              "not compared: 1 row with no ACC (e.g. cublas_im2col_sgemm)\n"
+              "not compared: 1 row with no ACC (e.g. cublas)\n"
               "ignored: 1 row repeating a (case, ACC) pair seen before\n"
               "\n"
               "verdict: d: 1.11x slower than f (geometric mean over 4 cases), max abs error 3.0e-06 vs 5.0e-02; "
