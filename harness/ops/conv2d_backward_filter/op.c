@@ -130,7 +130,7 @@ static int bwd_filter_reference(const double *p, void *const *bufs, hn_ref *refs
     }
     hn_ref *ref = &refs[B_DFILTER];
     ref->n = (int64_t)d.out_ch * n_sel;
-    ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
+    ref->values = hn_ref_alloc_values(ref->n);
     conv2d_ref_backward_filter(ref->values, cols, n_sel, bufs[B_IN], bufs[B_DOUT], d.n, d.in_ch, d.out_ch, &d.s,
                                (float)p[P_PAD], threads, NULL);
     if (cols) {

@@ -110,7 +110,7 @@ static int im2col_reference(const double *p, void *const *bufs, hn_ref *refs, do
     int64_t npix = (int64_t)s.oh * s.ow, rows = (int64_t)C * fs * fs;
     hn_ref *ref = &refs[B_COLS];
     ref->n = (int64_t)n * rows * npix;
-    ref->values = xmalloc((size_t)(ref->n ? ref->n : 1) * sizeof(double));
+    ref->values = hn_ref_alloc_values(ref->n);
     ref->index = NULL;
     /* row by row: each row of cols is a shifted copy of one input plane */
     double *out = ref->values;

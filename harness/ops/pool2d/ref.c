@@ -11,11 +11,8 @@
  * window rows in order, and each row's columns in order, is row-major window
  * order, which is what decides ties.
  */
-#define _GNU_SOURCE /* madvise, MADV_HUGEPAGE */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "pool2d.h"
 
@@ -151,53 +148,6 @@ void pool2d_forward_rows(const pool2d_dims *d, const float *in, double *out, dou
     free(m);
     free(t);
     free(tmp);
-}
-
-double *pool2d_alloc_values(int64_t n) {
-    const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double), huge = (size_t)2 << 20;
-    if (bytes < 2 * huge) return xmalloc(bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, bytes) != 0) return xmalloc(bytes);
-#if defined(MADV_HUGEPAGE)
-    madvise(p, bytes / huge * huge, MADV_HUGEPAGE); /* advice only: ignore a refusal */
-#endif
-    return p;
-}
-
-typedef struct {
-    void (*fn)(void *ctx, int64_t begin, int64_t end);
-    void *ctx;
-    int64_t begin, end;
-} par_part;
-
-static void *par_thread(void *arg) {
-    par_part *p = arg;
-    p->fn(p->ctx, p->begin, p->end);
-    return NULL;
-}
-
-void pool2d_parallel(int64_t n, int64_t min_per_thread, int threads, void (*fn)(void *ctx, int64_t begin, int64_t end),
-                     void *ctx) {
-    if (threads <= 0) threads = hn_cpu_count();
-    if (min_per_thread < 1) min_per_thread = 1;
-    if (threads > n / min_per_thread) threads = (int)(n / min_per_thread);
-    if (threads > 64) threads = 64;
-    if (threads <= 1) {
-        if (n > 0) fn(ctx, 0, n);
-        return;
-    }
-    par_part parts[64];
-    pthread_t tids[64];
-    int started[64] = {0};
-    for (int t = 0; t < threads; t++) {
-        parts[t] = (par_part){fn, ctx, n * t / threads, n * (t + 1) / threads};
-        if (t > 0) started[t] = pthread_create(&tids[t], NULL, par_thread, &parts[t]) == 0;
-    }
-    fn(ctx, parts[0].begin, parts[0].end);
-    for (int t = 1; t < threads; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else fn(ctx, parts[t].begin, parts[t].end); /* no thread: the caller does it */
-    }
 }
 
 void pool2d_fill_input(const pool2d_dims *d, float *x, uint64_t seed) {

@@ -94,7 +94,7 @@ static void bwd_generate(const double *p, void *const *bufs, uint64_t seed) {
     pool2d_dims as_max = d;
     as_max.mode = P2_MAX;
     bwd_job job = {&as_max, bufs[B_IN], NULL, bufs[B_ARGMAX], NULL, 0};
-    pool2d_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), 0, argmax_part,
+    hn_ref_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), 0, argmax_part,
                     &job);
     hn_fill_randn_f32(bufs[B_DOUT], n_out, seed * 2 + 2);
 }
@@ -182,12 +182,12 @@ static int bwd_reference(const double *p, void *const *bufs, hn_ref *refs, doubl
     int64_t n_in, n_out;
     if (pool2d_decode(OP, p, &d, &n_in, &n_out, err) != 0) return -1;
     hn_ref *din = &refs[B_DIN];
-    bwd_job job = {&d, bufs[B_IN], bufs[B_DOUT], bufs[B_ARGMAX], pool2d_alloc_values(n_in), 0};
-    pool2d_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), threads, din_part,
+    bwd_job job = {&d, bufs[B_IN], bufs[B_DOUT], bufs[B_ARGMAX], hn_ref_alloc_values(n_in), 0};
+    hn_ref_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), threads, din_part,
                     &job);
     if (d.mode == P2_MAX && atomic_load(&job.hits) != n_out) {
         /* some argmax is not in its window: say which */
-        free(job.din);
+        hn_ref_values_free(job.din);
         int64_t e = argmax_outside(&d, job.argmax);
         return hn_errf(err, "%s: argmax element %lld = %d is not a position in its own %dx%d window", OP,
                        (long long)e, e >= 0 ? job.argmax[e] : -1, d.k, d.k);

@@ -1,13 +1,11 @@
 /*
  * relu/eltwise.c: the element-wise operators' common code (see eltwise.h).
  */
-#define _GNU_SOURCE /* MADV_HUGEPAGE */
 #include "eltwise.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 int eltwise_shape(const char *op, const double *p, int n_buffers, int64_t *counts, hn_err *err) {
     if (!(p[ELT_N] >= 1 && p[ELT_N] <= 2147483647.0 && p[ELT_N] == (double)(int64_t)p[ELT_N]))
@@ -33,19 +31,6 @@ void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed) 
     for (int64_t i = 5; zeros && i < n; i += 8) x[i] = i % 16 == 5 ? 0.0f : -0.0f;
 }
 
-double *eltwise_values(int64_t n) {
-    const size_t bytes = sizeof(double) * (size_t)(n > 0 ? n : 1);
-    double *v = xmalloc(bytes);
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (bytes >= 2 * huge) {
-        const uintptr_t lo = ((uintptr_t)v + huge - 1) & ~(huge - 1), hi = ((uintptr_t)v + bytes) & ~(huge - 1);
-        if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: failure changes nothing */
-    }
-#endif
-    return v;
-}
-
 /* ------------------------------------------------------------------------------------
  * The threaded driver: contiguous ranges, one per thread.
  */
@@ -67,7 +52,7 @@ static void *eltwise_worker(void *arg) {
 
 void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, hn_ref *ref, int threads) {
     ref->n = n;
-    ref->values = eltwise_values(n);
+    ref->values = hn_ref_alloc_values(n);
     snprintf(ref->method, sizeof ref->method, "full");
     if (threads <= 0) threads = hn_cpu_count();
     if (threads > 64) threads = 64;

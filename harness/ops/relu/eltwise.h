@@ -39,13 +39,6 @@ void eltwise_label(const double *p, char *buf, size_t size);
  * there is 0, as torch's) is checked on every case. */
 void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed);
 
-/* n doubles for a reference's values (freed with free()). Large ones are
- * marked for transparent huge pages (madvise, where Linux has it), so first
- * touches fault 2 MB in at a time instead of 4 KB: writing a fresh 32 MB
- * buffer took 5x less time that way on the 2-core VM this was measured on,
- * where page faults cost more than the element-wise work itself. */
-double *eltwise_values(int64_t n);
-
 /* The full reference of an element-wise output: ref gets fn over all n
  * elements, on `threads` threads (<= 0: one per CPU) when n is large. */
 void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, hn_ref *ref, int threads);

@@ -156,7 +156,7 @@ static int sce_reference(const double *p, void *const *bufs, hn_ref *refs, doubl
     const int64_t batch = (int64_t)p[P_BATCH], classes = (int64_t)p[P_CLASSES];
     hn_ref *dl = &refs[B_DLOGITS], *loss = &refs[B_LOSS];
     dl->n = batch * classes;
-    dl->values = eltwise_values(dl->n);
+    dl->values = hn_ref_alloc_values(dl->n);
     snprintf(dl->method, sizeof dl->method, "full");
     if (threads <= 0) threads = hn_cpu_count();
     if (threads > 64) threads = 64;
