@@ -3,7 +3,7 @@
  */
 #include "eltwise.h"
 
-#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,90 +32,109 @@ void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed) 
 }
 
 /* ------------------------------------------------------------------------------------
- * The threaded driver: contiguous ranges, one per thread.
+ * The threaded driver: contiguous ranges, one per thread, each starting at a
+ * multiple of 8 elements (so a 64-byte aligned array stays aligned in every part).
  */
 
-enum { ELT_MIN_PER_THREAD = 1 << 18 };
+/* Output arrays of this many bytes and more are written with non-temporal stores:
+ * they would not stay in cache anyway (on the 2-core VM, a 32 MiB L3 shared with
+ * everything else), and streaming them saves reading every line before writing
+ * it; smaller ones are written through the cache, where the next reader finds
+ * them. */
+#define ELT_STREAM_BYTES ((int64_t)12 << 20)
 
 typedef struct {
     eltwise_fn fn;
     double *out;
     const float *x, *dy;
     int64_t n;
+    int stream;
 } eltwise_job;
 
-static void *eltwise_worker(void *arg) {
-    const eltwise_job *j = arg;
-    j->fn(j->out, j->x, j->dy, j->n);
-    return NULL;
+static void eltwise_part(void *ctx, int64_t begin, int64_t end) {
+    const eltwise_job *j = ctx;
+    begin *= 8, end = end * 8 < j->n ? end * 8 : j->n;
+    j->fn(j->out + begin, j->x + begin, j->dy ? j->dy + begin : NULL, end - begin, j->stream);
 }
 
-void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, hn_ref *ref, int threads) {
+void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, int64_t min_per_thread, hn_ref *ref,
+                       int threads) {
     ref->n = n;
     ref->values = hn_ref_alloc_values(n);
     snprintf(ref->method, sizeof ref->method, "full");
-    if (threads <= 0) threads = hn_cpu_count();
-    if (threads > 64) threads = 64;
-    if (threads > n / ELT_MIN_PER_THREAD) threads = (int)(n / ELT_MIN_PER_THREAD);
-    if (threads <= 1) {
-        fn(ref->values, x, dy, n);
-        return;
-    }
-    eltwise_job jobs[64];
-    pthread_t tid[64];
-    int started[64] = {0};
-    for (int t = 0; t < threads; t++) {
-        const int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
-        jobs[t] = (eltwise_job){fn, ref->values + lo, x + lo, dy ? dy + lo : NULL, hi - lo};
-        started[t] = t > 0 && pthread_create(&tid[t], NULL, eltwise_worker, &jobs[t]) == 0;
-    }
-    /* Thread 0's range, and any a thread could not be started for, run here. */
-    for (int t = 0; t < threads; t++)
-        if (!started[t]) eltwise_worker(&jobs[t]);
-    for (int t = 1; t < threads; t++)
-        if (started[t]) pthread_join(tid[t], NULL);
+    eltwise_job job = {fn, ref->values, x, dy, n, (int64_t)sizeof(double) * n >= ELT_STREAM_BYTES};
+    hn_ref_parallel((n + 7) / 8, min_per_thread / 8, threads, eltwise_part, &job);
 }
 
 /* ------------------------------------------------------------------------------------
- * Vector loops, 8 doubles at a time. exp: x = k ln2 + r, |r| <= ln2 / 2, k = round(x / ln2)
- * (by adding 1.5 * 2^52, whose low bits then hold k); exp(r) by its Taylor
- * polynomial of degree 12 (truncation under 2e-16 relative), times 2^k built in
- * the exponent bits. The loops (exp, sigmoid, relu and their gradients) are GCC
- * vector extensions, compiled three times: for AVX-512, for AVX2 + FMA, and for the
- * baseline (SSE2), picked at run time.
+ * Vector loops, 8 doubles at a time, written with GCC's vector extensions and
+ * compiled three times: for AVX-512, for AVX2 + FMA, and for the baseline
+ * (SSE2), picked at run time (this file is compiled with -ffp-contract=fast, so
+ * a * b + c is one FMA where the target has it).
+ *
+ * exp(x): x clamped to [-708, 708] (NaN stays NaN); j = round(16 x / ln2) (by
+ * adding 1.5 * 2^52, whose low bits then hold j), r = x - j ln2 / 16, |r| <=
+ * ln2 / 32; exp(x) = 2^(j >> 4) * 2^((j & 15) / 16) * exp(r), the middle factor
+ * from a table of 16 (two registers and one permute on AVX-512), exp(r) by its
+ * Taylor polynomial of degree 7 (truncation under 2e-18 relative), 2^(j >> 4)
+ * added into the exponent bits of the table's entry. The result is within
+ * 1e-15 relatively of exp (about 2 ulp: the table's entry and a few roundings),
+ * normal over the whole clamped range.
  */
 
 typedef double elt_v8d __attribute__((vector_size(64)));
 typedef long long elt_v8l __attribute__((vector_size(64)));
+typedef unsigned long long elt_v8u __attribute__((vector_size(64)));
 typedef float elt_v8f __attribute__((vector_size(32)));
 
-/* *v = exp(*v), lane by lane. */
-__attribute__((always_inline)) static inline void exp8(elt_v8d *vp) {
-    elt_v8d v = *vp;
-    const elt_v8d zero = {0}, lo = zero - 708.0, hi = zero + 708.0;
-    const elt_v8l below = v < -708.0, above = v > 708.0;
-    v = (elt_v8d)(((elt_v8l)v & ~below) | ((elt_v8l)lo & below));
-    v = (elt_v8d)(((elt_v8l)v & ~above) | ((elt_v8l)hi & above));
-    const double shift = 0x1.8p52;
-    const elt_v8d t = v * 1.4426950408889634 + shift, k = t - shift;
-    elt_v8d r = v - k * 6.93147180369123816490e-01; /* ln2, high part (exact times k) */
-    r = r - k * 1.90821492927058770002e-10;         /* ln2, low part */
-    elt_v8d p = r * (1.0 / 479001600.0) + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    /* The low 52 bits of t are 2^51 + k. */
-    const elt_v8l ki = ((elt_v8l)t & 0xfffffffffffffLL) - (1LL << 51);
-    *vp = p * (elt_v8d)((ki + 1023) << 52);
-}
+/* 2^(i / 16), rounded to double. */
+static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
+    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0,
+};
+
+/* The table lookup T[i & 15] per lane, and the clamp of v to [-708, 708] (NaN
+ * kept), as each target does them best: ELT_LOOKUP and ELT_CLAMP are defined
+ * before each instantiation of the bodies below. */
+#define ELT_LOOKUP_LANES(out, idx)                                                                 \
+    do {                                                                                           \
+        for (int l_ = 0; l_ < 8; l_++) (out)[l_] = EXP2_16TH[(idx)[l_] & 15];                      \
+    } while (0)
+#define ELT_CLAMP_MASKS(v)                                                                         \
+    do {                                                                                           \
+        const elt_v8d zero_ = {0}, lo_ = zero_ - 708.0, hi_ = zero_ + 708.0;                       \
+        const elt_v8l below_ = (v) < -708.0, above_ = (v) > 708.0;                                 \
+        (v) = (elt_v8d)(((elt_v8l)(v) & ~below_) | ((elt_v8l)lo_ & below_));                       \
+        (v) = (elt_v8d)(((elt_v8l)(v) & ~above_) | ((elt_v8l)hi_ & above_));                       \
+    } while (0)
+
+/* *vp = exp(S * *vp), lane by lane, S = 1 or -1 (a constant: sigmoid wants
+ * exp(-x), and folding the sign into the constants saves negating x). With r =
+ * S v - j ln2/16 the reduced argument, w = S r = v - S j ln2/16 is computed and
+ * exp(r) = sum_i S^i w^i / i!. */
+#define ELT_EXP8(vp, S)                                                                            \
+    do {                                                                                           \
+        elt_v8d v_ = *(vp);                                                                        \
+        ELT_CLAMP(v_);                                                                             \
+        const double shift_ = 0x1.8p52;                                                            \
+        const elt_v8d t_ = v_ * ((S) * 23.083120654223414) + shift_, k_ = t_ - shift_; /* 16/ln2 */ \
+        elt_v8d w_ = v_ - k_ * ((S) * 0x1.62e42feep-5); /* ln2 / 16, high part (exact times k) */  \
+        w_ = w_ - k_ * ((S) * 0x1.a39ef35793c76p-37);   /* ln2 / 16, low part */                    \
+        elt_v8d p_ = w_ * ((S) / 5040.0) + 1.0 / 720.0;                                            \
+        p_ = p_ * w_ + (S) / 120.0;                                                                \
+        p_ = p_ * w_ + 1.0 / 24.0;                                                                 \
+        p_ = p_ * w_ + (S) / 6.0;                                                                  \
+        p_ = p_ * w_ + 0.5;                                                                        \
+        p_ = p_ * w_ + (S);                                                                        \
+        p_ = p_ * w_ + 1.0;                                                                        \
+        /* the low 52 bits of t are 2^51 + j */                                                    \
+        const elt_v8l j_ = ((elt_v8l)t_ & 0xfffffffffffffLL) - (1LL << 51);                        \
+        elt_v8d tab_;                                                                              \
+        ELT_LOOKUP(tab_, j_);                                                                      \
+        *(vp) = p_ * (elt_v8d)((elt_v8u)tab_ + ((elt_v8u)(j_ >> 4) << 52));                        \
+    } while (0)
 
 /* 8 lanes from src (n of them, the rest 0) into a vector, and back: whole
  * vectors in one move, the tail through a zeroed array. */
@@ -129,9 +148,20 @@ __attribute__((always_inline)) static inline void exp8(elt_v8d *vp) {
             memcpy(&(v), tmp_, sizeof tmp_);                                                       \
         }                                                                                          \
     } while (0)
-#define STORE8(dst, v, n)                                                                          \
+/* 8 floats (or the first n, the rest 0) from src, converted to double. */
+#define ELT_LOADF8_GENERIC(v, src, n)                                                              \
     do {                                                                                           \
-        if ((n) == 8) {                                                                            \
+        elt_v8f f_;                                                                                \
+        LOAD8(f_, src, n, float);                                                                  \
+        (v) = __builtin_convertvector(f_, elt_v8d);                                                \
+    } while (0)
+/* Stores 8 lanes (or the first n), with a non-temporal store when `stream`
+ * and dst is 64-byte aligned. */
+#define STORE8(dst, v, n, stream)                                                                  \
+    do {                                                                                           \
+        if ((n) == 8 && (stream) && ((uintptr_t)(dst) & 63) == 0) {                                \
+            ELT_STREAM(dst, v);                                                                    \
+        } else if ((n) == 8) {                                                                     \
             memcpy(dst, &(v), sizeof(v));                                                          \
         } else {                                                                                   \
             double tmp_[8];                                                                        \
@@ -146,74 +176,123 @@ __attribute__((always_inline)) static inline void exp8(elt_v8d *vp) {
         const int64_t m = n - i < 8 ? n - i : 8;                                                   \
         elt_v8d v;                                                                                 \
         LOAD8(v, x + i, m, double);                                                                \
-        exp8(&v);                                                                                  \
-        STORE8(y + i, v, m);                                                                       \
+        ELT_EXP8(&v, 1.0);                                                                         \
+        STORE8(y + i, v, m, 0);                                                                    \
     }
 
+/* s = 1 / (1 + e), e = exp(-x); the gradient dy s (1 - s) as dy (e s) s, which
+ * does not cancel where s is near 1. */
 #define SIGMOID_BODY                                                                               \
     for (int64_t i = 0; i < n; i += 8) {                                                           \
         const int64_t m = n - i < 8 ? n - i : 8;                                                   \
-        elt_v8f xf, dyf;                                                                           \
-        LOAD8(xf, x + i, m, float);                                                                \
-        elt_v8d e = -__builtin_convertvector(xf, elt_v8d), out;                                    \
-        exp8(&e);                                                                                  \
+        elt_v8d e, out;                                                                            \
+        ELT_LOADF8(e, x + i, m);                                                                   \
+        ELT_EXP8(&e, -1.0);                                                                        \
+        const elt_v8d s = 1.0 / (1.0 + e);                                                         \
         if (dy) {                                                                                  \
-            LOAD8(dyf, dy + i, m, float);                                                          \
-            out = __builtin_convertvector(dyf, elt_v8d) * (e / ((1.0 + e) * (1.0 + e)));           \
+            elt_v8d g;                                                                             \
+            ELT_LOADF8(g, dy + i, m);                                                              \
+            out = g * ((e * s) * s);                                                               \
         } else {                                                                                   \
-            out = 1.0 / (1.0 + e);                                                                 \
+            out = s;                                                                               \
         }                                                                                          \
-        STORE8(y + i, out, m);                                                                     \
+        STORE8(y + i, out, m, stream);                                                             \
     }
 
 /* relu: v where x > 0 or x is NaN (x <= 0 is false), else +0. */
 #define RELU_BODY                                                                                  \
     for (int64_t i = 0; i < n; i += 8) {                                                           \
         const int64_t m = n - i < 8 ? n - i : 8;                                                   \
-        elt_v8f xf, vf;                                                                            \
-        LOAD8(xf, x + i, m, float);                                                                \
-        elt_v8d xd = __builtin_convertvector(xf, elt_v8d), vd = xd;                                \
-        if (dy) {                                                                                  \
-            LOAD8(vf, dy + i, m, float);                                                           \
-            vd = __builtin_convertvector(vf, elt_v8d);                                             \
-        }                                                                                          \
+        elt_v8d xd, vd;                                                                            \
+        ELT_LOADF8(xd, x + i, m);                                                                  \
+        vd = xd;                                                                                   \
+        if (dy) ELT_LOADF8(vd, dy + i, m);                                                         \
         const elt_v8l off = xd <= 0.0;                                                             \
         const elt_v8d out = (elt_v8d)((elt_v8l)vd & ~off);                                         \
-        STORE8(y + i, out, m);                                                                     \
+        STORE8(y + i, out, m, stream);                                                             \
     }
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #define ELT_X86 1
+#include <immintrin.h>
+
+/* AVX-512: the table in two registers, one two-source permute; the clamp by
+ * min and max, which return their second operand (v) when it is NaN. */
+#define ELT_LOOKUP(out, idx)                                                                       \
+    (out) = (elt_v8d)_mm512_permutex2var_pd(_mm512_load_pd(EXP2_16TH), (__m512i)(idx),             \
+                                            _mm512_load_pd(EXP2_16TH + 8))
+#define ELT_CLAMP(v)                                                                               \
+    (v) = (elt_v8d)_mm512_max_pd(_mm512_set1_pd(-708.0), _mm512_min_pd(_mm512_set1_pd(708.0), (__m512d)(v)))
+#define ELT_STREAM(dst, v) _mm512_stream_pd(dst, (__m512d)(v))
+#define ELT_LOADF8(v, src, n)                                                                      \
+    do {                                                                                           \
+        if ((n) == 8) (v) = (elt_v8d)_mm512_cvtps_pd(_mm256_loadu_ps(src));                        \
+        else ELT_LOADF8_GENERIC(v, src, n);                                                        \
+    } while (0)
 __attribute__((target("avx512f"))) static void exp_avx512(double *y, const double *x, int64_t n) {
     EXP_BODY
 }
+__attribute__((target("avx512f"))) static void sigmoid_avx512(double *y, const float *x, const float *dy, int64_t n,
+                                                               int stream) {
+    SIGMOID_BODY
+}
+__attribute__((target("avx512f"))) static void relu_avx512(double *y, const float *x, const float *dy, int64_t n,
+                                                            int stream) {
+    RELU_BODY
+}
+#undef ELT_LOOKUP
+#undef ELT_CLAMP
+#undef ELT_STREAM
+#undef ELT_LOADF8
+#define ELT_LOADF8 ELT_LOADF8_GENERIC
+
+/* AVX2 and the baseline: the table lane by lane, the clamp by masks; streaming
+ * stores of 32 and 16 bytes. */
+#define ELT_LOOKUP ELT_LOOKUP_LANES
+#define ELT_CLAMP ELT_CLAMP_MASKS
+#define ELT_STREAM(dst, v)                                                                         \
+    do {                                                                                           \
+        __m256d h_[2];                                                                             \
+        memcpy(h_, &(v), sizeof h_);                                                               \
+        _mm256_stream_pd(dst, h_[0]);                                                              \
+        _mm256_stream_pd((dst) + 4, h_[1]);                                                        \
+    } while (0)
 __attribute__((target("avx2,fma"))) static void exp_avx2(double *y, const double *x, int64_t n) {
     EXP_BODY
 }
-__attribute__((target("avx512f"))) static void sigmoid_avx512(double *y, const float *x, const float *dy,
-                                                               int64_t n) {
+__attribute__((target("avx2,fma"))) static void sigmoid_avx2(double *y, const float *x, const float *dy, int64_t n,
+                                                             int stream) {
     SIGMOID_BODY
 }
-__attribute__((target("avx2,fma"))) static void sigmoid_avx2(double *y, const float *x, const float *dy, int64_t n) {
-    SIGMOID_BODY
-}
-__attribute__((target("avx512f"))) static void relu_avx512(double *y, const float *x, const float *dy, int64_t n) {
+__attribute__((target("avx2,fma"))) static void relu_avx2(double *y, const float *x, const float *dy, int64_t n,
+                                                          int stream) {
     RELU_BODY
 }
-__attribute__((target("avx2,fma"))) static void relu_avx2(double *y, const float *x, const float *dy, int64_t n) {
-    RELU_BODY
-}
+#undef ELT_STREAM
+#define ELT_STREAM(dst, v)                                                                         \
+    do {                                                                                           \
+        __m128d q_[4];                                                                             \
+        memcpy(q_, &(v), sizeof q_);                                                               \
+        for (int s_ = 0; s_ < 4; s_++) _mm_stream_pd((dst) + 2 * s_, q_[s_]);                      \
+    } while (0)
+#define ELT_FENCE() _mm_sfence()
+#else
+#define ELT_LOOKUP ELT_LOOKUP_LANES
+#define ELT_CLAMP ELT_CLAMP_MASKS
+#define ELT_LOADF8 ELT_LOADF8_GENERIC
+#define ELT_STREAM(dst, v) memcpy(dst, &(v), sizeof(v))
+#define ELT_FENCE() ((void)0)
 #endif
 
 static void exp_generic(double *y, const double *x, int64_t n) {
     EXP_BODY
 }
 
-static void sigmoid_generic(double *y, const float *x, const float *dy, int64_t n) {
+static void sigmoid_generic(double *y, const float *x, const float *dy, int64_t n, int stream) {
     SIGMOID_BODY
 }
 
-static void relu_generic(double *y, const float *x, const float *dy, int64_t n) {
+static void relu_generic(double *y, const float *x, const float *dy, int64_t n, int stream) {
     RELU_BODY
 }
 
@@ -236,22 +315,24 @@ void eltwise_exp(double *y, const double *x, int64_t n) {
     }
 }
 
-void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n) {
+void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n, int stream) {
     switch (elt_isa()) {
 #if defined(ELT_X86)
-    case 2: sigmoid_avx512(out, x, dy, n); return;
-    case 1: sigmoid_avx2(out, x, dy, n); return;
+    case 2: sigmoid_avx512(out, x, dy, n, stream); break;
+    case 1: sigmoid_avx2(out, x, dy, n, stream); break;
 #endif
-    default: sigmoid_generic(out, x, dy, n); return;
+    default: sigmoid_generic(out, x, dy, n, stream); break;
     }
+    if (stream) ELT_FENCE(); /* the streamed stores are visible before the caller reads them */
 }
 
-void eltwise_relu(double *out, const float *x, const float *dy, int64_t n) {
+void eltwise_relu(double *out, const float *x, const float *dy, int64_t n, int stream) {
     switch (elt_isa()) {
 #if defined(ELT_X86)
-    case 2: relu_avx512(out, x, dy, n); return;
-    case 1: relu_avx2(out, x, dy, n); return;
+    case 2: relu_avx512(out, x, dy, n, stream); break;
+    case 1: relu_avx2(out, x, dy, n, stream); break;
 #endif
-    default: relu_generic(out, x, dy, n); return;
+    default: relu_generic(out, x, dy, n, stream); break;
     }
+    if (stream) ELT_FENCE();
 }

@@ -23,8 +23,10 @@
 /* The one parameter's position. */
 enum { ELT_N };
 
-/* out[i] = f(x[i], dy[i]) for i < n (dy NULL for forward operators), in fp64. */
-typedef void (*eltwise_fn)(double *out, const float *x, const float *dy, int64_t n);
+/* out[i] = f(x[i], dy[i]) for i < n (dy NULL for forward operators), in fp64;
+ * with `stream`, whole 64-byte lines of out are written with non-temporal
+ * stores (for arrays too large to stay in cache). */
+typedef void (*eltwise_fn)(double *out, const float *x, const float *dy, int64_t n, int stream);
 
 /* Checks n (1 .. 2^31-1) and gives each of the n_buffers buffers n elements;
  * messages start with `op`. */
@@ -40,23 +42,33 @@ void eltwise_label(const double *p, char *buf, size_t size);
 void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed);
 
 /* The full reference of an element-wise output: ref gets fn over all n
- * elements, on `threads` threads (<= 0: one per CPU) when n is large. */
-void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, hn_ref *ref, int threads);
+ * elements (into hn_ref_alloc_values's array; streamed when it is large), on
+ * `threads` threads (<= 0: one per CPU), each taking min_per_thread elements at
+ * least: starting a thread costs tens of microseconds (far more on a loaded
+ * machine), so that many elements should cost more. */
+void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, int64_t min_per_thread, hn_ref *ref,
+                       int threads);
+/* min_per_thread for relu (a load, a compare and a store an element) and for
+ * sigmoid (an exp and a division besides). */
+enum { ELT_RELU_PER_THREAD = 1 << 19, ELT_SIGMOID_PER_THREAD = 1 << 16 };
 
-/* y[i] = exp(x[i]) for i < n, fp64, relative error under 1e-15 (a degree-12
- * polynomial after reduction by ln 2), arguments clamped to [-708, 708] (so
- * results stay normal: exp(-745) and below, 0 in double, come out near 3e-308).
- * AVX-512 or AVX2 where the CPU has them; y may be x. */
+/* y[i] = exp(x[i]) for i < n, fp64, relative error under 1e-15 (a table of
+ * 2^(i/16) and a degree-7 polynomial after reduction by ln2 / 16), arguments
+ * clamped to [-708, 708] (so results stay normal: exp(-745) and below, 0 in
+ * double, come out near 3e-308). AVX-512 or AVX2 where the CPU has them; y may
+ * be x. */
 void eltwise_exp(double *y, const double *x, int64_t n);
 
 /* out[i] = s = 1 / (1 + e), e = exp(-x[i]) (eltwise_exp's), when dy is NULL;
- * else out[i] = dy[i] s (1 - s), computed as dy[i] e / (1 + e)^2, which does not
- * cancel where s is near 1 (and is 0 where (1 + e)^2 overflows, x < -354). */
-void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n);
+ * else out[i] = dy[i] s (1 - s), computed as dy[i] (e s) s, which does not
+ * cancel where s is near 1 (nor underflow early: it is about dy[i] e^x[i] for
+ * x << 0). 1 / (1 + e) is a division, or on AVX-512 a reciprocal estimate and
+ * two Newton steps (within 2 ulp). */
+void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n, int stream);
 
 /* out[i] = x[i] > 0 ? x[i] : 0 when dy is NULL, else x[i] > 0 ? dy[i] : 0; both
  * keep the value where x is NaN (as torch's relu and threshold_backward do:
  * they test x <= 0) and give +0 for x = -0. */
-void eltwise_relu(double *out, const float *x, const float *dy, int64_t n);
+void eltwise_relu(double *out, const float *x, const float *dy, int64_t n, int stream);
 
 #endif

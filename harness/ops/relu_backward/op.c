@@ -44,14 +44,14 @@ static void rb_generate(const double *p, void *const *bufs, uint64_t seed) {
     hn_fill_randn_f32(bufs[B_DY], n, seed * 2 + 2);
 }
 
-static void rb_ref(double *out, const float *x, const float *dy, int64_t n) {
-    eltwise_relu(out, x, dy, n);
+static void rb_ref(double *out, const float *x, const float *dy, int64_t n, int stream) {
+    eltwise_relu(out, x, dy, n, stream);
 }
 
 static int rb_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
                         int threads, hn_err *err) {
     (void)budget_gflop, (void)seed, (void)err;
-    eltwise_reference(rb_ref, bufs[B_X], bufs[B_DY], (int64_t)p[ELT_N], &refs[B_DX], threads);
+    eltwise_reference(rb_ref, bufs[B_X], bufs[B_DY], (int64_t)p[ELT_N], ELT_RELU_PER_THREAD, &refs[B_DX], threads);
     return 0;
 }
 

@@ -38,15 +38,15 @@ static void sigmoid_generate(const double *p, void *const *bufs, uint64_t seed) 
     eltwise_fill_x(bufs[B_X], (int64_t)p[ELT_N], 4.0f, 0, seed * 2 + 1);
 }
 
-static void sigmoid_ref(double *out, const float *x, const float *dy, int64_t n) {
+static void sigmoid_ref(double *out, const float *x, const float *dy, int64_t n, int stream) {
     (void)dy;
-    eltwise_sigmoid(out, x, NULL, n);
+    eltwise_sigmoid(out, x, NULL, n, stream);
 }
 
 static int sigmoid_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
                              int threads, hn_err *err) {
     (void)budget_gflop, (void)seed, (void)err;
-    eltwise_reference(sigmoid_ref, bufs[B_X], NULL, (int64_t)p[ELT_N], &refs[B_Y], threads);
+    eltwise_reference(sigmoid_ref, bufs[B_X], NULL, (int64_t)p[ELT_N], ELT_SIGMOID_PER_THREAD, &refs[B_Y], threads);
     return 0;
 }
 
