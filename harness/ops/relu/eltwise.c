@@ -36,13 +36,6 @@ void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed) 
  * multiple of 8 elements (so a 64-byte aligned array stays aligned in every part).
  */
 
-/* Output arrays of this many bytes and more are written with non-temporal stores:
- * they would not stay in cache anyway (on the 2-core VM, a 32 MiB L3 shared with
- * everything else), and streaming them saves reading every line before writing
- * it; smaller ones are written through the cache, where the next reader finds
- * them. */
-#define ELT_STREAM_BYTES ((int64_t)12 << 20)
-
 typedef struct {
     eltwise_fn fn;
     double *out;
@@ -62,7 +55,7 @@ void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n
     ref->n = n;
     ref->values = hn_ref_alloc_values(n);
     snprintf(ref->method, sizeof ref->method, "full");
-    eltwise_job job = {fn, ref->values, x, dy, n, (int64_t)sizeof(double) * n >= ELT_STREAM_BYTES};
+    eltwise_job job = {fn, ref->values, x, dy, n, 8.0 * (double)n >= HN_REF_STREAM_BYTES};
     hn_ref_parallel((n + 7) / 8, min_per_thread / 8, threads, eltwise_part, &job);
 }
 
@@ -86,6 +79,8 @@ typedef double elt_v8d __attribute__((vector_size(64)));
 typedef long long elt_v8l __attribute__((vector_size(64)));
 typedef unsigned long long elt_v8u __attribute__((vector_size(64)));
 typedef float elt_v8f __attribute__((vector_size(32)));
+typedef float elt_v16f __attribute__((vector_size(64)));
+typedef int elt_v16i __attribute__((vector_size(64)));
 
 /* 2^(i / 16), rounded to double. */
 static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
@@ -180,6 +175,52 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
         STORE8(y + i, v, m, 0);                                                                    \
     }
 
+/* y[i] = exp(x[i] - shift), and their sum: 8 running sums (lane l takes the
+ * elements i = l mod 8), added pairwise at the end. */
+#define EXP_SUM_BODY                                                                               \
+    elt_v8d acc = {0};                                                                             \
+    for (int64_t i = 0; i < n; i += 8) {                                                           \
+        const int64_t m = n - i < 8 ? n - i : 8;                                                   \
+        elt_v8d v;                                                                                 \
+        ELT_LOADF8(v, x + i, m);                                                                   \
+        v = v - shift;                                                                             \
+        ELT_EXP8(&v, 1.0);                                                                         \
+        if (m < 8) {                                                                               \
+            const elt_v8l lane = {0, 1, 2, 3, 4, 5, 6, 7};                                         \
+            v = (elt_v8d)((elt_v8l)v & (lane < m));                                                \
+        }                                                                                          \
+        acc += v;                                                                                  \
+        STORE8(y + i, v, m, 0);                                                                    \
+    }                                                                                              \
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+
+/* y[i] = scale d[i] (streamed as STORE8 does). */
+#define SCALE_BODY                                                                                 \
+    for (int64_t i = 0; i < n; i += 8) {                                                           \
+        const int64_t m = n - i < 8 ? n - i : 8;                                                   \
+        elt_v8d v;                                                                                 \
+        LOAD8(v, d + i, m, double);                                                                \
+        v = v * scale;                                                                             \
+        STORE8(y + i, v, m, stream);                                                               \
+    }
+
+/* The max of x[0 .. n) by `x > m ? x : m` from m = x[0], on 16 lanes, then
+ * across them: NaN is never taken (unless x[0] is NaN, which then stays). */
+#define MAX_BODY                                                                                   \
+    elt_v16f mv;                                                                                   \
+    for (int l = 0; l < 16; l++) mv[l] = x[0];                                                     \
+    int64_t i = 0;                                                                                 \
+    for (; i + 16 <= n; i += 16) {                                                                 \
+        elt_v16f v;                                                                                \
+        memcpy(&v, x + i, sizeof v);                                                               \
+        const elt_v16i take = v > mv;                                                              \
+        mv = (elt_v16f)(((elt_v16i)v & take) | ((elt_v16i)mv & ~take));                            \
+    }                                                                                              \
+    float best = mv[0];                                                                            \
+    for (int l = 1; l < 16; l++) best = mv[l] > best ? mv[l] : best;                               \
+    for (; i < n; i++) best = x[i] > best ? x[i] : best;                                           \
+    return best;
+
 /* s = 1 / (1 + e), e = exp(-x); the gradient dy s (1 - s) as dy (e s) s, which
  * does not cancel where s is near 1. */
 #define SIGMOID_BODY                                                                               \
@@ -232,6 +273,15 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
 __attribute__((target("avx512f"))) static void exp_avx512(double *y, const double *x, int64_t n) {
     EXP_BODY
 }
+__attribute__((target("avx512f"))) static double exp_sum_avx512(double *y, const float *x, double shift, int64_t n) {
+    EXP_SUM_BODY
+}
+__attribute__((target("avx512f"))) static void scale_avx512(double *y, const double *d, double scale, int64_t n, int stream) {
+    SCALE_BODY
+}
+__attribute__((target("avx512f"))) static float max_avx512(const float *x, int64_t n) {
+    MAX_BODY
+}
 __attribute__((target("avx512f"))) static void sigmoid_avx512(double *y, const float *x, const float *dy, int64_t n,
                                                                int stream) {
     SIGMOID_BODY
@@ -259,6 +309,15 @@ __attribute__((target("avx512f"))) static void relu_avx512(double *y, const floa
     } while (0)
 __attribute__((target("avx2,fma"))) static void exp_avx2(double *y, const double *x, int64_t n) {
     EXP_BODY
+}
+__attribute__((target("avx2,fma"))) static double exp_sum_avx2(double *y, const float *x, double shift, int64_t n) {
+    EXP_SUM_BODY
+}
+__attribute__((target("avx2,fma"))) static void scale_avx2(double *y, const double *d, double scale, int64_t n, int stream) {
+    SCALE_BODY
+}
+__attribute__((target("avx2,fma"))) static float max_avx2(const float *x, int64_t n) {
+    MAX_BODY
 }
 __attribute__((target("avx2,fma"))) static void sigmoid_avx2(double *y, const float *x, const float *dy, int64_t n,
                                                              int stream) {
@@ -288,6 +347,16 @@ static void exp_generic(double *y, const double *x, int64_t n) {
     EXP_BODY
 }
 
+static double exp_sum_generic(double *y, const float *x, double shift, int64_t n) {
+    EXP_SUM_BODY
+}
+
+static void scale_generic(double *y, const double *d, double scale, int64_t n, int stream) {
+    SCALE_BODY
+}
+static float max_generic(const float *x, int64_t n) {
+    MAX_BODY
+}
 static void sigmoid_generic(double *y, const float *x, const float *dy, int64_t n, int stream) {
     SIGMOID_BODY
 }
@@ -312,6 +381,36 @@ void eltwise_exp(double *y, const double *x, int64_t n) {
     case 1: exp_avx2(y, x, n); return;
 #endif
     default: exp_generic(y, x, n); return;
+    }
+}
+
+double eltwise_exp_sum(double *y, const float *x, double shift, int64_t n) {
+    switch (elt_isa()) {
+#if defined(ELT_X86)
+    case 2: return exp_sum_avx512(y, x, shift, n);
+    case 1: return exp_sum_avx2(y, x, shift, n);
+#endif
+    default: return exp_sum_generic(y, x, shift, n);
+    }
+}
+
+void eltwise_scale(double *y, const double *d, double scale, int64_t n, int stream) {
+    switch (elt_isa()) {
+#if defined(ELT_X86)
+    case 2: scale_avx512(y, d, scale, n, stream); return;
+    case 1: scale_avx2(y, d, scale, n, stream); return;
+#endif
+    default: scale_generic(y, d, scale, n, stream); return;
+    }
+}
+
+float eltwise_max(const float *x, int64_t n) {
+    switch (elt_isa()) {
+#if defined(ELT_X86)
+    case 2: return max_avx512(x, n);
+    case 1: return max_avx2(x, n);
+#endif
+    default: return max_generic(x, n);
     }
 }
 

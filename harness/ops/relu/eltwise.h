@@ -59,6 +59,19 @@ enum { ELT_RELU_PER_THREAD = 1 << 19, ELT_SIGMOID_PER_THREAD = 1 << 16 };
  * be x. */
 void eltwise_exp(double *y, const double *x, int64_t n);
 
+/* y[i] = exp(x[i] - shift) for i < n (eltwise_exp's, on the float x widened to
+ * double), and returns their sum (8 running sums, lane i mod 8, added pairwise
+ * at the end: the same for any thread count). softmax's row. */
+double eltwise_exp_sum(double *y, const float *x, double shift, int64_t n);
+
+/* y[i] = scale * d[i] for i < n (y may be d); with `stream`, whole aligned
+ * 64-byte lines of y are written with non-temporal stores (the caller fences:
+ * hn_ref_stream_fence). */
+void eltwise_scale(double *y, const double *d, double scale, int64_t n, int stream);
+/* The max of x[0 .. n), n >= 1, as `m = x[i] > m ? x[i] : m` from m = x[0] gives
+ * it: NaN elements are passed over (unless x[0] is NaN: then NaN). */
+float eltwise_max(const float *x, int64_t n);
+
 /* out[i] = s = 1 / (1 + e), e = exp(-x[i]) (eltwise_exp's), when dy is NULL;
  * else out[i] = dy[i] s (1 - s), computed as dy[i] (e s) s, which does not
  * cancel where s is near 1 (nor underflow early: it is about dy[i] e^x[i] for

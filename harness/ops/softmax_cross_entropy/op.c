@@ -103,49 +103,33 @@ typedef struct {
     const int32_t *labels;
     double *dlogits; /* the reference's values, (batch, classes) */
     int64_t lo, hi, classes, batch;
+    int stream; /* rows computed in a scratch row, then streamed out */
     double loss_sum;
 } sce_job;
 
-/* The max of x[0 .. n), over 8 running maxima (no chain of dependent compares). */
-static float row_max(const float *x, int64_t n) {
-    float m8[8];
-    for (int k = 0; k < 8; k++) m8[k] = x[0];
-    int64_t c = 0;
-    for (; c + 8 <= n; c += 8)
-        for (int k = 0; k < 8; k++) m8[k] = x[c + k] > m8[k] ? x[c + k] : m8[k];
-    for (; c < n; c++) m8[0] = x[c] > m8[0] ? x[c] : m8[0];
-    float m = m8[0];
-    for (int k = 1; k < 8; k++) m = m8[k] > m ? m8[k] : m;
-    return m;
-}
-
-/* The sum of d[0 .. n), over 8 running sums. */
-static double row_sum(const double *d, int64_t n) {
-    double s8[8] = {0};
-    int64_t c = 0;
-    for (; c + 8 <= n; c += 8)
-        for (int k = 0; k < 8; k++) s8[k] += d[c + k];
-    for (; c < n; c++) s8[0] += d[c];
-    return ((s8[0] + s8[1]) + (s8[2] + s8[3])) + ((s8[4] + s8[5]) + (s8[6] + s8[7]));
-}
-
+/* Rows [lo, hi): the max (in float), exp(x - max) and their sum in one pass
+ * (eltwise_exp_sum), then the scaling and the label's -1 / batch. Large
+ * outputs: the exponentials go to a scratch row (in cache), the scaled row is
+ * streamed out. */
 static void *sce_rows(void *arg) {
     sce_job *j = arg;
     const int64_t classes = j->classes;
+    const double inv_batch = 1.0 / (double)j->batch;
+    double *row = j->stream ? xmalloc(sizeof(double) * (size_t)classes) : NULL;
     double sum_terms = 0;
     for (int64_t b = j->lo; b < j->hi; b++) {
         const float *x = j->logits + b * classes;
-        double *d = j->dlogits + b * classes;
-        const float m = row_max(x, classes);
-        for (int64_t c = 0; c < classes; c++) d[c] = (double)x[c] - m;
-        eltwise_exp(d, d, classes);
-        const double s = row_sum(d, classes);
+        double *out = j->dlogits + b * classes, *d = row ? row : out;
+        const float m = eltwise_max(x, classes);
+        const double s = eltwise_exp_sum(d, x, m, classes);
         const int32_t label = j->labels[b];
         sum_terms += (double)m + log(s) - (double)x[label];
-        const double scale = 1.0 / (s * (double)j->batch);
-        for (int64_t c = 0; c < classes; c++) d[c] *= scale;
-        d[label] -= 1.0 / (double)j->batch;
+        const double scale = 1.0 / (s * (double)j->batch), at_label = d[label] * scale - inv_batch;
+        eltwise_scale(out, d, scale, classes, j->stream);
+        if (j->stream) hn_ref_stream_fence(); /* before the label's element is written over */
+        out[label] = at_label;
     }
+    free(row);
     j->loss_sum = sum_terms;
     return NULL;
 }
@@ -160,7 +144,7 @@ static int sce_reference(const double *p, void *const *bufs, hn_ref *refs, doubl
     snprintf(dl->method, sizeof dl->method, "full");
     if (threads <= 0) threads = hn_cpu_count();
     if (threads > 64) threads = 64;
-    if (threads > dl->n / (1 << 20)) threads = (int)(dl->n / (1 << 20));
+    if (threads > dl->n / (1 << 18)) threads = (int)(dl->n / (1 << 18)); /* 0.2 ms of work a thread at least */
     if (threads > batch) threads = (int)batch;
     if (threads < 1) threads = 1;
     sce_job jobs[64];
@@ -168,7 +152,7 @@ static int sce_reference(const double *p, void *const *bufs, hn_ref *refs, doubl
     int started[64] = {0};
     for (int t = 0; t < threads; t++) {
         jobs[t] = (sce_job){bufs[B_LOGITS], bufs[B_LABELS], dl->values, batch * t / threads,
-                            batch * (t + 1) / threads, classes, batch, 0};
+                            batch * (t + 1) / threads, classes, batch, 8.0 * (double)dl->n >= HN_REF_STREAM_BYTES, 0};
         started[t] = t > 0 && pthread_create(&tid[t], NULL, sce_rows, &jobs[t]) == 0;
     }
     for (int t = 0; t < threads; t++)
