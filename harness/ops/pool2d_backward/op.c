@@ -82,7 +82,7 @@ typedef struct {
 
 static void argmax_part(void *ctx, int64_t begin, int64_t end) {
     bwd_job *j = ctx;
-    pool2d_forward_rows(j->d, j->in, NULL, NULL, j->argmax, begin, end);
+    pool2d_forward_rows(j->d, j->in, NULL, NULL, j->argmax, begin, end, 0);
 }
 
 /* The same seed as pool2d's input, so a case's `in` is pool2d's. */
