@@ -7,9 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #define HN_PI 3.14159265358979323846
 
@@ -201,21 +198,6 @@ void hn_ref_free(hn_ref *r) {
     hn_ref_values_free(r->values);
     free(r->index);
     memset(r, 0, sizeof *r);
-}
-
-void hn_ref_stream(double *dst, const double *src, int64_t n) {
-    int64_t i = 0;
-#if defined(__SSE2__)
-    if (n > 0 && ((uintptr_t)dst & 15) != 0) dst[i] = src[i], i++; /* 16-byte aligned from here */
-    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
-#endif
-    for (; i < n; i++) dst[i] = src[i];
-}
-
-void hn_ref_stream_fence(void) {
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
 }
 
 /* ------------------------------------------------------------------------------------

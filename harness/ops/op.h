@@ -76,19 +76,6 @@ double *hn_ref_alloc_values(int64_t n);
 /* Releases an array of hn_ref_alloc_values (or of malloc); NULL is fine. */
 void hn_ref_values_free(double *v);
 
-/* Output arrays of this many bytes and more are worth writing with
- * non-temporal stores: they would not stay in cache anyway (on the 2-core
- * development VM, a 32 MiB L3 shared with everything else), and streaming them
- * saves reading every line before writing it (3-4x faster for 64 MiB there);
- * smaller ones are better written through the cache, where the check finds
- * them. */
-#define HN_REF_STREAM_BYTES ((double)(12 << 20))
-/* dst[i] = src[i] for i < n with non-temporal stores where the CPU has them
- * (SSE2 on x86-64; elsewhere a plain copy). The stores are weakly ordered: a
- * thread calls hn_ref_stream_fence() when it has written its part. */
-void hn_ref_stream(double *dst, const double *src, int64_t n);
-void hn_ref_stream_fence(void);
-
 /* Runs fn(ctx, begin, end) over [0, n) split into contiguous parts, one per
  * thread, on hn_ref_threads(n, min_per_thread, threads) threads (the caller
  * takes the first part; a thread that cannot be started, its part too). */

@@ -145,12 +145,11 @@ typedef struct {
     const pool2d_dims *d;
     const float *in;
     double *out, *argmax;
-    int stream;
 } fwd_job;
 
 static void fwd_part(void *ctx, int64_t begin, int64_t end) {
     fwd_job *j = ctx;
-    pool2d_forward_rows(j->d, j->in, j->out, j->argmax, NULL, begin, end, j->stream);
+    pool2d_forward_rows(j->d, j->in, j->out, j->argmax, NULL, begin, end);
 }
 
 static int pool2d_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
@@ -163,7 +162,7 @@ static int pool2d_reference(const double *p, void *const *bufs, hn_ref *refs, do
     out->n = n_out;
     out->values = hn_ref_alloc_values(n_out);
     snprintf(out->method, sizeof out->method, "full");
-    fwd_job job = {&d, bufs[B_IN], out->values, NULL, 8.0 * (double)n_out >= HN_REF_STREAM_BYTES};
+    fwd_job job = {&d, bufs[B_IN], out->values, NULL};
     if (d.mode == P2_MAX) job.argmax = am->values = hn_ref_alloc_values(n_out);
     /* rows of ow * inner outputs; a thread takes at least ~64k input elements */
     const int64_t in_per_row = (int64_t)d.k * d.w * d.inner;

@@ -61,9 +61,8 @@ void pool2d_fill_input(const pool2d_dims *d, float *x, uint64_t seed);
  * (each if not NULL):
  * the first in row-major window order on ties, a NaN wins over any number and a
  * later NaN over an earlier one (torch's rule: val > max || isnan(val)). out may
- * be NULL when only the argmax is wanted. With `stream`, the fp64 rows are
- * written with non-temporal stores (fenced before it returns). */
+ * be NULL when only the argmax is wanted. */
 void pool2d_forward_rows(const pool2d_dims *d, const float *in, double *out, double *argmax_f64, int32_t *argmax,
-                         int64_t r0, int64_t r1, int stream);
+                         int64_t r0, int64_t r1);
 
 #endif

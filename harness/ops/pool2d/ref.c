@@ -54,7 +54,7 @@ enum { P2_BLOCK = 1024 };
 typedef struct {
     float *m, *bm;
     int32_t *r, *ba;
-    double *s, *o; /* down sums (avg); an output row before it is streamed */
+    double *s; /* down sums (avg) */
 } p2_scratch;
 
 /* The row loops, once per instruction set (ref_rows.h). */
@@ -78,7 +78,7 @@ typedef struct {
 #undef P2_TARGET
 
 void pool2d_forward_rows(const pool2d_dims *d, const float *in, double *out, double *argmax_f64, int32_t *argmax,
-                         int64_t r0, int64_t r1, int stream) {
+                         int64_t r0, int64_t r1) {
     const int64_t len = (int64_t)d->ow * d->inner, covered = len * d->k;
     const int64_t group = len >= 2048 ? 1 : 2048 / len, n = group * len; /* rows written together */
     p2_scratch t = {0};
@@ -90,17 +90,15 @@ void pool2d_forward_rows(const pool2d_dims *d, const float *in, double *out, dou
         t.bm = xmalloc(sizeof(float) * (size_t)n);
         t.ba = xmalloc(sizeof(int32_t) * (size_t)n);
     }
-    if (stream) t.o = xmalloc(sizeof(double) * (size_t)n);
 #if defined(P2_X86)
     if (__builtin_cpu_supports("avx512f"))
-        forward_rows_avx512(d, in, out, argmax_f64, argmax, r0, r1, group, stream, &t);
+        forward_rows_avx512(d, in, out, argmax_f64, argmax, r0, r1, group, &t);
     else if (__builtin_cpu_supports("avx2"))
-        forward_rows_avx2(d, in, out, argmax_f64, argmax, r0, r1, group, stream, &t);
+        forward_rows_avx2(d, in, out, argmax_f64, argmax, r0, r1, group, &t);
     else
 #endif
-        forward_rows_generic(d, in, out, argmax_f64, argmax, r0, r1, group, stream, &t);
-    if (stream) hn_ref_stream_fence();
-    free(t.m), free(t.r), free(t.bm), free(t.ba), free(t.s), free(t.o);
+        forward_rows_generic(d, in, out, argmax_f64, argmax, r0, r1, group, &t);
+    free(t.m), free(t.r), free(t.bm), free(t.ba), free(t.s);
 }
 
 void pool2d_fill_input(const pool2d_dims *d, float *x, uint64_t seed) {

@@ -211,41 +211,30 @@ P2_TARGET P2_INLINE void P2_FN(widen_i)(double *restrict dst, const int32_t *res
 }
 
 /* Output rows [r0, r1), as pool2d_forward_rows, `group` rows at a time (their
- * outputs are contiguous: widened and written together). */
+ * outputs are contiguous: widened together). */
 P2_TARGET static void P2_FN(forward_rows)(const pool2d_dims *d, const float *in, double *out, double *argmax_f64,
-                                          int32_t *argmax, int64_t r0, int64_t r1, int64_t group, int stream,
+                                          int32_t *argmax, int64_t r0, int64_t r1, int64_t group,
                                           const p2_scratch *t) {
     const int k = d->k, inner = d->inner;
     const int64_t len = (int64_t)d->ow * inner, covered = len * k, stride = (int64_t)d->w * inner;
     const float *rows[64], **rp = k <= 64 ? rows : xmalloc(sizeof *rp * (size_t)k);
     for (int64_t g = r0; g < r1; g += group) {
         const int64_t g1 = g + group < r1 ? g + group : r1, n = (g1 - g) * len;
-        double *dst = out ? out + g * len : NULL;
-        if (d->mode == P2_AVG && !dst) continue;
+        if (d->mode == P2_AVG && !out) continue;
         for (int64_t r = g; r < g1; r++) {
             const int64_t o = r / d->oh, y0 = (r % d->oh) * k, at = (r - g) * len;
             for (int p = 0; p < k; p++) rp[p] = in + (o * d->h + y0 + p) * stride;
             if (d->mode == P2_AVG) {
                 P2_FN(down_sum)(rp, k, covered, t->s);
-                P2_FN(across_sum)(d, t->s, (stream ? t->o : dst) + at);
+                P2_FN(across_sum)(d, t->s, out + r * len);
                 continue;
             }
             P2_FN(down_max)(rp, k, covered, t->m, t->r);
             P2_FN(across_max)(d, y0, t->m, t->r, t->bm + at, (argmax ? argmax + g * len : t->ba) + at);
         }
-        if (d->mode == P2_AVG) {
-            if (stream) hn_ref_stream(dst, t->o, n);
-            continue;
-        }
-        const int32_t *ba = argmax ? argmax + g * len : t->ba;
-        if (dst) {
-            P2_FN(widen_f)(stream ? t->o : dst, t->bm, n);
-            if (stream) hn_ref_stream(dst, t->o, n);
-        }
-        if (argmax_f64) {
-            P2_FN(widen_i)(stream ? t->o : argmax_f64 + g * len, ba, n);
-            if (stream) hn_ref_stream(argmax_f64 + g * len, t->o, n);
-        }
+        if (d->mode == P2_AVG) continue;
+        if (out) P2_FN(widen_f)(out + g * len, t->bm, n);
+        if (argmax_f64) P2_FN(widen_i)(argmax_f64 + g * len, argmax ? argmax + g * len : t->ba, n);
     }
     if (rp != rows) free(rp);
 }

@@ -66,54 +66,43 @@ B_TARGET static inline __attribute__((always_inline)) void B_FN(max_row)(const p
     memset(dst + covered, 0, sizeof(double) * (size_t)((int64_t)w * inner - covered)); /* columns no window covers */
 }
 
-/* The din rows under output rows [r0, r1), as din_part (op.c) describes, into
- * din or (stream) through scratch; returns the argmax elements found in their
- * windows (max mode). */
+/* The din rows under output rows [r0, r1), as din_part (op.c) describes;
+ * returns the argmax elements found in their windows (max mode). */
 B_TARGET static int64_t B_FN(din_rows)(const pool2d_dims *d, const float *dout, const int32_t *argmax, double *din,
-                                        int64_t r0, int64_t r1, int64_t group, int stream, double *scratch,
-                                        int32_t *aexp, double *gexp) {
+                                        int64_t r0, int64_t r1, int32_t *aexp, double *gexp) {
     const int k = d->k, ow = d->ow, inner = d->inner;
     const int64_t len = (int64_t)d->w * inner, n_row = (int64_t)ow * inner, covered = n_row * k;
     const double area = (double)k * k;
     int64_t hits = 0;
-    for (int64_t g0 = r0; g0 < r1; g0 += group) {
-        const int64_t g1 = g0 + group < r1 ? g0 + group : r1;
-        /* the group's din rows are contiguous: from output row g0's first to g1 - 1's last */
-        const int64_t first = ((g0 / d->oh) * d->h + (g0 % d->oh) * k) * len;
-        double *base = stream ? scratch : din + first, *dst = base;
-        for (int64_t r = g0; r < g1; r++) {
-            const int64_t oy = r % d->oh, y0 = oy * k;
-            const int32_t *a = argmax + r * n_row;
-            const float *g = dout + r * n_row;
-            if (d->mode == P2_MAX && inner == 1)
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t oy = r % d->oh, y0 = oy * k;
+        double *dst = din + ((r / d->oh) * d->h + y0) * len; /* the k din rows of output row r */
+        const int32_t *a = argmax + r * n_row;
+        const float *g = dout + r * n_row;
+        if (d->mode == P2_AVG) {
+            /* dout / k^2 over the window: the first din row, then copies of it */
+            if (inner == 1) {
+                for (int ox = 0; ox < ow; ox++) {
+                    const double v = g[ox] / area;
+                    for (int q = 0; q < k; q++) dst[ox * k + q] = v;
+                }
+            } else {
+                for (int64_t e = 0; e < n_row; e++) gexp[e] = g[e] / area;
+                for (int ox = 0; ox < ow; ox++)
+                    for (int q = 0; q < k; q++)
+                        memcpy(dst + ((int64_t)ox * k + q) * inner, gexp + (int64_t)ox * inner,
+                               sizeof(double) * (size_t)inner);
+            }
+            memset(dst + covered, 0, sizeof(double) * (size_t)(len - covered));
+            for (int p = 1; p < k; p++) memcpy(dst + p * len, dst, sizeof(double) * (size_t)len);
+        } else {
+            if (inner == 1)
                 for (int ox = 0; ox < ow; ox++)
                     for (int q = 0; q < k; q++) aexp[ox * k + q] = a[ox], gexp[ox * k + q] = g[ox];
-            if (d->mode == P2_AVG) {
-                /* dout / k^2 over the window: the first din row, then copies of it */
-                if (inner == 1) {
-                    for (int ox = 0; ox < ow; ox++) {
-                        const double v = g[ox] / area;
-                        for (int q = 0; q < k; q++) dst[ox * k + q] = v;
-                    }
-                } else {
-                    for (int64_t e = 0; e < n_row; e++) gexp[e] = g[e] / area;
-                    for (int ox = 0; ox < ow; ox++)
-                        for (int q = 0; q < k; q++)
-                            memcpy(dst + ((int64_t)ox * k + q) * inner, gexp + (int64_t)ox * inner,
-                                   sizeof(double) * (size_t)inner);
-                }
-                memset(dst + covered, 0, sizeof(double) * (size_t)(len - covered));
-                for (int p = 1; p < k; p++) memcpy(dst + p * len, dst, sizeof(double) * (size_t)len);
-            } else {
-                for (int p = 0; p < k; p++) B_FN(max_row)(d, y0 + p, a, g, aexp, gexp, dst + p * len, &hits);
-            }
-            dst += k * len;
-            if (oy == d->oh - 1) { /* the rows below every window */
-                memset(dst, 0, sizeof(double) * (size_t)((d->h - y0 - k) * len));
-                dst += (d->h - y0 - k) * len;
-            }
+            for (int p = 0; p < k; p++) B_FN(max_row)(d, y0 + p, a, g, aexp, gexp, dst + p * len, &hits);
         }
-        if (stream) hn_ref_stream(din + first, base, dst - base);
+        if (oy == d->oh - 1) /* the rows below every window */
+            memset(dst + k * len, 0, sizeof(double) * (size_t)((d->h - y0 - k) * len));
     }
     return hits;
 }

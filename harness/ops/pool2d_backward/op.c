@@ -77,13 +77,12 @@ typedef struct {
     const float *in, *dout;
     int32_t *argmax;
     double *din;
-    int stream; /* din written with non-temporal stores */
     _Atomic int64_t hits; /* max: argmax elements found in their windows */
 } bwd_job;
 
 static void argmax_part(void *ctx, int64_t begin, int64_t end) {
     bwd_job *j = ctx;
-    pool2d_forward_rows(j->d, j->in, NULL, NULL, j->argmax, begin, end, 0);
+    pool2d_forward_rows(j->d, j->in, NULL, NULL, j->argmax, begin, end);
 }
 
 /* The same seed as pool2d's input, so a case's `in` is pool2d's. */
@@ -94,7 +93,7 @@ static void bwd_generate(const double *p, void *const *bufs, uint64_t seed) {
     pool2d_fill_input(&d, bufs[B_IN], seed * 2 + 1);
     pool2d_dims as_max = d;
     as_max.mode = P2_MAX;
-    bwd_job job = {&as_max, bufs[B_IN], NULL, bufs[B_ARGMAX], NULL, 0, 0};
+    bwd_job job = {&as_max, bufs[B_IN], NULL, bufs[B_ARGMAX], NULL, 0};
     hn_ref_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), 0, argmax_part,
                     &job);
     hn_fill_randn_f32(bufs[B_DOUT], n_out, seed * 2 + 2);
@@ -102,9 +101,7 @@ static void bwd_generate(const double *p, void *const *bufs, uint64_t seed) {
 
 /* The din rows under output rows [begin, end), r = o * oh + oy: input rows oy * k
  * .. oy * k + k - 1 of plane o, contiguous in every layout (and, under the last
- * output row of a plane, the h % k rows no window covers), built a group of
- * output rows at a time (their din rows are contiguous too) and, for large
- * outputs, streamed out of a scratch buffer (non-temporal stores). Max: every
+ * output row of a plane, the h % k rows no window covers). Max: every
  * din element of a window compares its plane position with the window's argmax
  * and takes the gradient where they match, 0 elsewhere (no branch on the data,
  * vectorized); the matches are counted, so the caller knows whether every
@@ -139,23 +136,18 @@ static void din_part(void *ctx, int64_t begin, int64_t end) {
     bwd_job *j = ctx;
     const pool2d_dims *d = j->d;
     const int64_t len = (int64_t)d->w * d->inner, covered = (int64_t)d->ow * d->k * d->inner;
-    /* output rows written together: about 64 KiB of din (at least one row's) */
-    const int64_t per_row = d->k * len, group = per_row >= 8192 ? 1 : 8192 / per_row;
-    const int64_t most = group * per_row + (int64_t)(d->h % d->k) * len;
-    double *scratch = j->stream ? xmalloc(sizeof(double) * (size_t)most) : NULL;
     int32_t *aexp = xmalloc(sizeof(int32_t) * (size_t)covered);
     double *gexp = xmalloc(sizeof(double) * (size_t)(covered > len ? covered : len));
     int64_t hits;
 #if defined(B_X86)
     if (__builtin_cpu_supports("avx512f"))
-        hits = din_rows_avx512(d, j->dout, j->argmax, j->din, begin, end, group, j->stream, scratch, aexp, gexp);
+        hits = din_rows_avx512(d, j->dout, j->argmax, j->din, begin, end, aexp, gexp);
     else if (__builtin_cpu_supports("avx2"))
-        hits = din_rows_avx2(d, j->dout, j->argmax, j->din, begin, end, group, j->stream, scratch, aexp, gexp);
+        hits = din_rows_avx2(d, j->dout, j->argmax, j->din, begin, end, aexp, gexp);
     else
 #endif
-        hits = din_rows_generic(d, j->dout, j->argmax, j->din, begin, end, group, j->stream, scratch, aexp, gexp);
-    if (j->stream) hn_ref_stream_fence();
-    free(scratch), free(aexp), free(gexp);
+        hits = din_rows_generic(d, j->dout, j->argmax, j->din, begin, end, aexp, gexp);
+    free(aexp), free(gexp);
     atomic_fetch_add(&j->hits, hits);
 }
 
@@ -179,8 +171,7 @@ static int bwd_reference(const double *p, void *const *bufs, hn_ref *refs, doubl
     int64_t n_in, n_out;
     if (pool2d_decode(OP, p, &d, &n_in, &n_out, err) != 0) return -1;
     hn_ref *din = &refs[B_DIN];
-    bwd_job job = {&d, bufs[B_IN], bufs[B_DOUT], bufs[B_ARGMAX], hn_ref_alloc_values(n_in),
-                   8.0 * (double)n_in >= HN_REF_STREAM_BYTES, 0};
+    bwd_job job = {&d, bufs[B_IN], bufs[B_DOUT], bufs[B_ARGMAX], hn_ref_alloc_values(n_in), 0};
     hn_ref_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), threads, din_part,
                     &job);
     if (d.mode == P2_MAX && atomic_load(&job.hits) != n_out) {

@@ -41,13 +41,12 @@ typedef struct {
     double *out;
     const float *x, *dy;
     int64_t n;
-    int stream;
 } eltwise_job;
 
 static void eltwise_part(void *ctx, int64_t begin, int64_t end) {
     const eltwise_job *j = ctx;
     begin *= 8, end = end * 8 < j->n ? end * 8 : j->n;
-    j->fn(j->out + begin, j->x + begin, j->dy ? j->dy + begin : NULL, end - begin, j->stream);
+    j->fn(j->out + begin, j->x + begin, j->dy ? j->dy + begin : NULL, end - begin);
 }
 
 void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, int64_t min_per_thread, hn_ref *ref,
@@ -55,7 +54,7 @@ void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n
     ref->n = n;
     ref->values = hn_ref_alloc_values(n);
     snprintf(ref->method, sizeof ref->method, "full");
-    eltwise_job job = {fn, ref->values, x, dy, n, 8.0 * (double)n >= HN_REF_STREAM_BYTES};
+    eltwise_job job = {fn, ref->values, x, dy, n};
     hn_ref_parallel((n + 7) / 8, min_per_thread / 8, threads, eltwise_part, &job);
 }
 
@@ -116,7 +115,7 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
         const double shift_ = 0x1.8p52;                                                            \
         const elt_v8d t_ = v_ * ((S) * 23.083120654223414) + shift_, k_ = t_ - shift_; /* 16/ln2 */ \
         elt_v8d w_ = v_ - k_ * ((S) * 0x1.62e42feep-5); /* ln2 / 16, high part (exact times k) */  \
-        w_ = w_ - k_ * ((S) * 0x1.a39ef35793c76p-37);   /* ln2 / 16, low part */                    \
+        w_ = w_ - k_ * ((S) * 0x1.a39ef35793c76p-37);   /* ln2 / 16, low part */                   \
         elt_v8d p_ = w_ * ((S) / 5040.0) + 1.0 / 720.0;                                            \
         p_ = p_ * w_ + (S) / 120.0;                                                                \
         p_ = p_ * w_ + 1.0 / 24.0;                                                                 \
@@ -150,13 +149,10 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
         LOAD8(f_, src, n, float);                                                                  \
         (v) = __builtin_convertvector(f_, elt_v8d);                                                \
     } while (0)
-/* Stores 8 lanes (or the first n), with a non-temporal store when `stream`
- * and dst is 64-byte aligned. */
-#define STORE8(dst, v, n, stream)                                                                  \
+/* Stores the first n of 8 lanes. */
+#define STORE8(dst, v, n)                                                                          \
     do {                                                                                           \
-        if ((n) == 8 && (stream) && ((uintptr_t)(dst) & 63) == 0) {                                \
-            ELT_STREAM(dst, v);                                                                    \
-        } else if ((n) == 8) {                                                                     \
+        if ((n) == 8) {                                                                            \
             memcpy(dst, &(v), sizeof(v));                                                          \
         } else {                                                                                   \
             double tmp_[8];                                                                        \
@@ -172,7 +168,7 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
         elt_v8d v;                                                                                 \
         LOAD8(v, x + i, m, double);                                                                \
         ELT_EXP8(&v, 1.0);                                                                         \
-        STORE8(y + i, v, m, 0);                                                                    \
+        STORE8(y + i, v, m);                                                                       \
     }
 
 /* y[i] = exp(x[i] - shift), and their sum: 8 running sums (lane l takes the
@@ -190,18 +186,27 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
             v = (elt_v8d)((elt_v8l)v & (lane < m));                                                \
         }                                                                                          \
         acc += v;                                                                                  \
-        STORE8(y + i, v, m, 0);                                                                    \
+        STORE8(y + i, v, m);                                                                       \
     }                                                                                              \
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 
-/* y[i] = scale d[i] (streamed as STORE8 does). */
+/* y[i] = scale d[i]. */
 #define SCALE_BODY                                                                                 \
     for (int64_t i = 0; i < n; i += 8) {                                                           \
         const int64_t m = n - i < 8 ? n - i : 8;                                                   \
         elt_v8d v;                                                                                 \
         LOAD8(v, d + i, m, double);                                                                \
         v = v * scale;                                                                             \
-        STORE8(y + i, v, m, stream);                                                               \
+        STORE8(y + i, v, m);                                                                       \
+    }
+
+/* y[i] = x[i] widened. */
+#define WIDEN_BODY                                                                                 \
+    for (int64_t i = 0; i < n; i += 8) {                                                           \
+        const int64_t m = n - i < 8 ? n - i : 8;                                                   \
+        elt_v8d v;                                                                                 \
+        ELT_LOADF8(v, x + i, m);                                                                   \
+        STORE8(y + i, v, m);                                                                       \
     }
 
 /* The max of x[0 .. n) by `x > m ? x : m` from m = x[0], on 16 lanes, then
@@ -237,7 +242,7 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
         } else {                                                                                   \
             out = s;                                                                               \
         }                                                                                          \
-        STORE8(y + i, out, m, stream);                                                             \
+        STORE8(y + i, out, m);                                                                     \
     }
 
 /* relu: v where x > 0 or x is NaN (x <= 0 is false), else +0. */
@@ -250,7 +255,7 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
         if (dy) ELT_LOADF8(vd, dy + i, m);                                                         \
         const elt_v8l off = xd <= 0.0;                                                             \
         const elt_v8d out = (elt_v8d)((elt_v8l)vd & ~off);                                         \
-        STORE8(y + i, out, m, stream);                                                             \
+        STORE8(y + i, out, m);                                                                     \
     }
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -264,7 +269,6 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
                                             _mm512_load_pd(EXP2_16TH + 8))
 #define ELT_CLAMP(v)                                                                               \
     (v) = (elt_v8d)_mm512_max_pd(_mm512_set1_pd(-708.0), _mm512_min_pd(_mm512_set1_pd(708.0), (__m512d)(v)))
-#define ELT_STREAM(dst, v) _mm512_stream_pd(dst, (__m512d)(v))
 #define ELT_LOADF8(v, src, n)                                                                      \
     do {                                                                                           \
         if ((n) == 8) (v) = (elt_v8d)_mm512_cvtps_pd(_mm256_loadu_ps(src));                        \
@@ -276,71 +280,54 @@ __attribute__((target("avx512f"))) static void exp_avx512(double *y, const doubl
 __attribute__((target("avx512f"))) static double exp_sum_avx512(double *y, const float *x, double shift, int64_t n) {
     EXP_SUM_BODY
 }
-__attribute__((target("avx512f"))) static void scale_avx512(double *y, const double *d, double scale, int64_t n, int stream) {
+__attribute__((target("avx512f"))) static void scale_avx512(double *y, const double *d, double scale, int64_t n) {
     SCALE_BODY
 }
 __attribute__((target("avx512f"))) static float max_avx512(const float *x, int64_t n) {
     MAX_BODY
 }
-__attribute__((target("avx512f"))) static void sigmoid_avx512(double *y, const float *x, const float *dy, int64_t n,
-                                                               int stream) {
+__attribute__((target("avx512f"))) static void widen_avx512(double *y, const float *x, int64_t n) {
+    WIDEN_BODY
+}
+__attribute__((target("avx512f"))) static void sigmoid_avx512(double *y, const float *x, const float *dy, int64_t n) {
     SIGMOID_BODY
 }
-__attribute__((target("avx512f"))) static void relu_avx512(double *y, const float *x, const float *dy, int64_t n,
-                                                            int stream) {
+__attribute__((target("avx512f"))) static void relu_avx512(double *y, const float *x, const float *dy, int64_t n) {
     RELU_BODY
 }
 #undef ELT_LOOKUP
 #undef ELT_CLAMP
-#undef ELT_STREAM
 #undef ELT_LOADF8
 #define ELT_LOADF8 ELT_LOADF8_GENERIC
 
-/* AVX2 and the baseline: the table lane by lane, the clamp by masks; streaming
- * stores of 32 and 16 bytes. */
+/* AVX2 and the baseline: the table lane by lane, the clamp by masks. */
 #define ELT_LOOKUP ELT_LOOKUP_LANES
 #define ELT_CLAMP ELT_CLAMP_MASKS
-#define ELT_STREAM(dst, v)                                                                         \
-    do {                                                                                           \
-        __m256d h_[2];                                                                             \
-        memcpy(h_, &(v), sizeof h_);                                                               \
-        _mm256_stream_pd(dst, h_[0]);                                                              \
-        _mm256_stream_pd((dst) + 4, h_[1]);                                                        \
-    } while (0)
 __attribute__((target("avx2,fma"))) static void exp_avx2(double *y, const double *x, int64_t n) {
     EXP_BODY
 }
 __attribute__((target("avx2,fma"))) static double exp_sum_avx2(double *y, const float *x, double shift, int64_t n) {
     EXP_SUM_BODY
 }
-__attribute__((target("avx2,fma"))) static void scale_avx2(double *y, const double *d, double scale, int64_t n, int stream) {
+__attribute__((target("avx2,fma"))) static void scale_avx2(double *y, const double *d, double scale, int64_t n) {
     SCALE_BODY
 }
 __attribute__((target("avx2,fma"))) static float max_avx2(const float *x, int64_t n) {
     MAX_BODY
 }
-__attribute__((target("avx2,fma"))) static void sigmoid_avx2(double *y, const float *x, const float *dy, int64_t n,
-                                                             int stream) {
+__attribute__((target("avx2,fma"))) static void widen_avx2(double *y, const float *x, int64_t n) {
+    WIDEN_BODY
+}
+__attribute__((target("avx2,fma"))) static void sigmoid_avx2(double *y, const float *x, const float *dy, int64_t n) {
     SIGMOID_BODY
 }
-__attribute__((target("avx2,fma"))) static void relu_avx2(double *y, const float *x, const float *dy, int64_t n,
-                                                          int stream) {
+__attribute__((target("avx2,fma"))) static void relu_avx2(double *y, const float *x, const float *dy, int64_t n) {
     RELU_BODY
 }
-#undef ELT_STREAM
-#define ELT_STREAM(dst, v)                                                                         \
-    do {                                                                                           \
-        __m128d q_[4];                                                                             \
-        memcpy(q_, &(v), sizeof q_);                                                               \
-        for (int s_ = 0; s_ < 4; s_++) _mm_stream_pd((dst) + 2 * s_, q_[s_]);                      \
-    } while (0)
-#define ELT_FENCE() _mm_sfence()
 #else
 #define ELT_LOOKUP ELT_LOOKUP_LANES
 #define ELT_CLAMP ELT_CLAMP_MASKS
 #define ELT_LOADF8 ELT_LOADF8_GENERIC
-#define ELT_STREAM(dst, v) memcpy(dst, &(v), sizeof(v))
-#define ELT_FENCE() ((void)0)
 #endif
 
 static void exp_generic(double *y, const double *x, int64_t n) {
@@ -351,17 +338,20 @@ static double exp_sum_generic(double *y, const float *x, double shift, int64_t n
     EXP_SUM_BODY
 }
 
-static void scale_generic(double *y, const double *d, double scale, int64_t n, int stream) {
+static void scale_generic(double *y, const double *d, double scale, int64_t n) {
     SCALE_BODY
 }
 static float max_generic(const float *x, int64_t n) {
     MAX_BODY
 }
-static void sigmoid_generic(double *y, const float *x, const float *dy, int64_t n, int stream) {
+static void widen_generic(double *y, const float *x, int64_t n) {
+    WIDEN_BODY
+}
+static void sigmoid_generic(double *y, const float *x, const float *dy, int64_t n) {
     SIGMOID_BODY
 }
 
-static void relu_generic(double *y, const float *x, const float *dy, int64_t n, int stream) {
+static void relu_generic(double *y, const float *x, const float *dy, int64_t n) {
     RELU_BODY
 }
 
@@ -394,13 +384,23 @@ double eltwise_exp_sum(double *y, const float *x, double shift, int64_t n) {
     }
 }
 
-void eltwise_scale(double *y, const double *d, double scale, int64_t n, int stream) {
+void eltwise_scale(double *y, const double *d, double scale, int64_t n) {
     switch (elt_isa()) {
 #if defined(ELT_X86)
-    case 2: scale_avx512(y, d, scale, n, stream); return;
-    case 1: scale_avx2(y, d, scale, n, stream); return;
+    case 2: scale_avx512(y, d, scale, n); return;
+    case 1: scale_avx2(y, d, scale, n); return;
 #endif
-    default: scale_generic(y, d, scale, n, stream); return;
+    default: scale_generic(y, d, scale, n); return;
+    }
+}
+
+void eltwise_widen(double *y, const float *x, int64_t n) {
+    switch (elt_isa()) {
+#if defined(ELT_X86)
+    case 2: widen_avx512(y, x, n); return;
+    case 1: widen_avx2(y, x, n); return;
+#endif
+    default: widen_generic(y, x, n); return;
     }
 }
 
@@ -414,24 +414,22 @@ float eltwise_max(const float *x, int64_t n) {
     }
 }
 
-void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n, int stream) {
+void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n) {
     switch (elt_isa()) {
 #if defined(ELT_X86)
-    case 2: sigmoid_avx512(out, x, dy, n, stream); break;
-    case 1: sigmoid_avx2(out, x, dy, n, stream); break;
+    case 2: sigmoid_avx512(out, x, dy, n); break;
+    case 1: sigmoid_avx2(out, x, dy, n); break;
 #endif
-    default: sigmoid_generic(out, x, dy, n, stream); break;
+    default: sigmoid_generic(out, x, dy, n); break;
     }
-    if (stream) ELT_FENCE(); /* the streamed stores are visible before the caller reads them */
 }
 
-void eltwise_relu(double *out, const float *x, const float *dy, int64_t n, int stream) {
+void eltwise_relu(double *out, const float *x, const float *dy, int64_t n) {
     switch (elt_isa()) {
 #if defined(ELT_X86)
-    case 2: relu_avx512(out, x, dy, n, stream); break;
-    case 1: relu_avx2(out, x, dy, n, stream); break;
+    case 2: relu_avx512(out, x, dy, n); break;
+    case 1: relu_avx2(out, x, dy, n); break;
 #endif
-    default: relu_generic(out, x, dy, n, stream); break;
+    default: relu_generic(out, x, dy, n); break;
     }
-    if (stream) ELT_FENCE();
 }

@@ -23,10 +23,8 @@
 /* The one parameter's position. */
 enum { ELT_N };
 
-/* out[i] = f(x[i], dy[i]) for i < n (dy NULL for forward operators), in fp64;
- * with `stream`, whole 64-byte lines of out are written with non-temporal
- * stores (for arrays too large to stay in cache). */
-typedef void (*eltwise_fn)(double *out, const float *x, const float *dy, int64_t n, int stream);
+/* out[i] = f(x[i], dy[i]) for i < n (dy NULL for forward operators), in fp64. */
+typedef void (*eltwise_fn)(double *out, const float *x, const float *dy, int64_t n);
 
 /* Checks n (1 .. 2^31-1) and gives each of the n_buffers buffers n elements;
  * messages start with `op`. */
@@ -42,7 +40,7 @@ void eltwise_label(const double *p, char *buf, size_t size);
 void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed);
 
 /* The full reference of an element-wise output: ref gets fn over all n
- * elements (into hn_ref_alloc_values's array; streamed when it is large), on
+ * elements (into hn_ref_alloc_values's array), on
  * `threads` threads (<= 0: one per CPU), each taking min_per_thread elements at
  * least: starting a thread costs tens of microseconds (far more on a loaded
  * machine), so that many elements should cost more. */
@@ -64,10 +62,10 @@ void eltwise_exp(double *y, const double *x, int64_t n);
  * at the end: the same for any thread count). softmax's row. */
 double eltwise_exp_sum(double *y, const float *x, double shift, int64_t n);
 
-/* y[i] = scale * d[i] for i < n (y may be d); with `stream`, whole aligned
- * 64-byte lines of y are written with non-temporal stores (the caller fences:
- * hn_ref_stream_fence). */
-void eltwise_scale(double *y, const double *d, double scale, int64_t n, int stream);
+/* y[i] = scale * d[i] for i < n (y may be d). */
+void eltwise_scale(double *y, const double *d, double scale, int64_t n);
+/* y[i] = x[i] (float to double) for i < n. */
+void eltwise_widen(double *y, const float *x, int64_t n);
 /* The max of x[0 .. n), n >= 1, as `m = x[i] > m ? x[i] : m` from m = x[0] gives
  * it: NaN elements are passed over (unless x[0] is NaN: then NaN). */
 float eltwise_max(const float *x, int64_t n);
@@ -77,11 +75,11 @@ float eltwise_max(const float *x, int64_t n);
  * cancel where s is near 1 (nor underflow early: it is about dy[i] e^x[i] for
  * x << 0). 1 / (1 + e) is a division, or on AVX-512 a reciprocal estimate and
  * two Newton steps (within 2 ulp). */
-void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n, int stream);
+void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n);
 
 /* out[i] = x[i] > 0 ? x[i] : 0 when dy is NULL, else x[i] > 0 ? dy[i] : 0; both
  * keep the value where x is NaN (as torch's relu and threshold_backward do:
  * they test x <= 0) and give +0 for x = -0. */
-void eltwise_relu(double *out, const float *x, const float *dy, int64_t n, int stream);
+void eltwise_relu(double *out, const float *x, const float *dy, int64_t n);
 
 #endif

@@ -38,9 +38,9 @@ static void relu_generate(const double *p, void *const *bufs, uint64_t seed) {
     eltwise_fill_x(bufs[B_X], (int64_t)p[ELT_N], 1.0f, 1, seed * 2 + 1);
 }
 
-static void relu_ref(double *out, const float *x, const float *dy, int64_t n, int stream) {
+static void relu_ref(double *out, const float *x, const float *dy, int64_t n) {
     (void)dy;
-    eltwise_relu(out, x, NULL, n, stream);
+    eltwise_relu(out, x, NULL, n);
 }
 
 static int relu_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,

@@ -44,8 +44,8 @@ static void rb_generate(const double *p, void *const *bufs, uint64_t seed) {
     hn_fill_randn_f32(bufs[B_DY], n, seed * 2 + 2);
 }
 
-static void rb_ref(double *out, const float *x, const float *dy, int64_t n, int stream) {
-    eltwise_relu(out, x, dy, n, stream);
+static void rb_ref(double *out, const float *x, const float *dy, int64_t n) {
+    eltwise_relu(out, x, dy, n);
 }
 
 static int rb_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,

@@ -38,9 +38,9 @@ static void sigmoid_generate(const double *p, void *const *bufs, uint64_t seed) 
     eltwise_fill_x(bufs[B_X], (int64_t)p[ELT_N], 4.0f, 0, seed * 2 + 1);
 }
 
-static void sigmoid_ref(double *out, const float *x, const float *dy, int64_t n, int stream) {
+static void sigmoid_ref(double *out, const float *x, const float *dy, int64_t n) {
     (void)dy;
-    eltwise_sigmoid(out, x, NULL, n, stream);
+    eltwise_sigmoid(out, x, NULL, n);
 }
 
 static int sigmoid_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,

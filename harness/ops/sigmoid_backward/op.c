@@ -45,8 +45,8 @@ static void sb_generate(const double *p, void *const *bufs, uint64_t seed) {
     hn_fill_randn_f32(bufs[B_DY], n, seed * 2 + 2);
 }
 
-static void sb_ref(double *out, const float *x, const float *dy, int64_t n, int stream) {
-    eltwise_sigmoid(out, x, dy, n, stream);
+static void sb_ref(double *out, const float *x, const float *dy, int64_t n) {
+    eltwise_sigmoid(out, x, dy, n);
 }
 
 static int sb_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,

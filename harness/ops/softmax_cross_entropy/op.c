@@ -103,33 +103,27 @@ typedef struct {
     const int32_t *labels;
     double *dlogits; /* the reference's values, (batch, classes) */
     int64_t lo, hi, classes, batch;
-    int stream; /* rows computed in a scratch row, then streamed out */
     double loss_sum;
 } sce_job;
 
 /* Rows [lo, hi): the max (in float), exp(x - max) and their sum in one pass
- * (eltwise_exp_sum), then the scaling and the label's -1 / batch. Large
- * outputs: the exponentials go to a scratch row (in cache), the scaled row is
- * streamed out. */
+ * (eltwise_exp_sum), then the scaling and the label's -1 / batch. */
 static void *sce_rows(void *arg) {
     sce_job *j = arg;
     const int64_t classes = j->classes;
     const double inv_batch = 1.0 / (double)j->batch;
-    double *row = j->stream ? xmalloc(sizeof(double) * (size_t)classes) : NULL;
     double sum_terms = 0;
     for (int64_t b = j->lo; b < j->hi; b++) {
         const float *x = j->logits + b * classes;
-        double *out = j->dlogits + b * classes, *d = row ? row : out;
+        double *d = j->dlogits + b * classes;
         const float m = eltwise_max(x, classes);
         const double s = eltwise_exp_sum(d, x, m, classes);
         const int32_t label = j->labels[b];
         sum_terms += (double)m + log(s) - (double)x[label];
         const double scale = 1.0 / (s * (double)j->batch), at_label = d[label] * scale - inv_batch;
-        eltwise_scale(out, d, scale, classes, j->stream);
-        if (j->stream) hn_ref_stream_fence(); /* before the label's element is written over */
-        out[label] = at_label;
+        eltwise_scale(d, d, scale, classes);
+        d[label] = at_label;
     }
-    free(row);
     j->loss_sum = sum_terms;
     return NULL;
 }
@@ -152,7 +146,7 @@ static int sce_reference(const double *p, void *const *bufs, hn_ref *refs, doubl
     int started[64] = {0};
     for (int t = 0; t < threads; t++) {
         jobs[t] = (sce_job){bufs[B_LOGITS], bufs[B_LABELS], dl->values, batch * t / threads,
-                            batch * (t + 1) / threads, classes, batch, 8.0 * (double)dl->n >= HN_REF_STREAM_BYTES, 0};
+                            batch * (t + 1) / threads, classes, batch, 0};
         started[t] = t > 0 && pthread_create(&tid[t], NULL, sce_rows, &jobs[t]) == 0;
     }
     for (int t = 0; t < threads; t++)
