@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -201,18 +202,49 @@ void hn_ref_free(hn_ref *r) {
 }
 
 /* ------------------------------------------------------------------------------------
- * Threads for references: contiguous parts of [0, n).
+ * Threads for references: [0, n) in chunks (8 a thread), taken in order by
+ * whichever thread is free. The caller works too and returns as soon as every
+ * chunk is done: a helper the scheduler has not started yet (on a loaded
+ * machine that can take milliseconds) costs nothing, as it finds no chunk left
+ * when it runs; helpers are detached and the state they share is freed by the
+ * last one out.
  */
 
 typedef struct {
     void (*fn)(void *ctx, int64_t begin, int64_t end);
     void *ctx;
-    int64_t begin, end;
-} par_part;
+    int64_t n, chunk;
+    atomic_int_fast64_t next, done; /* the next chunk's start; elements finished */
+    atomic_int refs;                /* the caller and the helpers still to return */
+    pthread_mutex_t mu;
+    pthread_cond_t all_done;
+} par_state;
 
-static void *par_thread(void *arg) {
-    par_part *p = arg;
-    p->fn(p->ctx, p->begin, p->end);
+static void par_release(par_state *s) {
+    if (atomic_fetch_sub(&s->refs, 1) != 1) return;
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->all_done);
+    free(s);
+}
+
+static void par_run(par_state *s) {
+    for (;;) {
+        const int64_t b = atomic_fetch_add(&s->next, s->chunk);
+        if (b >= s->n) return;
+        const int64_t e = b + s->chunk < s->n ? b + s->chunk : s->n;
+        s->fn(s->ctx, b, e);
+        if (atomic_fetch_add(&s->done, e - b) + (e - b) == s->n) {
+            pthread_mutex_lock(&s->mu);
+            pthread_cond_signal(&s->all_done);
+            pthread_mutex_unlock(&s->mu);
+        }
+    }
+}
+
+static void *par_helper(void *arg) {
+    par_state *s = arg;
+    par_run(s);
+    par_release(s);
     return NULL;
 }
 
@@ -231,18 +263,28 @@ void hn_ref_parallel(int64_t n, int64_t min_per_thread, int threads, void (*fn)(
         if (n > 0) fn(ctx, 0, n);
         return;
     }
-    par_part parts[64];
-    pthread_t tids[64];
-    int started[64] = {0};
-    for (int t = 0; t < threads; t++) {
-        parts[t] = (par_part){fn, ctx, n * t / threads, n * (t + 1) / threads};
-        if (t > 0) started[t] = pthread_create(&tids[t], NULL, par_thread, &parts[t]) == 0;
-    }
-    fn(ctx, parts[0].begin, parts[0].end);
+    par_state *s = xcalloc(1, sizeof *s);
+    s->fn = fn, s->ctx = ctx, s->n = n;
+    s->chunk = (n + 8 * threads - 1) / (8 * threads);
+    atomic_init(&s->next, 0);
+    atomic_init(&s->done, 0);
+    atomic_init(&s->refs, 1);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->all_done, NULL);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     for (int t = 1; t < threads; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else fn(ctx, parts[t].begin, parts[t].end); /* no thread: the caller does it */
+        pthread_t tid;
+        atomic_fetch_add(&s->refs, 1);
+        if (pthread_create(&tid, &attr, par_helper, s) != 0) atomic_fetch_sub(&s->refs, 1); /* the caller works */
     }
+    pthread_attr_destroy(&attr);
+    par_run(s);
+    pthread_mutex_lock(&s->mu);
+    while (atomic_load(&s->done) < n) pthread_cond_wait(&s->all_done, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    par_release(s);
 }
 
 void hn_fill_randn_f32(float *x, int64_t n, uint64_t seed) {

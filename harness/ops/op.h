@@ -76,9 +76,11 @@ double *hn_ref_alloc_values(int64_t n);
 /* Releases an array of hn_ref_alloc_values (or of malloc); NULL is fine. */
 void hn_ref_values_free(double *v);
 
-/* Runs fn(ctx, begin, end) over [0, n) split into contiguous parts, one per
- * thread, on hn_ref_threads(n, min_per_thread, threads) threads (the caller
- * takes the first part; a thread that cannot be started, its part too). */
+/* Runs fn(ctx, begin, end) over [0, n), in contiguous chunks (about 8 a
+ * thread) taken in order by the caller and hn_ref_threads(n, min_per_thread,
+ * threads) - 1 helper threads, whichever is free; returns when every chunk is
+ * done, without waiting for helpers that have not started (they find nothing
+ * left). fn must not care which thread runs a chunk, nor in what order. */
 void hn_ref_parallel(int64_t n, int64_t min_per_thread, int threads, void (*fn)(void *ctx, int64_t begin, int64_t end),
                      void *ctx);
 /* How many: `threads` (<= 0: one per CPU), at most n / min_per_thread and 64,
