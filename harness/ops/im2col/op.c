@@ -102,9 +102,10 @@ static void im2col_generate(const double *p, void *const *bufs, uint64_t seed) {
 }
 
 /* The reference, row by row of cols (b, c, p, q flattened), each an oh x ow
- * shifted copy of one input plane: per output row y, the pad value left and
- * right of the columns x whose x + q - pad_lo lies in the image, and the
- * widened input row between them (vectorized). */
+ * shifted copy of one input plane: the pad value in the rows y and columns x
+ * where y + p - pad_lo or x + q - pad_lo lies outside the image, the widened
+ * input (vectorized) between them; when ow == w ("same" padding) the valid
+ * part of all rows is one run of the input, widened in one call. */
 typedef struct {
     const conv2d_shape *s;
     const float *in;
@@ -124,19 +125,35 @@ static void i2c_part(void *ctx, int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; row++) {
         const int q = (int)(row % fs), p = (int)(row / fs % fs);
         const float *src = j->in + row / ((int64_t)fs * fs) * plane;
-        /* columns x with 0 <= x + q - pad_lo < w */
-        int x_lo = s->pad_lo - q, x_hi = s->w + s->pad_lo - q;
+        double *out = j->out + row * npix;
+        /* columns x with 0 <= x + q - pad_lo < w, rows y with 0 <= y + p - pad_lo < h */
+        int x_lo = s->pad_lo - q, x_hi = s->w + s->pad_lo - q, y_lo = s->pad_lo - p, y_hi = s->h + s->pad_lo - p;
         x_lo = x_lo < 0 ? 0 : x_lo > ow ? ow : x_lo;
         x_hi = x_hi > ow ? ow : x_hi < x_lo ? x_lo : x_hi;
-        for (int y = 0; y < s->oh; y++) {
-            double *o = j->out + row * npix + (int64_t)y * ow;
-            const int yy = y + p - s->pad_lo;
-            if (yy < 0 || yy >= s->h) {
-                fill(o, ow, j->pad);
-                continue;
+        y_lo = y_lo < 0 ? 0 : y_lo > s->oh ? s->oh : y_lo;
+        y_hi = y_hi > s->oh ? s->oh : y_hi < y_lo ? y_lo : y_hi;
+        fill(out, (int64_t)y_lo * ow, j->pad);
+        fill(out + (int64_t)y_hi * ow, (int64_t)(s->oh - y_hi) * ow, j->pad);
+        if (y_hi == y_lo || x_hi == x_lo) {
+            fill(out + (int64_t)y_lo * ow, (int64_t)(y_hi - y_lo) * ow, j->pad);
+            continue;
+        }
+        const float *first = src + (int64_t)(y_lo + p - s->pad_lo) * s->w + x_lo + q - s->pad_lo;
+        if (ow == s->w) {
+            /* output and input rows have the same length: the rows' values are one
+             * contiguous run of the plane; widen it at once, then put the pad back
+             * at the ends of each row (where the run wrapped into a neighbour row) */
+            eltwise_widen(out + (int64_t)y_lo * ow + x_lo, first, (int64_t)(y_hi - y_lo - 1) * ow + x_hi - x_lo);
+            for (int y = y_lo; y < y_hi; y++) {
+                fill(out + (int64_t)y * ow, x_lo, j->pad);
+                fill(out + (int64_t)y * ow + x_hi, ow - x_hi, j->pad);
             }
+            continue;
+        }
+        for (int y = y_lo; y < y_hi; y++) {
+            double *o = out + (int64_t)y * ow;
             fill(o, x_lo, j->pad);
-            eltwise_widen(o + x_lo, src + (int64_t)yy * s->w + x_lo + q - s->pad_lo, x_hi - x_lo);
+            eltwise_widen(o + x_lo, first + (int64_t)(y - y_lo) * s->w, x_hi - x_lo);
             fill(o + x_hi, ow - x_hi, j->pad);
         }
     }
