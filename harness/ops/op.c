@@ -88,9 +88,9 @@ const char *hn_dtype_name(hn_dtype t) {
  * Reference values: large arrays come from a small pool of 2 MiB-aligned blocks
  * on transparent huge pages, and go back to it when released, so a reference
  * that writes a fresh array does not pay a page fault per 4 KiB (on the 2-core
- * VM this was measured on, writing a fresh 64 MB array took 90 ms on 4 KiB
- * pages, 25 ms on huge pages and 3 ms when the memory was already mapped: the
- * faults cost more than any memory-bound reference's own work).
+ * VM this was measured on, a first write of 64 MB took about 55 ms on 4 KiB
+ * pages and 10 ms on huge pages, a later one a few ms: the faults cost more
+ * than a memory-bound reference's own work).
  *
  * `out` holds the blocks handed out (so a release knows a pool block from a
  * plain malloc'd array), `idle` the released ones, most recent last; at most

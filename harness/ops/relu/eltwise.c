@@ -32,8 +32,8 @@ void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed) 
 }
 
 /* ------------------------------------------------------------------------------------
- * The threaded driver: contiguous ranges, one per thread, each starting at a
- * multiple of 8 elements (so a 64-byte aligned array stays aligned in every part).
+ * The threaded driver: hn_ref_parallel over blocks of 8 elements (so every part
+ * but the last is whole vectors, and an aligned array stays aligned).
  */
 
 typedef struct {

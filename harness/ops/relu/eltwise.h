@@ -10,8 +10,8 @@
  *   y / dx (n) float32 the output
  *
  * This folder (relu's) holds their common code: the shape check, labels, the
- * input generator, a threaded driver for references, and a vectorized fp64
- * exp (which softmax_cross_entropy uses too).
+ * input generator, a threaded driver for references, and vectorized fp64 loops
+ * (exp, and the row operations softmax_cross_entropy and im2col use too).
  */
 #ifndef HN_OPS_ELTWISE_H
 #define HN_OPS_ELTWISE_H
@@ -40,10 +40,10 @@ void eltwise_label(const double *p, char *buf, size_t size);
 void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed);
 
 /* The full reference of an element-wise output: ref gets fn over all n
- * elements (into hn_ref_alloc_values's array), on
- * `threads` threads (<= 0: one per CPU), each taking min_per_thread elements at
- * least: starting a thread costs tens of microseconds (far more on a loaded
- * machine), so that many elements should cost more. */
+ * elements (into hn_ref_alloc_values's array), on `threads` threads (<= 0: one
+ * per CPU; hn_ref_parallel), each taking min_per_thread elements at least:
+ * starting a thread costs tens of microseconds, so that many elements should
+ * cost more. */
 void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, int64_t min_per_thread, hn_ref *ref,
                        int threads);
 /* min_per_thread for relu (a load, a compare and a store an element) and for
