@@ -143,7 +143,7 @@ static void test_references(void) {
     static const int64_t N[] = {1, 7, 11, 1000, 4097, (1 << 21) + 3};
     for (int i = 0; i < 4; i++)
         for (size_t k = 0; k < HN_ARRAY_LEN(N); k++) check_op(i, N[k]);
-    /* sigmoid's gradient does not cancel where s is near 1: e / (1 + e)^2. */
+    /* sigmoid's gradient does not cancel where s is near 1: (e s) s. */
     const hn_op *op = hn_op_find("sigmoid_backward");
     double p[4] = {2};
     float x[3] = {30.0f, -30.0f, 0}, dy[3] = {1.0f, 1.0f, 0};

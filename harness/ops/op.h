@@ -63,7 +63,29 @@ typedef struct {
     char method[96];    /* "full", or "sampled 4096 of 1048576 (border + random)" */
 } hn_ref;
 
+/* Releases r's arrays (values through hn_ref_values_free) and zeroes it. */
 void hn_ref_free(hn_ref *r);
+
+/* n doubles (uninitialised) for a reference's values, released by hn_ref_free
+ * or hn_ref_values_free, never by free(). Arrays of 1 MiB and more are 2 MiB
+ * aligned, on transparent huge pages where Linux gives them, and recycled: a
+ * released one is kept (a few, up to 512 MiB) for the next reference of about
+ * its size, so a memory-bound reference writes mapped memory rather than
+ * faulting every page in (which costs more than its work). */
+double *hn_ref_alloc_values(int64_t n);
+/* Releases an array of hn_ref_alloc_values (or of malloc); NULL is fine. */
+void hn_ref_values_free(double *v);
+
+/* Runs fn(ctx, begin, end) over [0, n), in contiguous chunks (about 8 a
+ * thread) taken in order by the caller and hn_ref_threads(n, min_per_thread,
+ * threads) - 1 helper threads, whichever is free; returns when every chunk is
+ * done, without waiting for helpers that have not started (they find nothing
+ * left). fn must not care which thread runs a chunk, nor in what order. */
+void hn_ref_parallel(int64_t n, int64_t min_per_thread, int threads, void (*fn)(void *ctx, int64_t begin, int64_t end),
+                     void *ctx);
+/* How many: `threads` (<= 0: one per CPU), at most n / min_per_thread and 64,
+ * at least 1. */
+int hn_ref_threads(int64_t n, int64_t min_per_thread, int threads);
 
 struct hn_backend;
 struct hn_device_info;

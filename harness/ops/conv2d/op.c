@@ -218,7 +218,7 @@ static int conv2d_reference(const double *p, void *const *bufs, hn_ref *refs, do
         qsort(pix, (size_t)n_sel, sizeof *pix, cmp_i64);
     }
     ref->n = (int64_t)d.n * d.out_ch * n_sel;
-    ref->values = xmalloc((size_t)ref->n * sizeof(double));
+    ref->values = hn_ref_alloc_values(ref->n);
     ref->index = pix ? xmalloc((size_t)ref->n * sizeof(int64_t)) : NULL;
     for (int b = 0; b < d.n; b++) {
         const float *src = in + (int64_t)b * in_img;

@@ -93,7 +93,7 @@ static int bwd_bias_reference(const double *p, void *const *bufs, hn_ref *refs, 
     if (conv2d_bwd_bias_decode(p, &d, err) != 0) return -1;
     hn_ref *ref = &refs[C2BB_DBIAS];
     ref->n = d.out_ch;
-    ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
+    ref->values = hn_ref_alloc_values(ref->n);
     conv2d_ref_backward_bias(ref->values, bufs[C2BB_DOUT], d.n, d.out_ch, (int64_t)d.s.oh * d.s.ow, threads,
                              CONV2D_ISA_BEST);
     snprintf(ref->method, sizeof ref->method, "full");

@@ -113,7 +113,7 @@ static int bwd_data_reference(const double *p, void *const *bufs, hn_ref *refs, 
     }
     hn_ref *ref = &refs[C2BD_DIN];
     ref->n = (int64_t)d.n * d.in_ch * n_sel;
-    ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
+    ref->values = hn_ref_alloc_values(ref->n);
     conv2d_ref_backward_data(ref->values, pix, n_sel, bufs[C2BD_DOUT], bufs[C2BD_FILTER], d.n, d.in_ch, d.out_ch, &d.s,
                              threads, NULL);
     if (pix) {

@@ -128,7 +128,7 @@ static int bwd_filter_reference(const double *p, void *const *bufs, hn_ref *refs
     }
     hn_ref *ref = &refs[C2BF_DFILTER];
     ref->n = (int64_t)d.out_ch * n_sel;
-    ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
+    ref->values = hn_ref_alloc_values(ref->n);
     conv2d_ref_backward_filter(ref->values, cols, n_sel, bufs[C2BF_IN], bufs[C2BF_DOUT], d.n, d.in_ch, d.out_ch, &d.s,
                                (float)p[C2B_PAD], threads, NULL);
     if (cols) {

@@ -15,10 +15,12 @@
  * variants. Memory-bound: a copy that reads every input about fs^2 times (from
  * cache) and writes fs^2 times the input's size.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/conv2d/ref.h"
 #include "ops/op.h"
+#include "ops/relu/eltwise.h"
 
 enum { P_N, P_IN_CH, P_FS, P_H, P_W, P_PADDING, P_PAD };
 enum { B_IN, B_COLS };
@@ -99,46 +101,84 @@ static void im2col_generate(const double *p, void *const *bufs, uint64_t seed) {
     hn_fill_randn_f32(bufs[B_IN], counts[B_IN], seed * 2 + 1);
 }
 
+/* The reference, row by row of cols (b, c, p, q flattened), each an oh x ow
+ * shifted copy of one input plane: the pad value in the rows y and columns x
+ * where y + p - pad_lo or x + q - pad_lo lies outside the image, the widened
+ * input (vectorized) between them; when ow == w ("same" padding) the valid
+ * part of all rows is one run of the input, widened in one call. */
+typedef struct {
+    const conv2d_shape *s;
+    const float *in;
+    double *out, pad;
+    int fs;
+} i2c_job;
+
+static void fill(double *o, int64_t n, double v) {
+    for (int64_t i = 0; i < n; i++) o[i] = v;
+}
+
+static void i2c_part(void *ctx, int64_t begin, int64_t end) {
+    const i2c_job *j = ctx;
+    const conv2d_shape *s = j->s;
+    const int fs = j->fs, ow = s->ow;
+    const int64_t npix = (int64_t)s->oh * ow, plane = (int64_t)s->h * s->w;
+    for (int64_t row = begin; row < end; row++) {
+        const int q = (int)(row % fs), p = (int)(row / fs % fs);
+        const float *src = j->in + row / ((int64_t)fs * fs) * plane;
+        double *out = j->out + row * npix;
+        /* columns x with 0 <= x + q - pad_lo < w, rows y with 0 <= y + p - pad_lo < h */
+        int x_lo = s->pad_lo - q, x_hi = s->w + s->pad_lo - q, y_lo = s->pad_lo - p, y_hi = s->h + s->pad_lo - p;
+        x_lo = x_lo < 0 ? 0 : x_lo > ow ? ow : x_lo;
+        x_hi = x_hi > ow ? ow : x_hi < x_lo ? x_lo : x_hi;
+        y_lo = y_lo < 0 ? 0 : y_lo > s->oh ? s->oh : y_lo;
+        y_hi = y_hi > s->oh ? s->oh : y_hi < y_lo ? y_lo : y_hi;
+        fill(out, (int64_t)y_lo * ow, j->pad);
+        fill(out + (int64_t)y_hi * ow, (int64_t)(s->oh - y_hi) * ow, j->pad);
+        if (y_hi == y_lo || x_hi == x_lo) {
+            fill(out + (int64_t)y_lo * ow, (int64_t)(y_hi - y_lo) * ow, j->pad);
+            continue;
+        }
+        const float *first = src + (int64_t)(y_lo + p - s->pad_lo) * s->w + x_lo + q - s->pad_lo;
+        if (ow == s->w) {
+            /* output and input rows have the same length: the rows' values are one
+             * contiguous run of the plane; widen it at once, then put the pad back
+             * at the ends of each row (where the run wrapped into a neighbour row) */
+            eltwise_widen(out + (int64_t)y_lo * ow + x_lo, first, (int64_t)(y_hi - y_lo - 1) * ow + x_hi - x_lo);
+            for (int y = y_lo; y < y_hi; y++) {
+                fill(out + (int64_t)y * ow, x_lo, j->pad);
+                fill(out + (int64_t)y * ow + x_hi, ow - x_hi, j->pad);
+            }
+            continue;
+        }
+        for (int y = y_lo; y < y_hi; y++) {
+            double *o = out + (int64_t)y * ow;
+            fill(o, x_lo, j->pad);
+            eltwise_widen(o + x_lo, first + (int64_t)(y - y_lo) * s->w, x_hi - x_lo);
+            fill(o + x_hi, ow - x_hi, j->pad);
+        }
+    }
+}
+
 static int im2col_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
                             int threads, hn_err *err) {
-    (void)budget_gflop, (void)seed, (void)threads, (void)err;
+    (void)budget_gflop, (void)seed, (void)err;
     conv2d_shape s;
     geometry(p, &s);
-    int n = (int)p[P_N], C = (int)p[P_IN_CH], fs = s.fs;
-    double pad = p[P_PAD];
-    const float *in = bufs[B_IN];
-    int64_t npix = (int64_t)s.oh * s.ow, rows = (int64_t)C * fs * fs;
+    const int n = (int)p[P_N], C = (int)p[P_IN_CH], fs = s.fs;
+    const int64_t npix = (int64_t)s.oh * s.ow, rows = (int64_t)n * C * fs * fs;
     hn_ref *ref = &refs[B_COLS];
-    ref->n = (int64_t)n * rows * npix;
-    ref->values = xmalloc((size_t)(ref->n ? ref->n : 1) * sizeof(double));
+    ref->n = rows * npix;
+    ref->values = hn_ref_alloc_values(ref->n);
     ref->index = NULL;
-    /* row by row: each row of cols is a shifted copy of one input plane */
-    double *out = ref->values;
-    for (int b = 0; b < n; b++)
-        for (int c = 0; c < C; c++) {
-            const float *plane = in + ((int64_t)b * C + c) * s.h * s.w;
-            for (int pp = 0; pp < fs; pp++)
-                for (int q = 0; q < fs; q++, out += npix)
-                    for (int y = 0; y < s.oh; y++) {
-                        int yy = y + pp - s.pad_lo;
-                        double *o = out + (int64_t)y * s.ow;
-                        if (yy < 0 || yy >= s.h) {
-                            for (int x = 0; x < s.ow; x++) o[x] = pad;
-                            continue;
-                        }
-                        const float *row = plane + (int64_t)yy * s.w;
-                        for (int x = 0; x < s.ow; x++) {
-                            int xx = x + q - s.pad_lo;
-                            o[x] = xx >= 0 && xx < s.w ? (double)row[xx] : pad;
-                        }
-                    }
-        }
+    i2c_job job = {&s, bufs[B_IN], ref->values, p[P_PAD], fs};
+    /* a thread writes 2^18 values at least */
+    hn_ref_parallel(rows, 1 + ((int64_t)1 << 18) / npix, threads, i2c_part, &job);
     snprintf(ref->method, sizeof ref->method, "full");
     return 0;
 }
 
-static const char *const BENCH[] = {"in_ch=16,filter_size=3,h=224,w=224", "n=4,in_ch=8,filter_size=5,h=64,w=64,padding=-1",
-                                    NULL};
+static const char *const BENCH[] = {"in_ch=16,filter_size=3,h=224,w=224",
+                                    "n=4,in_ch=8,filter_size=5,h=64,w=64,padding=-1", NULL};
 
 const hn_op hn_op_im2col = {
     .name = "im2col",

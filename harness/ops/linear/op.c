@@ -94,7 +94,7 @@ static int linear_reference(const double *p, void *const *bufs, hn_ref *refs, do
             memcpy(xs + r * d.in_f, x + rows[r] * d.in_f, sizeof *xs * (size_t)d.in_f);
     }
     ref->n = n_rows * d.out_f;
-    ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
+    ref->values = hn_ref_alloc_values(ref->n);
     linear_gemm_ref(ref->values, xs ? xs : x, 0, weight, 1, (int)n_rows, d.out_f, d.in_f, threads);
     for (int64_t r = 0; r < n_rows; r++)
         for (int o = 0; o < d.out_f; o++) ref->values[r * d.out_f + o] += (double)bias[o];

@@ -129,7 +129,7 @@ static int lb_reference(const double *p, void *const *bufs, hn_ref *refs, double
     }
     hn_ref *ref = &refs[B_DX];
     ref->n = n_sel * in_f;
-    ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
+    ref->values = hn_ref_alloc_values(ref->n);
     linear_gemm_ref(ref->values, a ? a : dy, 0, weight, 0, (int)n_sel, in_f, out_f, threads);
     set_rows(ref, rows, n_sel, batch, in_f);
     free(a);
@@ -146,7 +146,7 @@ static int lb_reference(const double *p, void *const *bufs, hn_ref *refs, double
     }
     ref = &refs[B_DWEIGHT];
     ref->n = n_sel * in_f;
-    ref->values = xmalloc(sizeof(double) * (size_t)ref->n);
+    ref->values = hn_ref_alloc_values(ref->n);
     if (a)
         linear_gemm_ref(ref->values, a, 0, x, 0, (int)n_sel, in_f, batch, threads);
     else

@@ -159,13 +159,13 @@ static int pool2d_reference(const double *p, void *const *bufs, hn_ref *refs, do
     if (pool2d_decode("pool2d", p, &d, NULL, &n_out, err) != 0) return -1;
     hn_ref *out = &refs[P2F_OUT], *am = &refs[P2F_ARGMAX];
     out->n = n_out;
-    out->values = pool2d_alloc_values(n_out);
+    out->values = hn_ref_alloc_values(n_out);
     snprintf(out->method, sizeof out->method, "full");
     fwd_job job = {&d, bufs[P2F_IN], out->values, NULL};
-    if (d.mode == P2_MAX) job.argmax = am->values = pool2d_alloc_values(n_out);
+    if (d.mode == P2_MAX) job.argmax = am->values = hn_ref_alloc_values(n_out);
     /* rows of ow * inner outputs; a thread takes at least ~64k input elements */
     const int64_t in_per_row = (int64_t)d.k * d.w * d.inner;
-    pool2d_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / in_per_row, threads, fwd_part, &job);
+    hn_ref_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / in_per_row, threads, fwd_part, &job);
     if (d.mode == P2_MAX) {
         am->n = n_out;
         snprintf(am->method, sizeof am->method, "full");

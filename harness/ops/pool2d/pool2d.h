@@ -75,15 +75,4 @@ void pool2d_fill_input(const pool2d_dims *d, float *x, uint64_t seed);
 void pool2d_forward_rows(const pool2d_dims *d, const float *in, double *out, double *argmax_f64, int32_t *argmax,
                          int64_t r0, int64_t r1);
 
-/* An array of n doubles for a reference (freed with free(), as hn_ref_free
- * does), uninitialised. Large ones are aligned to 2 MiB and asked to live on
- * huge pages: a memory-bound reference writes each element once, so on machines
- * where a page fault is dear, faulting 4 KiB pages in costs more than the work. */
-double *pool2d_alloc_values(int64_t n);
-
-/* Runs fn(ctx, begin, end) over [0, n) split into contiguous parts on up to
- * `threads` threads (<= 0: one per core; small n: the caller alone). */
-void pool2d_parallel(int64_t n, int64_t min_per_thread, int threads, void (*fn)(void *ctx, int64_t begin, int64_t end),
-                     void *ctx);
-
 #endif

@@ -1,203 +1,104 @@
 /*
  * pool2d/ref.c: the forward computation of pool2d (see pool2d.h), shared by
- * pool2d's reference and pool2d_backward's generator, and the few helpers both
- * operators use (threads, the seeded input).
+ * pool2d's reference and pool2d_backward's generator, and the seeded input.
  *
- * Output rows are computed a whole row at a time: for each of the k input rows
- * under it, the row is read once, left to right, and folded into the row's
- * accumulators (ow * inner of them), so memory is read in order in every layout
- * and the innermost loop runs over `inner` contiguous values (channels in NHWC,
- * images in CHWN) or over the k values of one window row (NCHW). Visiting the
- * window rows in order, and each row's columns in order, is row-major window
- * order, which is what decides ties.
+ * An output row (ow * inner outputs, under input rows y0 = oy * k .. y0 + k - 1
+ * of one plane, each of them w * inner contiguous floats in every layout) is
+ * computed in two passes, both over contiguous memory with 16-lane vectors (GCC
+ * vector extensions, compiled for AVX-512, for AVX2 and for the baseline and
+ * picked at run time):
+ *
+ *   down:   for each covered column element e < ow * k * inner, the k rows
+ *           folded in order: max mode the maximum and the row it came from
+ *           (torch's rule, row after row), avg mode the sum in double;
+ *   across: each window's k columns (k neighbouring values in NCHW, k runs of
+ *           `inner` values otherwise, where the vectors run over the inner
+ *           index), folded into the output.
+ *
+ * Max mode's order. torch scans a window in row-major (p, q) order, taking an
+ * element when it is larger than the maximum so far or is NaN: the result is
+ * the last NaN in that order if there is one, else the first occurrence of the
+ * maximum. Row-major window order is the order of plane positions y * w + x,
+ * so the same result comes from any order of folding with the rule "b wins
+ * over a when b is NaN and (a is not, or b lies after a), or neither is NaN
+ * and (b > a, or b == a and b lies before a)"; the down pass folds rows in
+ * position order, where that rule is torch's own, the across pass uses it in
+ * full. Avg mode: the sum of the window's k^2 floats in double (column sums
+ * first, then across; exact unless the values span more than 2^29 in
+ * magnitude, within an ulp of the sum otherwise), divided by k^2.
  */
-#define _GNU_SOURCE /* madvise, MADV_HUGEPAGE */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "pool2d.h"
 
-/* m[j], a[j] = v[j], pos0 + j * step where v[j] > m[j] or v[j] is NaN (torch's
- * rule), for j < n: four at a time with GCC's vector extensions (SSE2 on
- * x86-64, NEON on arm64), then one at a time, with masks rather than
- * branches (on random data a branch here mispredicts every other time). */
-#if defined(__GNUC__)
-typedef float pool_f4 __attribute__((vector_size(16)));
-typedef int32_t pool_i4 __attribute__((vector_size(16)));
-#define POOL_VECTORS 1
+typedef float p2_v16f __attribute__((vector_size(64)));
+typedef int32_t p2_v16i __attribute__((vector_size(64)));
+typedef float p2_v8f __attribute__((vector_size(32)));
+typedef int32_t p2_v8i __attribute__((vector_size(32)));
+typedef double p2_v8d __attribute__((vector_size(64)));
+
+#define P2_INLINE __attribute__((always_inline)) static inline
+
+/* b wins over a (values and plane positions), the rule above: lane by lane
+ * (a macro: vectors of 64 bytes as arguments would change the ABI), and for
+ * one element (without branches: on random data they mispredict). */
+#define WINS16(b, bpos, a, apos)                                                                   \
+    ((((b) != (b)) & (((a) == (a)) | ((bpos) > (apos)))) |                                         \
+     (((a) == (a)) & (((b) > (a)) | (((b) == (a)) & ((bpos) < (apos))))))
+
+/* Elements of a row the down pass takes at a time. */
+enum { P2_BLOCK = 1024 };
+
+/* Scratch for one part's rows. */
+typedef struct {
+    float *m, *bm;
+    int32_t *r, *ba;
+    double *s; /* down sums (avg) */
+} p2_scratch;
+
+/* The row loops, once per instruction set (ref_rows.h). */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define P2_X86 1
+#define P2_FN(name) name##_avx512
+#define P2_TARGET __attribute__((target("avx512f")))
+#include "ref_rows.h"
+#undef P2_FN
+#undef P2_TARGET
+#define P2_FN(name) name##_avx2
+#define P2_TARGET __attribute__((target("avx2")))
+#include "ref_rows.h"
+#undef P2_FN
+#undef P2_TARGET
 #endif
-
-static void max_update(const float *restrict v, int32_t pos0, int32_t step, float *restrict m, int32_t *restrict a,
-                       int64_t n) {
-    int64_t j = 0;
-#if defined(POOL_VECTORS)
-    const pool_i4 lane = {0, 1, 2, 3};
-    for (; j + 4 <= n; j += 4) {
-        pool_f4 x, b;
-        pool_i4 xi, bi, ai;
-        memcpy(&x, v + j, sizeof x);
-        memcpy(&b, m + j, sizeof b);
-        memcpy(&ai, a + j, sizeof ai);
-        const pool_i4 take = (x > b) | (x != x);
-        memcpy(&xi, &x, sizeof xi);
-        memcpy(&bi, &b, sizeof bi);
-        bi = (xi & take) | (bi & ~take);
-        const pool_i4 pos = (int32_t)(pos0 + (int32_t)j * step) + lane * step;
-        ai = (pos & take) | (ai & ~take);
-        memcpy(m + j, &bi, sizeof bi);
-        memcpy(a + j, &ai, sizeof ai);
-    }
-#endif
-    for (; j < n; j++) {
-        const float x = v[j], b = m[j];
-        const uint32_t take = 0u - (uint32_t)((x > b) | (x != x));
-        uint32_t xi, bi;
-        memcpy(&xi, &x, 4);
-        memcpy(&bi, &b, 4);
-        bi = (xi & take) | (bi & ~take);
-        memcpy(&m[j], &bi, 4);
-        a[j] = (int32_t)(((uint32_t)(pos0 + (int32_t)j * step) & take) | ((uint32_t)a[j] & ~take));
-    }
-}
-
-/* Max pooling of output row r into the float maxima m and positions a (ow *
- * inner each); t is scratch for ow floats. Window element (p, q) of every
- * window of the row is folded in at once, in row-major (p, q) order. */
-static void max_row(const pool2d_dims *d, const float *in, int64_t r, float *restrict m, int32_t *restrict a,
-                    float *restrict t) {
-    const int k = d->k, w = d->w, ow = d->ow, inner = d->inner;
-    const int64_t o = r / d->oh;
-    const int oy = (int)(r % d->oh);
-    for (int p = 0; p < k; p++) {
-        const int y = oy * k + p;
-        const float *src = in + ((o * d->h + y) * (int64_t)w) * inner;
-        for (int q = 0; q < k; q++) {
-            const int32_t pos = y * w + q; /* window 0's; window ox's is pos + ox * k */
-            const int first = p == 0 && q == 0;
-            if (inner == 1) {
-                /* NCHW: window ox's element is src[ox * k + q]; gathered into t so the
-                 * comparisons run on contiguous values */
-                const float *s = src + q;
-                float *dst = first ? m : t;
-                for (int ox = 0; ox < ow; ox++) dst[ox] = s[(int64_t)ox * k];
-                if (first)
-                    for (int ox = 0; ox < ow; ox++) a[ox] = pos + ox * k;
-                else
-                    max_update(t, pos, k, m, a, ow);
-                continue;
-            }
-            /* NHWC, CHWN: window ox's elements are inner contiguous values */
-            for (int ox = 0; ox < ow; ox++) {
-                const float *s = src + ((int64_t)ox * k + q) * inner;
-                float *mm = m + (int64_t)ox * inner;
-                int32_t *aa = a + (int64_t)ox * inner;
-                if (first) {
-                    memcpy(mm, s, (size_t)inner * sizeof *mm);
-                    for (int i = 0; i < inner; i++) aa[i] = pos + ox * k;
-                } else {
-                    max_update(s, pos + ox * k, 0, mm, aa, inner);
-                }
-            }
-        }
-    }
-}
-
-/* Average pooling of output row r into out (the sum first, then / k^2). */
-static void avg_row(const pool2d_dims *d, const float *in, int64_t r, double *out) {
-    const int k = d->k, w = d->w, ow = d->ow, inner = d->inner;
-    const int64_t o = r / d->oh, len = (int64_t)ow * inner;
-    const int oy = (int)(r % d->oh);
-    for (int64_t j = 0; j < len; j++) out[j] = 0.0;
-    for (int p = 0; p < k; p++) {
-        const float *src = in + ((o * d->h + oy * k + p) * (int64_t)w) * inner;
-        if (inner == 1) {
-            for (int ox = 0; ox < ow; ox++) {
-                double s = 0.0;
-                for (int q = 0; q < k; q++) s += src[(int64_t)ox * k + q];
-                out[ox] += s;
-            }
-            continue;
-        }
-        for (int ox = 0; ox < ow; ox++)
-            for (int q = 0; q < k; q++) {
-                const float *s = src + ((int64_t)ox * k + q) * inner;
-                double *acc = out + (int64_t)ox * inner;
-                for (int i = 0; i < inner; i++) acc[i] += s[i];
-            }
-    }
-    const double area = (double)k * k;
-    for (int64_t j = 0; j < len; j++) out[j] /= area;
-}
+#define P2_FN(name) name##_generic
+#define P2_TARGET
+#include "ref_rows.h"
+#undef P2_FN
+#undef P2_TARGET
 
 void pool2d_forward_rows(const pool2d_dims *d, const float *in, double *out, double *argmax_f64, int32_t *argmax,
                          int64_t r0, int64_t r1) {
-    const int64_t len = (int64_t)d->ow * d->inner;
+    const int64_t len = (int64_t)d->ow * d->inner, covered = len * d->k;
+    const int64_t group = len >= 2048 ? 1 : 2048 / len, n = group * len; /* rows written together */
+    p2_scratch t = {0};
     if (d->mode == P2_AVG) {
-        for (int64_t r = r0; out && r < r1; r++) avg_row(d, in, r, out + r * len);
-        return;
+        t.s = xmalloc(sizeof(double) * (size_t)covered);
+    } else {
+        t.m = xmalloc(sizeof(float) * (size_t)covered);
+        t.r = xmalloc(sizeof(int32_t) * (size_t)covered);
+        t.bm = xmalloc(sizeof(float) * (size_t)n);
+        t.ba = xmalloc(sizeof(int32_t) * (size_t)n);
     }
-    float *m = xmalloc((size_t)len * sizeof *m), *t = xmalloc((size_t)d->ow * sizeof *t);
-    int32_t *tmp = argmax ? NULL : xmalloc((size_t)len * sizeof *tmp);
-    for (int64_t r = r0; r < r1; r++) {
-        int32_t *a = argmax ? argmax + r * len : tmp;
-        max_row(d, in, r, m, a, t);
-        if (out)
-            for (int64_t j = 0; j < len; j++) out[r * len + j] = m[j];
-        if (argmax_f64)
-            for (int64_t j = 0; j < len; j++) argmax_f64[r * len + j] = a[j];
-    }
-    free(m);
-    free(t);
-    free(tmp);
-}
-
-double *pool2d_alloc_values(int64_t n) {
-    const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double), huge = (size_t)2 << 20;
-    if (bytes < 2 * huge) return xmalloc(bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, bytes) != 0) return xmalloc(bytes);
-#if defined(MADV_HUGEPAGE)
-    madvise(p, bytes / huge * huge, MADV_HUGEPAGE); /* advice only: ignore a refusal */
+#if defined(P2_X86)
+    if (__builtin_cpu_supports("avx512f"))
+        forward_rows_avx512(d, in, out, argmax_f64, argmax, r0, r1, group, &t);
+    else if (__builtin_cpu_supports("avx2"))
+        forward_rows_avx2(d, in, out, argmax_f64, argmax, r0, r1, group, &t);
+    else
 #endif
-    return p;
-}
-
-typedef struct {
-    void (*fn)(void *ctx, int64_t begin, int64_t end);
-    void *ctx;
-    int64_t begin, end;
-} par_part;
-
-static void *par_thread(void *arg) {
-    par_part *p = arg;
-    p->fn(p->ctx, p->begin, p->end);
-    return NULL;
-}
-
-void pool2d_parallel(int64_t n, int64_t min_per_thread, int threads, void (*fn)(void *ctx, int64_t begin, int64_t end),
-                     void *ctx) {
-    if (threads <= 0) threads = hn_cpu_count();
-    if (min_per_thread < 1) min_per_thread = 1;
-    if (threads > n / min_per_thread) threads = (int)(n / min_per_thread);
-    if (threads > 64) threads = 64;
-    if (threads <= 1) {
-        if (n > 0) fn(ctx, 0, n);
-        return;
-    }
-    par_part parts[64];
-    pthread_t tids[64];
-    int started[64] = {0};
-    for (int t = 0; t < threads; t++) {
-        parts[t] = (par_part){fn, ctx, n * t / threads, n * (t + 1) / threads};
-        if (t > 0) started[t] = pthread_create(&tids[t], NULL, par_thread, &parts[t]) == 0;
-    }
-    fn(ctx, parts[0].begin, parts[0].end);
-    for (int t = 1; t < threads; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else fn(ctx, parts[t].begin, parts[t].end); /* no thread: the caller does it */
-    }
+        forward_rows_generic(d, in, out, argmax_f64, argmax, r0, r1, group, &t);
+    free(t.m), free(t.r), free(t.bm), free(t.ba), free(t.s);
 }
 
 void pool2d_fill_input(const pool2d_dims *d, float *x, uint64_t seed) {

@@ -95,71 +95,60 @@ static void bwd_generate(const double *p, void *const *bufs, uint64_t seed) {
     pool2d_dims as_max = d;
     as_max.mode = P2_MAX;
     bwd_job job = {&as_max, bufs[P2B_IN], NULL, bufs[P2B_ARGMAX], NULL, 0};
-    pool2d_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), 0, argmax_part,
+    hn_ref_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), 0, argmax_part,
                     &job);
     hn_fill_randn_f32(bufs[P2B_DOUT], n_out, seed * 2 + 2);
 }
 
 /* The din rows under output rows [begin, end), r = o * oh + oy: input rows oy * k
  * .. oy * k + k - 1 of plane o, contiguous in every layout (and, under the last
- * output row of a plane, the h % k rows no window covers). Max: the rows are
- * zeroed, then each output writes its gradient at its argmax, one store with no
- * branch on the data; the stores that land in their own window are counted, so
- * the caller knows whether every argmax was valid (an invalid one is written
- * harmlessly at the window's corner, inside the rows this part owns). Avg: dout
- * / k^2 of each output, repeated over its window. */
+ * output row of a plane, the h % k rows no window covers). Max: every
+ * din element of a window compares its plane position with the window's argmax
+ * and takes the gradient where they match, 0 elsewhere (no branch on the data,
+ * vectorized); the matches are counted, so the caller knows whether every
+ * argmax was a position in its own window. Avg: dout / k^2 of each output,
+ * repeated over its window. The loops are in din_rows.h, once per instruction
+ * set. */
+typedef int32_t b_v8i __attribute__((vector_size(32)));
+typedef float b_v8f __attribute__((vector_size(32)));
+typedef double b_v8d __attribute__((vector_size(64)));
+typedef long long b_v8l __attribute__((vector_size(64)));
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define B_X86 1
+#define B_FN(name) name##_avx512
+#define B_TARGET __attribute__((target("avx512f")))
+#include "din_rows.h"
+#undef B_FN
+#undef B_TARGET
+#define B_FN(name) name##_avx2
+#define B_TARGET __attribute__((target("avx2")))
+#include "din_rows.h"
+#undef B_FN
+#undef B_TARGET
+#endif
+#define B_FN(name) name##_generic
+#define B_TARGET
+#include "din_rows.h"
+#undef B_FN
+#undef B_TARGET
+
 static void din_part(void *ctx, int64_t begin, int64_t end) {
     bwd_job *j = ctx;
     const pool2d_dims *d = j->d;
-    const int k = d->k, w = d->w, ow = d->ow, inner = d->inner;
-    const int64_t len = (int64_t)w * inner, n_row = (int64_t)ow * inner, covered = (int64_t)ow * k * inner;
-    const double area = (double)k * k, inv_w = 1.0 / w;
-    double *scaled = d->mode == P2_AVG ? xmalloc((size_t)n_row * sizeof *scaled) : NULL;
-    int64_t hits = 0;
-    for (int64_t r = begin; r < end; r++) {
-        const int64_t o = r / d->oh;
-        const int oy = (int)(r % d->oh);
-        const int64_t y0 = (int64_t)oy * k;
-        double *rows = j->din + (o * d->h + y0) * len; /* k rows */
-        const float *g = j->dout + r * n_row;
-        if (oy == d->oh - 1) /* the rows below every window */
-            memset(rows + k * len, 0, (size_t)((d->h - y0 - k) * len) * sizeof *rows);
-        if (d->mode == P2_AVG) {
-            for (int64_t e = 0; e < n_row; e++) scaled[e] = g[e] / area;
-            for (int p = 0; p < k; p++) {
-                double *row = rows + p * len;
-                if (inner == 1) {
-                    for (int ox = 0; ox < ow; ox++)
-                        for (int q = 0; q < k; q++) row[ox * k + q] = scaled[ox];
-                } else {
-                    for (int ox = 0; ox < ow; ox++)
-                        for (int q = 0; q < k; q++)
-                            memcpy(row + ((int64_t)ox * k + q) * inner, scaled + (int64_t)ox * inner,
-                                   (size_t)inner * sizeof *row);
-                }
-                memset(row + covered, 0, (size_t)(len - covered) * sizeof *row);
-            }
-            continue;
-        }
-        memset(rows, 0, (size_t)(k * len) * sizeof *rows);
-        const int32_t *a = j->argmax + r * n_row;
-        const int64_t lo = y0 * w; /* the plane position of the rows' first element */
-        for (int ox = 0; ox < ow; ox++)
-            for (int i = 0; i < inner; i++) {
-                const int64_t e = (int64_t)ox * inner + i, rel = (int64_t)a[e] - lo;
-                /* rel = p * w + x; p by a multiplication (exact after the
-                 * correction), not a division */
-                int64_t p = (int64_t)((double)rel * inv_w);
-                p -= p * w > rel;
-                p += (p + 1) * w <= rel;
-                const int64_t x = rel - p * w;
-                const int ok = rel >= 0 && p < k && x >= (int64_t)ox * k && x < (int64_t)ox * k + k;
-                const int64_t at = ok ? p * len + x * inner + i : ((int64_t)ox * k) * inner + i;
-                rows[at] = ok ? (double)g[e] : 0.0;
-                hits += ok;
-            }
-    }
-    free(scaled);
+    const int64_t len = (int64_t)d->w * d->inner, covered = (int64_t)d->ow * d->k * d->inner;
+    int32_t *aexp = xmalloc(sizeof(int32_t) * (size_t)covered);
+    double *gexp = xmalloc(sizeof(double) * (size_t)(covered > len ? covered : len));
+    int64_t hits;
+#if defined(B_X86)
+    if (__builtin_cpu_supports("avx512f"))
+        hits = din_rows_avx512(d, j->dout, j->argmax, j->din, begin, end, aexp, gexp);
+    else if (__builtin_cpu_supports("avx2"))
+        hits = din_rows_avx2(d, j->dout, j->argmax, j->din, begin, end, aexp, gexp);
+    else
+#endif
+        hits = din_rows_generic(d, j->dout, j->argmax, j->din, begin, end, aexp, gexp);
+    free(aexp), free(gexp);
     atomic_fetch_add(&j->hits, hits);
 }
 
@@ -183,12 +172,12 @@ static int bwd_reference(const double *p, void *const *bufs, hn_ref *refs, doubl
     int64_t n_in, n_out;
     if (pool2d_decode(OP, p, &d, &n_in, &n_out, err) != 0) return -1;
     hn_ref *din = &refs[P2B_DIN];
-    bwd_job job = {&d, bufs[P2B_IN], bufs[P2B_DOUT], bufs[P2B_ARGMAX], pool2d_alloc_values(n_in), 0};
-    pool2d_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), threads, din_part,
+    bwd_job job = {&d, bufs[P2B_IN], bufs[P2B_DOUT], bufs[P2B_ARGMAX], hn_ref_alloc_values(n_in), 0};
+    hn_ref_parallel((int64_t)d.outer * d.oh, 1 + ((int64_t)1 << 16) / ((int64_t)d.k * d.w * d.inner), threads, din_part,
                     &job);
     if (d.mode == P2_MAX && atomic_load(&job.hits) != n_out) {
         /* some argmax is not in its window: say which */
-        free(job.din);
+        hn_ref_values_free(job.din);
         int64_t e = argmax_outside(&d, job.argmax);
         return hn_errf(err, "%s: argmax element %lld = %d is not a position in its own %dx%d window", OP,
                        (long long)e, e >= 0 ? job.argmax[e] : -1, d.k, d.k);

@@ -1,13 +1,11 @@
 /*
  * relu/eltwise.c: the element-wise operators' common code (see eltwise.h).
  */
-#define _GNU_SOURCE /* MADV_HUGEPAGE */
 #include "eltwise.h"
 
-#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 int eltwise_shape(const char *op, const double *p, int n_buffers, int64_t *counts, hn_err *err) {
     if (!(p[ELT_N] >= 1 && p[ELT_N] <= 2147483647.0 && p[ELT_N] == (double)(int64_t)p[ELT_N]))
@@ -33,24 +31,10 @@ void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed) 
     for (int64_t i = 5; zeros && i < n; i += 8) x[i] = i % 16 == 5 ? 0.0f : -0.0f;
 }
 
-double *eltwise_values(int64_t n) {
-    const size_t bytes = sizeof(double) * (size_t)(n > 0 ? n : 1);
-    double *v = xmalloc(bytes);
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (bytes >= 2 * huge) {
-        const uintptr_t lo = ((uintptr_t)v + huge - 1) & ~(huge - 1), hi = ((uintptr_t)v + bytes) & ~(huge - 1);
-        if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: failure changes nothing */
-    }
-#endif
-    return v;
-}
-
 /* ------------------------------------------------------------------------------------
- * The threaded driver: contiguous ranges, one per thread.
+ * The threaded driver: hn_ref_parallel over blocks of 8 elements (so every part
+ * but the last is whole vectors, and an aligned array stays aligned).
  */
-
-enum { ELT_MIN_PER_THREAD = 1 << 18 };
 
 typedef struct {
     eltwise_fn fn;
@@ -59,78 +43,92 @@ typedef struct {
     int64_t n;
 } eltwise_job;
 
-static void *eltwise_worker(void *arg) {
-    const eltwise_job *j = arg;
-    j->fn(j->out, j->x, j->dy, j->n);
-    return NULL;
+static void eltwise_part(void *ctx, int64_t begin, int64_t end) {
+    const eltwise_job *j = ctx;
+    begin *= 8, end = end * 8 < j->n ? end * 8 : j->n;
+    j->fn(j->out + begin, j->x + begin, j->dy ? j->dy + begin : NULL, end - begin);
 }
 
-void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, hn_ref *ref, int threads) {
+void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, int64_t min_per_thread, hn_ref *ref,
+                       int threads) {
     ref->n = n;
-    ref->values = eltwise_values(n);
+    ref->values = hn_ref_alloc_values(n);
     snprintf(ref->method, sizeof ref->method, "full");
-    if (threads <= 0) threads = hn_cpu_count();
-    if (threads > 64) threads = 64;
-    if (threads > n / ELT_MIN_PER_THREAD) threads = (int)(n / ELT_MIN_PER_THREAD);
-    if (threads <= 1) {
-        fn(ref->values, x, dy, n);
-        return;
-    }
-    eltwise_job jobs[64];
-    pthread_t tid[64];
-    int started[64] = {0};
-    for (int t = 0; t < threads; t++) {
-        const int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
-        jobs[t] = (eltwise_job){fn, ref->values + lo, x + lo, dy ? dy + lo : NULL, hi - lo};
-        started[t] = t > 0 && pthread_create(&tid[t], NULL, eltwise_worker, &jobs[t]) == 0;
-    }
-    /* Thread 0's range, and any a thread could not be started for, run here. */
-    for (int t = 0; t < threads; t++)
-        if (!started[t]) eltwise_worker(&jobs[t]);
-    for (int t = 1; t < threads; t++)
-        if (started[t]) pthread_join(tid[t], NULL);
+    eltwise_job job = {fn, ref->values, x, dy, n};
+    hn_ref_parallel((n + 7) / 8, min_per_thread / 8, threads, eltwise_part, &job);
 }
 
 /* ------------------------------------------------------------------------------------
- * Vector loops, 8 doubles at a time. exp: x = k ln2 + r, |r| <= ln2 / 2, k = round(x / ln2)
- * (by adding 1.5 * 2^52, whose low bits then hold k); exp(r) by its Taylor
- * polynomial of degree 12 (truncation under 2e-16 relative), times 2^k built in
- * the exponent bits. The loops (exp, sigmoid, relu and their gradients) are GCC
- * vector extensions, compiled three times: for AVX-512, for AVX2 + FMA, and for the
- * baseline (SSE2), picked at run time.
+ * Vector loops, 8 doubles at a time, written with GCC's vector extensions and
+ * compiled three times: for AVX-512, for AVX2 + FMA, and for the baseline
+ * (SSE2), picked at run time (this file is compiled with -ffp-contract=fast, so
+ * a * b + c is one FMA where the target has it).
+ *
+ * exp(x): x clamped to [-708, 708] (NaN stays NaN); j = round(16 x / ln2) (by
+ * adding 1.5 * 2^52, whose low bits then hold j), r = x - j ln2 / 16, |r| <=
+ * ln2 / 32; exp(x) = 2^(j >> 4) * 2^((j & 15) / 16) * exp(r), the middle factor
+ * from a table of 16 (two registers and one permute on AVX-512), exp(r) by its
+ * Taylor polynomial of degree 7 (truncation under 2e-18 relative), 2^(j >> 4)
+ * added into the exponent bits of the table's entry. The result is within
+ * 1e-15 relatively of exp (about 2 ulp: the table's entry and a few roundings),
+ * normal over the whole clamped range.
  */
 
 typedef double elt_v8d __attribute__((vector_size(64)));
 typedef long long elt_v8l __attribute__((vector_size(64)));
+typedef unsigned long long elt_v8u __attribute__((vector_size(64)));
 typedef float elt_v8f __attribute__((vector_size(32)));
+typedef float elt_v16f __attribute__((vector_size(64)));
+typedef int elt_v16i __attribute__((vector_size(64)));
 
-/* *v = exp(*v), lane by lane. */
-__attribute__((always_inline)) static inline void exp8(elt_v8d *vp) {
-    elt_v8d v = *vp;
-    const elt_v8d zero = {0}, lo = zero - 708.0, hi = zero + 708.0;
-    const elt_v8l below = v < -708.0, above = v > 708.0;
-    v = (elt_v8d)(((elt_v8l)v & ~below) | ((elt_v8l)lo & below));
-    v = (elt_v8d)(((elt_v8l)v & ~above) | ((elt_v8l)hi & above));
-    const double shift = 0x1.8p52;
-    const elt_v8d t = v * 1.4426950408889634 + shift, k = t - shift;
-    elt_v8d r = v - k * 6.93147180369123816490e-01; /* ln2, high part (exact times k) */
-    r = r - k * 1.90821492927058770002e-10;         /* ln2, low part */
-    elt_v8d p = r * (1.0 / 479001600.0) + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    /* The low 52 bits of t are 2^51 + k. */
-    const elt_v8l ki = ((elt_v8l)t & 0xfffffffffffffLL) - (1LL << 51);
-    *vp = p * (elt_v8d)((ki + 1023) << 52);
-}
+/* 2^(i / 16), rounded to double. */
+static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
+    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0,
+};
+
+/* The table lookup T[i & 15] per lane, and the clamp of v to [-708, 708] (NaN
+ * kept), as each target does them best: ELT_LOOKUP and ELT_CLAMP are defined
+ * before each instantiation of the bodies below. */
+#define ELT_LOOKUP_LANES(out, idx)                                                                 \
+    do {                                                                                           \
+        for (int l_ = 0; l_ < 8; l_++) (out)[l_] = EXP2_16TH[(idx)[l_] & 15];                      \
+    } while (0)
+#define ELT_CLAMP_MASKS(v)                                                                         \
+    do {                                                                                           \
+        const elt_v8d zero_ = {0}, lo_ = zero_ - 708.0, hi_ = zero_ + 708.0;                       \
+        const elt_v8l below_ = (v) < -708.0, above_ = (v) > 708.0;                                 \
+        (v) = (elt_v8d)(((elt_v8l)(v) & ~below_) | ((elt_v8l)lo_ & below_));                       \
+        (v) = (elt_v8d)(((elt_v8l)(v) & ~above_) | ((elt_v8l)hi_ & above_));                       \
+    } while (0)
+
+/* *vp = exp(S * *vp), lane by lane, S = 1 or -1 (a constant: sigmoid wants
+ * exp(-x), and folding the sign into the constants saves negating x). With r =
+ * S v - j ln2/16 the reduced argument, w = S r = v - S j ln2/16 is computed and
+ * exp(r) = sum_i S^i w^i / i!. */
+#define ELT_EXP8(vp, S)                                                                            \
+    do {                                                                                           \
+        elt_v8d v_ = *(vp);                                                                        \
+        ELT_CLAMP(v_);                                                                             \
+        const double shift_ = 0x1.8p52;                                                            \
+        const elt_v8d t_ = v_ * ((S) * 23.083120654223414) + shift_, k_ = t_ - shift_; /* 16/ln2 */ \
+        elt_v8d w_ = v_ - k_ * ((S) * 0x1.62e42feep-5); /* ln2 / 16, high part (exact times k) */  \
+        w_ = w_ - k_ * ((S) * 0x1.a39ef35793c76p-37);   /* ln2 / 16, low part */                   \
+        elt_v8d p_ = w_ * ((S) / 5040.0) + 1.0 / 720.0;                                            \
+        p_ = p_ * w_ + (S) / 120.0;                                                                \
+        p_ = p_ * w_ + 1.0 / 24.0;                                                                 \
+        p_ = p_ * w_ + (S) / 6.0;                                                                  \
+        p_ = p_ * w_ + 0.5;                                                                        \
+        p_ = p_ * w_ + (S);                                                                        \
+        p_ = p_ * w_ + 1.0;                                                                        \
+        /* the low 52 bits of t are 2^51 + j */                                                    \
+        const elt_v8l j_ = ((elt_v8l)t_ & 0xfffffffffffffLL) - (1LL << 51);                        \
+        elt_v8d tab_;                                                                              \
+        ELT_LOOKUP(tab_, j_);                                                                      \
+        *(vp) = p_ * (elt_v8d)((elt_v8u)tab_ + ((elt_v8u)(j_ >> 4) << 52));                        \
+    } while (0)
 
 /* 8 lanes from src (n of them, the rest 0) into a vector, and back: whole
  * vectors in one move, the tail through a zeroed array. */
@@ -144,6 +142,14 @@ __attribute__((always_inline)) static inline void exp8(elt_v8d *vp) {
             memcpy(&(v), tmp_, sizeof tmp_);                                                       \
         }                                                                                          \
     } while (0)
+/* 8 floats (or the first n, the rest 0) from src, converted to double. */
+#define ELT_LOADF8_GENERIC(v, src, n)                                                              \
+    do {                                                                                           \
+        elt_v8f f_;                                                                                \
+        LOAD8(f_, src, n, float);                                                                  \
+        (v) = __builtin_convertvector(f_, elt_v8d);                                                \
+    } while (0)
+/* Stores the first n of 8 lanes. */
 #define STORE8(dst, v, n)                                                                          \
     do {                                                                                           \
         if ((n) == 8) {                                                                            \
@@ -161,22 +167,80 @@ __attribute__((always_inline)) static inline void exp8(elt_v8d *vp) {
         const int64_t m = n - i < 8 ? n - i : 8;                                                   \
         elt_v8d v;                                                                                 \
         LOAD8(v, x + i, m, double);                                                                \
-        exp8(&v);                                                                                  \
+        ELT_EXP8(&v, 1.0);                                                                         \
         STORE8(y + i, v, m);                                                                       \
     }
 
+/* y[i] = exp(x[i] - shift), and their sum: 8 running sums (lane l takes the
+ * elements i = l mod 8), added pairwise at the end. */
+#define EXP_SUM_BODY                                                                               \
+    elt_v8d acc = {0};                                                                             \
+    for (int64_t i = 0; i < n; i += 8) {                                                           \
+        const int64_t m = n - i < 8 ? n - i : 8;                                                   \
+        elt_v8d v;                                                                                 \
+        ELT_LOADF8(v, x + i, m);                                                                   \
+        v = v - shift;                                                                             \
+        ELT_EXP8(&v, 1.0);                                                                         \
+        if (m < 8) {                                                                               \
+            const elt_v8l lane = {0, 1, 2, 3, 4, 5, 6, 7};                                         \
+            v = (elt_v8d)((elt_v8l)v & (lane < m));                                                \
+        }                                                                                          \
+        acc += v;                                                                                  \
+        STORE8(y + i, v, m);                                                                       \
+    }                                                                                              \
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+
+/* y[i] = scale d[i]. */
+#define SCALE_BODY                                                                                 \
+    for (int64_t i = 0; i < n; i += 8) {                                                           \
+        const int64_t m = n - i < 8 ? n - i : 8;                                                   \
+        elt_v8d v;                                                                                 \
+        LOAD8(v, d + i, m, double);                                                                \
+        v = v * scale;                                                                             \
+        STORE8(y + i, v, m);                                                                       \
+    }
+
+/* y[i] = x[i] widened. */
+#define WIDEN_BODY                                                                                 \
+    for (int64_t i = 0; i < n; i += 8) {                                                           \
+        const int64_t m = n - i < 8 ? n - i : 8;                                                   \
+        elt_v8d v;                                                                                 \
+        ELT_LOADF8(v, x + i, m);                                                                   \
+        STORE8(y + i, v, m);                                                                       \
+    }
+
+/* The max of x[0 .. n) by `x > m ? x : m` from m = x[0], on 16 lanes, then
+ * across them: NaN is never taken (unless x[0] is NaN, which then stays). */
+#define MAX_BODY                                                                                   \
+    elt_v16f mv;                                                                                   \
+    for (int l = 0; l < 16; l++) mv[l] = x[0];                                                     \
+    int64_t i = 0;                                                                                 \
+    for (; i + 16 <= n; i += 16) {                                                                 \
+        elt_v16f v;                                                                                \
+        memcpy(&v, x + i, sizeof v);                                                               \
+        const elt_v16i take = v > mv;                                                              \
+        mv = (elt_v16f)(((elt_v16i)v & take) | ((elt_v16i)mv & ~take));                            \
+    }                                                                                              \
+    float best = mv[0];                                                                            \
+    for (int l = 1; l < 16; l++) best = mv[l] > best ? mv[l] : best;                               \
+    for (; i < n; i++) best = x[i] > best ? x[i] : best;                                           \
+    return best;
+
+/* s = 1 / (1 + e), e = exp(-x); the gradient dy s (1 - s) as dy (e s) s, which
+ * does not cancel where s is near 1. */
 #define SIGMOID_BODY                                                                               \
     for (int64_t i = 0; i < n; i += 8) {                                                           \
         const int64_t m = n - i < 8 ? n - i : 8;                                                   \
-        elt_v8f xf, dyf;                                                                           \
-        LOAD8(xf, x + i, m, float);                                                                \
-        elt_v8d e = -__builtin_convertvector(xf, elt_v8d), out;                                    \
-        exp8(&e);                                                                                  \
+        elt_v8d e, out;                                                                            \
+        ELT_LOADF8(e, x + i, m);                                                                   \
+        ELT_EXP8(&e, -1.0);                                                                        \
+        const elt_v8d s = 1.0 / (1.0 + e);                                                         \
         if (dy) {                                                                                  \
-            LOAD8(dyf, dy + i, m, float);                                                          \
-            out = __builtin_convertvector(dyf, elt_v8d) * (e / ((1.0 + e) * (1.0 + e)));           \
+            elt_v8d g;                                                                             \
+            ELT_LOADF8(g, dy + i, m);                                                              \
+            out = g * ((e * s) * s);                                                               \
         } else {                                                                                   \
-            out = 1.0 / (1.0 + e);                                                                 \
+            out = s;                                                                               \
         }                                                                                          \
         STORE8(y + i, out, m);                                                                     \
     }
@@ -185,13 +249,10 @@ __attribute__((always_inline)) static inline void exp8(elt_v8d *vp) {
 #define RELU_BODY                                                                                  \
     for (int64_t i = 0; i < n; i += 8) {                                                           \
         const int64_t m = n - i < 8 ? n - i : 8;                                                   \
-        elt_v8f xf, vf;                                                                            \
-        LOAD8(xf, x + i, m, float);                                                                \
-        elt_v8d xd = __builtin_convertvector(xf, elt_v8d), vd = xd;                                \
-        if (dy) {                                                                                  \
-            LOAD8(vf, dy + i, m, float);                                                           \
-            vd = __builtin_convertvector(vf, elt_v8d);                                             \
-        }                                                                                          \
+        elt_v8d xd, vd;                                                                            \
+        ELT_LOADF8(xd, x + i, m);                                                                  \
+        vd = xd;                                                                                   \
+        if (dy) ELT_LOADF8(vd, dy + i, m);                                                         \
         const elt_v8l off = xd <= 0.0;                                                             \
         const elt_v8d out = (elt_v8d)((elt_v8l)vd & ~off);                                         \
         STORE8(y + i, out, m);                                                                     \
@@ -199,31 +260,93 @@ __attribute__((always_inline)) static inline void exp8(elt_v8d *vp) {
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #define ELT_X86 1
+#include <immintrin.h>
+
+/* AVX-512: the table in two registers, one two-source permute; the clamp by
+ * min and max, which return their second operand (v) when it is NaN. */
+#define ELT_LOOKUP(out, idx)                                                                       \
+    (out) = (elt_v8d)_mm512_permutex2var_pd(_mm512_load_pd(EXP2_16TH), (__m512i)(idx),             \
+                                            _mm512_load_pd(EXP2_16TH + 8))
+#define ELT_CLAMP(v)                                                                               \
+    (v) = (elt_v8d)_mm512_max_pd(_mm512_set1_pd(-708.0), _mm512_min_pd(_mm512_set1_pd(708.0), (__m512d)(v)))
+#define ELT_LOADF8(v, src, n)                                                                      \
+    do {                                                                                           \
+        if ((n) == 8) (v) = (elt_v8d)_mm512_cvtps_pd(_mm256_loadu_ps(src));                        \
+        else ELT_LOADF8_GENERIC(v, src, n);                                                        \
+    } while (0)
 __attribute__((target("avx512f"))) static void exp_avx512(double *y, const double *x, int64_t n) {
     EXP_BODY
 }
-__attribute__((target("avx2,fma"))) static void exp_avx2(double *y, const double *x, int64_t n) {
-    EXP_BODY
+__attribute__((target("avx512f"))) static double exp_sum_avx512(double *y, const float *x, double shift, int64_t n) {
+    EXP_SUM_BODY
 }
-__attribute__((target("avx512f"))) static void sigmoid_avx512(double *y, const float *x, const float *dy,
-                                                               int64_t n) {
-    SIGMOID_BODY
+__attribute__((target("avx512f"))) static void scale_avx512(double *y, const double *d, double scale, int64_t n) {
+    SCALE_BODY
 }
-__attribute__((target("avx2,fma"))) static void sigmoid_avx2(double *y, const float *x, const float *dy, int64_t n) {
+__attribute__((target("avx512f"))) static float max_avx512(const float *x, int64_t n) {
+    MAX_BODY
+}
+__attribute__((target("avx512f"))) static void widen_avx512(double *y, const float *x, int64_t n) {
+    WIDEN_BODY
+}
+__attribute__((target("avx512f"))) static void sigmoid_avx512(double *y, const float *x, const float *dy, int64_t n) {
     SIGMOID_BODY
 }
 __attribute__((target("avx512f"))) static void relu_avx512(double *y, const float *x, const float *dy, int64_t n) {
     RELU_BODY
 }
+#undef ELT_LOOKUP
+#undef ELT_CLAMP
+#undef ELT_LOADF8
+#define ELT_LOADF8 ELT_LOADF8_GENERIC
+
+/* AVX2 and the baseline: the table lane by lane, the clamp by masks. */
+#define ELT_LOOKUP ELT_LOOKUP_LANES
+#define ELT_CLAMP ELT_CLAMP_MASKS
+__attribute__((target("avx2,fma"))) static void exp_avx2(double *y, const double *x, int64_t n) {
+    EXP_BODY
+}
+__attribute__((target("avx2,fma"))) static double exp_sum_avx2(double *y, const float *x, double shift, int64_t n) {
+    EXP_SUM_BODY
+}
+__attribute__((target("avx2,fma"))) static void scale_avx2(double *y, const double *d, double scale, int64_t n) {
+    SCALE_BODY
+}
+__attribute__((target("avx2,fma"))) static float max_avx2(const float *x, int64_t n) {
+    MAX_BODY
+}
+__attribute__((target("avx2,fma"))) static void widen_avx2(double *y, const float *x, int64_t n) {
+    WIDEN_BODY
+}
+__attribute__((target("avx2,fma"))) static void sigmoid_avx2(double *y, const float *x, const float *dy, int64_t n) {
+    SIGMOID_BODY
+}
 __attribute__((target("avx2,fma"))) static void relu_avx2(double *y, const float *x, const float *dy, int64_t n) {
     RELU_BODY
 }
+#else
+#define ELT_LOOKUP ELT_LOOKUP_LANES
+#define ELT_CLAMP ELT_CLAMP_MASKS
+#define ELT_LOADF8 ELT_LOADF8_GENERIC
 #endif
 
 static void exp_generic(double *y, const double *x, int64_t n) {
     EXP_BODY
 }
 
+static double exp_sum_generic(double *y, const float *x, double shift, int64_t n) {
+    EXP_SUM_BODY
+}
+
+static void scale_generic(double *y, const double *d, double scale, int64_t n) {
+    SCALE_BODY
+}
+static float max_generic(const float *x, int64_t n) {
+    MAX_BODY
+}
+static void widen_generic(double *y, const float *x, int64_t n) {
+    WIDEN_BODY
+}
 static void sigmoid_generic(double *y, const float *x, const float *dy, int64_t n) {
     SIGMOID_BODY
 }
@@ -251,22 +374,62 @@ void eltwise_exp(double *y, const double *x, int64_t n) {
     }
 }
 
+double eltwise_exp_sum(double *y, const float *x, double shift, int64_t n) {
+    switch (elt_isa()) {
+#if defined(ELT_X86)
+    case 2: return exp_sum_avx512(y, x, shift, n);
+    case 1: return exp_sum_avx2(y, x, shift, n);
+#endif
+    default: return exp_sum_generic(y, x, shift, n);
+    }
+}
+
+void eltwise_scale(double *y, const double *d, double scale, int64_t n) {
+    switch (elt_isa()) {
+#if defined(ELT_X86)
+    case 2: scale_avx512(y, d, scale, n); return;
+    case 1: scale_avx2(y, d, scale, n); return;
+#endif
+    default: scale_generic(y, d, scale, n); return;
+    }
+}
+
+void eltwise_widen(double *y, const float *x, int64_t n) {
+    switch (elt_isa()) {
+#if defined(ELT_X86)
+    case 2: widen_avx512(y, x, n); return;
+    case 1: widen_avx2(y, x, n); return;
+#endif
+    default: widen_generic(y, x, n); return;
+    }
+}
+
+float eltwise_max(const float *x, int64_t n) {
+    switch (elt_isa()) {
+#if defined(ELT_X86)
+    case 2: return max_avx512(x, n);
+    case 1: return max_avx2(x, n);
+#endif
+    default: return max_generic(x, n);
+    }
+}
+
 void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n) {
     switch (elt_isa()) {
 #if defined(ELT_X86)
-    case 2: sigmoid_avx512(out, x, dy, n); return;
-    case 1: sigmoid_avx2(out, x, dy, n); return;
+    case 2: sigmoid_avx512(out, x, dy, n); break;
+    case 1: sigmoid_avx2(out, x, dy, n); break;
 #endif
-    default: sigmoid_generic(out, x, dy, n); return;
+    default: sigmoid_generic(out, x, dy, n); break;
     }
 }
 
 void eltwise_relu(double *out, const float *x, const float *dy, int64_t n) {
     switch (elt_isa()) {
 #if defined(ELT_X86)
-    case 2: relu_avx512(out, x, dy, n); return;
-    case 1: relu_avx2(out, x, dy, n); return;
+    case 2: relu_avx512(out, x, dy, n); break;
+    case 1: relu_avx2(out, x, dy, n); break;
 #endif
-    default: relu_generic(out, x, dy, n); return;
+    default: relu_generic(out, x, dy, n); break;
     }
 }

@@ -10,8 +10,8 @@
  *   y / dx (n) float32 the output
  *
  * This folder (relu's) holds their common code: the shape check, labels, the
- * input generator, a threaded driver for references, and a vectorized fp64
- * exp (which softmax_cross_entropy uses too).
+ * input generator, a threaded driver for references, and vectorized fp64 loops
+ * (exp, and the row operations softmax_cross_entropy and im2col use too).
  */
 #ifndef HN_OPS_ELTWISE_H
 #define HN_OPS_ELTWISE_H
@@ -39,26 +39,42 @@ void eltwise_label(const double *p, char *buf, size_t size);
  * there is 0, as torch's) is checked on every case. */
 void eltwise_fill_x(float *x, int64_t n, float scale, int zeros, uint64_t seed);
 
-/* n doubles for a reference's values (freed with free()). Large ones are
- * marked for transparent huge pages (madvise, where Linux has it), so first
- * touches fault 2 MB in at a time instead of 4 KB: writing a fresh 32 MB
- * buffer took 5x less time that way on the 2-core VM this was measured on,
- * where page faults cost more than the element-wise work itself. */
-double *eltwise_values(int64_t n);
-
 /* The full reference of an element-wise output: ref gets fn over all n
- * elements, on `threads` threads (<= 0: one per CPU) when n is large. */
-void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, hn_ref *ref, int threads);
+ * elements (into hn_ref_alloc_values's array), on `threads` threads (<= 0: one
+ * per CPU; hn_ref_parallel), each taking min_per_thread elements at least:
+ * starting a thread costs tens of microseconds, so that many elements should
+ * cost more. */
+void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n, int64_t min_per_thread, hn_ref *ref,
+                       int threads);
+/* min_per_thread for relu (a load, a compare and a store an element) and for
+ * sigmoid (an exp and a division besides). */
+enum { ELT_RELU_PER_THREAD = 1 << 19, ELT_SIGMOID_PER_THREAD = 1 << 16 };
 
-/* y[i] = exp(x[i]) for i < n, fp64, relative error under 1e-15 (a degree-12
- * polynomial after reduction by ln 2), arguments clamped to [-708, 708] (so
- * results stay normal: exp(-745) and below, 0 in double, come out near 3e-308).
- * AVX-512 or AVX2 where the CPU has them; y may be x. */
+/* y[i] = exp(x[i]) for i < n, fp64, relative error under 1e-15 (a table of
+ * 2^(i/16) and a degree-7 polynomial after reduction by ln2 / 16), arguments
+ * clamped to [-708, 708] (so results stay normal: exp(-745) and below, 0 in
+ * double, come out near 3e-308). AVX-512 or AVX2 where the CPU has them; y may
+ * be x. */
 void eltwise_exp(double *y, const double *x, int64_t n);
 
+/* y[i] = exp(x[i] - shift) for i < n (eltwise_exp's, on the float x widened to
+ * double), and returns their sum (8 running sums, lane i mod 8, added pairwise
+ * at the end: the same for any thread count). softmax's row. */
+double eltwise_exp_sum(double *y, const float *x, double shift, int64_t n);
+
+/* y[i] = scale * d[i] for i < n (y may be d). */
+void eltwise_scale(double *y, const double *d, double scale, int64_t n);
+/* y[i] = x[i] (float to double) for i < n. */
+void eltwise_widen(double *y, const float *x, int64_t n);
+/* The max of x[0 .. n), n >= 1, as `m = x[i] > m ? x[i] : m` from m = x[0] gives
+ * it: NaN elements are passed over (unless x[0] is NaN: then NaN). */
+float eltwise_max(const float *x, int64_t n);
+
 /* out[i] = s = 1 / (1 + e), e = exp(-x[i]) (eltwise_exp's), when dy is NULL;
- * else out[i] = dy[i] s (1 - s), computed as dy[i] e / (1 + e)^2, which does not
- * cancel where s is near 1 (and is 0 where (1 + e)^2 overflows, x < -354). */
+ * else out[i] = dy[i] s (1 - s), computed as dy[i] (e s) s, which does not
+ * cancel where s is near 1 (nor underflow early: it is about dy[i] e^x[i] for
+ * x << 0). 1 / (1 + e) is a division, or on AVX-512 a reciprocal estimate and
+ * two Newton steps (within 2 ulp). */
 void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n);
 
 /* out[i] = x[i] > 0 ? x[i] : 0 when dy is NULL, else x[i] > 0 ? dy[i] : 0; both

@@ -46,7 +46,7 @@ static void relu_ref(double *out, const float *x, const float *dy, int64_t n) {
 static int relu_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
                           int threads, hn_err *err) {
     (void)budget_gflop, (void)seed, (void)err;
-    eltwise_reference(relu_ref, bufs[B_X], NULL, (int64_t)p[ELT_N], &refs[B_Y], threads);
+    eltwise_reference(relu_ref, bufs[B_X], NULL, (int64_t)p[ELT_N], ELT_RELU_PER_THREAD, &refs[B_Y], threads);
     return 0;
 }
 

@@ -51,7 +51,7 @@ static void rb_ref(double *out, const float *x, const float *dy, int64_t n) {
 static int rb_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
                         int threads, hn_err *err) {
     (void)budget_gflop, (void)seed, (void)err;
-    eltwise_reference(rb_ref, bufs[B_X], bufs[B_DY], (int64_t)p[ELT_N], &refs[B_DX], threads);
+    eltwise_reference(rb_ref, bufs[B_X], bufs[B_DY], (int64_t)p[ELT_N], ELT_RELU_PER_THREAD, &refs[B_DX], threads);
     return 0;
 }
 

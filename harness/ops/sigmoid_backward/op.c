@@ -7,7 +7,7 @@
  *   dx  (n)  float32   dx[i] = dy[i] * s * (1 - s),  s = 1 / (1 + exp(-x[i]))
  *
  * x is 4 N(0, 1) (both tails, where 1 - s cancels in float), dy standard
- * normal. The reference is fp64 and computes s (1 - s) as e / (1 + e)^2 with
+ * normal. The reference is fp64 and computes s (1 - s) as (e s) s with
  * e = exp(-x), which does not cancel; a kernel working in float (as torch
  * does: grad * (1 - y) * y) loses relative accuracy in the tail x >> 0, but not
  * absolute: see configs/sigmoid_backward_sweep.json.
@@ -52,7 +52,7 @@ static void sb_ref(double *out, const float *x, const float *dy, int64_t n) {
 static int sb_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
                         int threads, hn_err *err) {
     (void)budget_gflop, (void)seed, (void)err;
-    eltwise_reference(sb_ref, bufs[B_X], bufs[B_DY], (int64_t)p[ELT_N], &refs[B_DX], threads);
+    eltwise_reference(sb_ref, bufs[B_X], bufs[B_DY], (int64_t)p[ELT_N], ELT_SIGMOID_PER_THREAD, &refs[B_DX], threads);
     return 0;
 }
 

@@ -16,10 +16,9 @@
  * (row 0 first), so every case has rows whose exp overflows (e^96 > FLT_MAX) or
  * underflows without the max subtracted: a kernel must be numerically stable.
  * labels are uniform. The reference is fp64 (a vectorized exp, ../relu/eltwise.h)
- * on threads over rows; the loss sums the rows' terms in double.
+ * on threads over blocks of rows; the loss sums the rows' terms in double.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 
 #include "../relu/eltwise.h"
@@ -94,90 +93,61 @@ static void sce_generate(const double *p, void *const *bufs, uint64_t seed) {
 }
 
 /* ------------------------------------------------------------------------------------
- * The reference: rows [lo, hi) per thread, each thread's sum of loss terms kept
- * apart and added in thread order.
+ * The reference: blocks of SCE_BLOCK rows on threads (hn_ref_parallel), each
+ * block's sum of loss terms kept apart and the blocks' sums added in order, so
+ * the loss is the same whatever the threads.
  */
+
+enum { SCE_BLOCK = 8 };
 
 typedef struct {
     const float *logits;
     const int32_t *labels;
     double *dlogits; /* the reference's values, (batch, classes) */
-    int64_t lo, hi, classes, batch;
-    double loss_sum;
+    double *block_sums;
+    int64_t classes, batch;
 } sce_job;
 
-/* The max of x[0 .. n), over 8 running maxima (no chain of dependent compares). */
-static float row_max(const float *x, int64_t n) {
-    float m8[8];
-    for (int k = 0; k < 8; k++) m8[k] = x[0];
-    int64_t c = 0;
-    for (; c + 8 <= n; c += 8)
-        for (int k = 0; k < 8; k++) m8[k] = x[c + k] > m8[k] ? x[c + k] : m8[k];
-    for (; c < n; c++) m8[0] = x[c] > m8[0] ? x[c] : m8[0];
-    float m = m8[0];
-    for (int k = 1; k < 8; k++) m = m8[k] > m ? m8[k] : m;
-    return m;
-}
-
-/* The sum of d[0 .. n), over 8 running sums. */
-static double row_sum(const double *d, int64_t n) {
-    double s8[8] = {0};
-    int64_t c = 0;
-    for (; c + 8 <= n; c += 8)
-        for (int k = 0; k < 8; k++) s8[k] += d[c + k];
-    for (; c < n; c++) s8[0] += d[c];
-    return ((s8[0] + s8[1]) + (s8[2] + s8[3])) + ((s8[4] + s8[5]) + (s8[6] + s8[7]));
-}
-
-static void *sce_rows(void *arg) {
-    sce_job *j = arg;
+/* Blocks [begin, end): per row the max (in float), exp(x - max) and their sum
+ * in one pass (eltwise_exp_sum), then the scaling and the label's -1 / batch. */
+static void sce_blocks(void *ctx, int64_t begin, int64_t end) {
+    const sce_job *j = ctx;
     const int64_t classes = j->classes;
-    double sum_terms = 0;
-    for (int64_t b = j->lo; b < j->hi; b++) {
-        const float *x = j->logits + b * classes;
-        double *d = j->dlogits + b * classes;
-        const float m = row_max(x, classes);
-        for (int64_t c = 0; c < classes; c++) d[c] = (double)x[c] - m;
-        eltwise_exp(d, d, classes);
-        const double s = row_sum(d, classes);
-        const int32_t label = j->labels[b];
-        sum_terms += (double)m + log(s) - (double)x[label];
-        const double scale = 1.0 / (s * (double)j->batch);
-        for (int64_t c = 0; c < classes; c++) d[c] *= scale;
-        d[label] -= 1.0 / (double)j->batch;
+    const double inv_batch = 1.0 / (double)j->batch;
+    for (int64_t blk = begin; blk < end; blk++) {
+        double sum_terms = 0;
+        const int64_t hi = (blk + 1) * SCE_BLOCK < j->batch ? (blk + 1) * SCE_BLOCK : j->batch;
+        for (int64_t b = blk * SCE_BLOCK; b < hi; b++) {
+            const float *x = j->logits + b * classes;
+            double *d = j->dlogits + b * classes;
+            const float m = eltwise_max(x, classes);
+            const double s = eltwise_exp_sum(d, x, m, classes);
+            const int32_t label = j->labels[b];
+            sum_terms += (double)m + log(s) - (double)x[label];
+            const double scale = 1.0 / (s * (double)j->batch), at_label = d[label] * scale - inv_batch;
+            eltwise_scale(d, d, scale, classes);
+            d[label] = at_label;
+        }
+        j->block_sums[blk] = sum_terms;
     }
-    j->loss_sum = sum_terms;
-    return NULL;
 }
 
 static int sce_reference(const double *p, void *const *bufs, hn_ref *refs, double budget_gflop, uint64_t seed,
                          int threads, hn_err *err) {
     (void)budget_gflop, (void)seed, (void)err;
     const int64_t batch = (int64_t)p[P_BATCH], classes = (int64_t)p[P_CLASSES];
+    const int64_t blocks = (batch + SCE_BLOCK - 1) / SCE_BLOCK;
     hn_ref *dl = &refs[B_DLOGITS], *loss = &refs[B_LOSS];
     dl->n = batch * classes;
-    dl->values = eltwise_values(dl->n);
+    dl->values = hn_ref_alloc_values(dl->n);
     snprintf(dl->method, sizeof dl->method, "full");
-    if (threads <= 0) threads = hn_cpu_count();
-    if (threads > 64) threads = 64;
-    if (threads > dl->n / (1 << 20)) threads = (int)(dl->n / (1 << 20));
-    if (threads > batch) threads = (int)batch;
-    if (threads < 1) threads = 1;
-    sce_job jobs[64];
-    pthread_t tid[64];
-    int started[64] = {0};
-    for (int t = 0; t < threads; t++) {
-        jobs[t] = (sce_job){bufs[B_LOGITS], bufs[B_LABELS], dl->values, batch * t / threads,
-                            batch * (t + 1) / threads, classes, batch, 0};
-        started[t] = t > 0 && pthread_create(&tid[t], NULL, sce_rows, &jobs[t]) == 0;
-    }
-    for (int t = 0; t < threads; t++)
-        if (!started[t]) sce_rows(&jobs[t]);
+    sce_job job = {bufs[B_LOGITS], bufs[B_LABELS], dl->values, xmalloc(sizeof(double) * (size_t)blocks), classes,
+                   batch};
+    /* a thread takes 2^18 logits at least (0.2 ms of exp) */
+    hn_ref_parallel(blocks, 1 + ((int64_t)1 << 18) / (SCE_BLOCK * classes), threads, sce_blocks, &job);
     double total = 0;
-    for (int t = 0; t < threads; t++) {
-        if (started[t]) pthread_join(tid[t], NULL);
-        total += jobs[t].loss_sum;
-    }
+    for (int64_t blk = 0; blk < blocks; blk++) total += job.block_sums[blk];
+    free(job.block_sums);
     loss->n = 1;
     loss->values = xmalloc(sizeof(double));
     loss->values[0] = total / (double)batch;
