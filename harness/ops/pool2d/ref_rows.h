@@ -6,6 +6,13 @@
  * helpers carry the target themselves (inlined from a function without it,
  * the 64-byte vectors would be split into scalars).
  */
+
+/* The even and the odd lanes of two 16-lane vectors side by side (GCC 12 and
+ * clang both have __builtin_shufflevector; GCC's __builtin_shuffle is GCC's). */
+#ifndef P2_EVENS
+#define P2_EVENS(a, b) __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+#define P2_ODDS(a, b) __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)
+#endif
 P2_TARGET P2_INLINE int P2_FN(wins1)(float b, int32_t bpos, float a, int32_t apos) {
     const int bn = b != b, an_not = a == a;
     return (bn & (an_not | (bpos > apos))) | (an_not & ((b > a) | ((b == a) & (bpos < apos))));
@@ -73,8 +80,7 @@ P2_TARGET P2_INLINE void P2_FN(across_max)(const pool2d_dims *d, int64_t y0, con
     const int32_t base = (int32_t)(y0 * w);
     if (inner == 1 && k == 2) {
         /* NCHW, k = 2: 16 windows from 32 neighbours, split into even and odd */
-        const p2_v16i even = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}, odd = even + 1;
-        const p2_v16i lane2 = even;
+        const p2_v16i lane2 = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
         int ox = 0;
         for (; ox + 16 <= ow; ox += 16) {
             p2_v16f m0, m1;
@@ -83,10 +89,10 @@ P2_TARGET P2_INLINE void P2_FN(across_max)(const pool2d_dims *d, int64_t y0, con
             memcpy(&m1, m + 2 * ox + 16, sizeof m1);
             memcpy(&r0, r + 2 * ox, sizeof r0);
             memcpy(&r1, r + 2 * ox + 16, sizeof r1);
-            const p2_v16f a = __builtin_shuffle(m0, m1, even), b = __builtin_shuffle(m0, m1, odd);
+            const p2_v16f a = P2_EVENS(m0, m1), b = P2_ODDS(m0, m1);
             const p2_v16i col = lane2 + 2 * ox;
-            const p2_v16i apos = base + __builtin_shuffle(r0, r1, even) * w + col;
-            const p2_v16i bpos = base + __builtin_shuffle(r0, r1, odd) * w + col + 1;
+            const p2_v16i apos = base + P2_EVENS(r0, r1) * w + col;
+            const p2_v16i bpos = base + P2_ODDS(r0, r1) * w + col + 1;
             const p2_v16i take = WINS16(b, bpos, a, apos);
             const p2_v16f v = (p2_v16f)(((p2_v16i)b & take) | ((p2_v16i)a & ~take));
             const p2_v16i pos = (bpos & take) | (apos & ~take);
