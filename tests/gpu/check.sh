@@ -16,6 +16,8 @@
 #      tests/gpu/check_baselines.py --require),
 #   7. records a brute-force tune journal of tests/configs/conv2d_igemm_space.json,
 #      compares the strategies on it, and tunes configs/conv2d_tune.json,
+#   8. trains XOR and the chapter's CNN on Fashion-MNIST with harness train, and the
+#      same CNN with PyTorch (tests/gpu/train_torch.py) for the comparison,
 # leaving CSVs and logs in OUTDIR. Each step is logged on its own and a failing
 # step does not stop the next (the summary at the end says what failed).
 # Extra options for both sweeps can be given in HARNESS_SWEEP_OPTS.
@@ -136,5 +138,16 @@ step tune_record 300 $h tune tests/configs/conv2d_igemm_space.json --backend cud
 step tune_compare 120 $h tune tests/configs/conv2d_igemm_space.json --replay "$out/conv2d_igemm_space.journal" \
   --compare-strategies --out "$out/conv2d_igemm_space"
 step tune_conv2d 300 $h tune configs/conv2d_tune.json --backend cuda --budget 100 --out "$out/conv2d_tune"
+# harness train on the GPU beside PyTorch eager on the same model, recipe and data
+# (issue 12): accuracy within a point, time per epoch at most PyTorch's.
+data=${HARNESS_FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
+if [ ! -d "$data" ] && ls .deps/dataset-fashion-mnist*.deb >/dev/null 2>&1; then
+  mkdir -p .deps/prefix
+  dpkg -x .deps/dataset-fashion-mnist*.deb .deps/prefix
+  data=$root/.deps/prefix/usr/share/datasets/fashion-mnist
+fi
+step train_xor 60 $h train xor --backend cuda --out "$out/train_xor.csv"
+step train_mnist 300 $h train mnist --data "$data" --backend cuda --epochs 3 --out "$out/train_mnist.csv"
+step train_torch 300 python3 tests/gpu/train_torch.py "$data" --epochs 3
 step tests 600 bash -c "cd build-gpu && ctest --output-on-failure -j $jobs"
 finish
