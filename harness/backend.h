@@ -69,6 +69,24 @@ typedef struct {
     size_t shared_bytes;   /* dynamic shared memory */
 } hn_launch_dims;
 
+/* The emulator's sanitizer (emu/emu_san.h): what to check in kernels built
+ * with HN_INSTRUMENT_ACCESSES (hn_backend_opts.sanitize), and the classes of
+ * findings, in order of precedence, which are also the rows' statuses. */
+enum { HN_SAN_RACE = 1, HN_SAN_MEM = 2, HN_SAN_INIT = 4, HN_SAN_SYNC = 8, HN_SAN_ALL = 15 };
+enum { HN_SAN_C_RACE = 0, HN_SAN_C_MEM, HN_SAN_C_INIT, HN_SAN_C_SYNC, HN_SAN_NCLASS };
+
+/* What the sanitizer found in the launches since the last take. */
+typedef struct {
+    long n[HN_SAN_NCLASS];  /* distinct findings per class */
+    int first_class;        /* HN_SAN_C_* of the first finding (by block, then order in
+                               the block), or -1 when nothing was found */
+    char *first;            /* that finding in one line (owned; NULL when none) */
+    char *report;           /* every finding, a line each, with counts (owned; NULL when none) */
+} hn_san_findings;
+void hn_san_findings_free(hn_san_findings *f); /* NULL-safe; leaves it empty */
+/* Parses "race,mem,init,sync" (any subset) or "all" into HN_SAN_* bits. */
+int hn_san_parse(const char *list, unsigned *out, hn_err *err);
+
 /* Limits and run-time options of a backend, set at creation. */
 typedef struct {
     int device;            /* cuda: device ordinal */
@@ -79,6 +97,7 @@ typedef struct {
      * once the device is idle again (after a synchronising call returns), so
      * another process can tell a launch that never returns. */
     volatile double *busy_since;
+    unsigned sanitize;     /* emu: HN_SAN_* checks of instrumented kernels; 0 = none */
 } hn_backend_opts;
 
 typedef struct {
@@ -127,6 +146,14 @@ typedef struct {
      * gets the lines held back since the previous call. On cuda a "launch" is
      * the output between two synchronising calls. */
     int (*printf_limit)(hn_backend *b, long max_lines, long *dropped, hn_err *err);
+
+    /* Optional (NULL: fill with 0xFF): fills with 0xFF bytes (NaN for floats) and,
+     * where the backend tracks initialisation (the emulator's sanitizer), marks
+     * the bytes as never written, so a kernel reading them is reported. */
+    int (*poison)(hn_backend *b, hn_dptr dst, size_t bytes, hn_err *err);
+    /* Optional (NULL: nothing is checked): what the sanitizer found since the
+     * last call (hn_backend_opts.sanitize), then forgets it. */
+    void (*sanitizer_take)(hn_backend *b, hn_san_findings *out);
 
     /* Optional (NULL where the backend cannot tell): measures the SM clock now,
      * in MHz, with a short probe kernel (clock64 against %globaltimer). */

@@ -61,6 +61,9 @@ typedef struct {
     int space_only;            /* tune */
     const char *with_best;     /* tune: other devices' best.json files for the C header, comma-separated */
     int top;                   /* tune: configurations re-measured at the end (< 0: default) */
+    const char *sanitize;      /* run, debug, check: "race,mem,init,sync" (any subset) or "all";
+                                  NULL: no sanitizer */
+    const char *report;        /* run, debug, check: also append the sanitizer's full report here */
 } hn_cli;
 
 #endif

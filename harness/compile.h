@@ -47,7 +47,14 @@ typedef struct {
     int n_options;
     const char *source;                 /* cuda: if set, compiled instead of reading
                                            src_path (which then only names it) */
+    int instrument;                     /* emu: HN_INSTRUMENT_* (a module of its own, with its
+                                           own cache key); cuda: ignored */
 } hn_compile_req;
+
+/* Instrumented emulator modules (emu/emu_compile.c): every load and store the
+ * compiler cannot prove private to a thread calls the emulator's sanitizer
+ * (emu/emu_san.c) with its address, size and source line. */
+enum { HN_INSTRUMENT_NONE = 0, HN_INSTRUMENT_ACCESSES = 1 };
 
 /* What ptxas reported for one kernel; -1 where unknown. */
 typedef struct {

@@ -427,7 +427,32 @@ static int select_rows(run_ctx *r) {
     return 0;
 }
 
-int hn_cmd_run(const hn_cli *cli) {
+/* `harness check CONFIG`: `run` with every check of the sanitizer (or those of
+ * --sanitize), on the emulator, into results/<name>.check.csv. */
+int hn_cmd_check(const hn_cli *cli) {
+    hn_cli c = *cli;
+    if (!c.sanitize) c.sanitize = "all";
+    c.backend = "emu";
+    return hn_cmd_run(&c);
+}
+
+int hn_cmd_run(const hn_cli *cli_in) {
+    hn_cli cli_copy = *cli_in;
+    const hn_cli *cli = &cli_copy;
+    if (cli_copy.sanitize) {
+        /* the sanitizer instruments emulated kernels: it runs on the emulator */
+        unsigned bits;
+        hn_err e;
+        if (hn_san_parse(cli_copy.sanitize, &bits, &e) != 0) {
+            fprintf(stderr, "harness: --sanitize: %s\n", e.msg);
+            return 2;
+        }
+        if (strcmp(cli_copy.backend, "cuda") == 0) {
+            fprintf(stderr, "harness: --sanitize runs kernels on the CPU emulator (--backend emu)\n");
+            return 2;
+        }
+        cli_copy.backend = "emu";
+    }
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.cli = cli;
@@ -460,7 +485,8 @@ int hn_cmd_run(const hn_cli *cli) {
         fprintf(stderr, "harness: cannot map memory shared with the worker process\n");
         goto done;
     }
-    r.out_path = cli->out ? xstrdup(cli->out) : xasprintf("results/%s.csv", p->name);
+    r.out_path = cli->out ? xstrdup(cli->out)
+                          : xasprintf("results/%s%s.csv", p->name, cli->sanitize ? ".check" : "");
     r.marker_path = xasprintf("%s.unfinished", r.out_path);
     r.cols = hn_run_columns(p, &r.n_cols);
     r.builder = hn_csv_detached(r.cols, r.n_cols);

@@ -11,6 +11,9 @@
  *                   divergent barrier, a deadlock or a time-out returns -1 with
  *                   a message and leaves the backend usable
  *   events          the host's monotonic clock
+ *   sanitizer       with opts.sanitize, an emu_san that instrumented modules
+ *                   report to; it follows every buffer (uploads and fills write
+ *                   it, poison unwrites it); sanitizer_take hands out findings
  *
  * Invariants: x86-64 only (creation fails elsewhere, saying so); kernels,
  * buffers and events must be released before the backend.
@@ -28,6 +31,7 @@
 #include "emu.h"
 #include "emu_mem.h"
 #include "emu_run.h"
+#include "emu_san.h"
 #include "emu_sched.h"
 
 #define SHARED_DEFAULT (48u * 1024u)
@@ -38,6 +42,8 @@ typedef struct {
     hn_backend_opts opts;
     emu_pool *pool;
     emu_mem *mem;
+    emu_san *san;           /* NULL unless opts.sanitize (or HARNESS_EMU_SANITIZE) */
+    int san_strict;         /* HARNESS_EMU_SANITIZE: a launch with findings fails */
     hn_device_info info;
     char *flush_buf;
     size_t flush_bytes;
@@ -196,6 +202,10 @@ static int emu_kernel_load(hn_backend *b, const hn_module_image *img, int index,
         goto fail;
     }
     init(emu_sched_rt(), emu_sched_tls_offset());
+    /* an instrumented module: its accesses go to the sanitizer */
+    void (*san_init)(const hn_emu_san_rt *) = NULL;
+    sym_fn(k->dl, "hn_emu_module_san", &san_init, sizeof san_init);
+    if (san_init) san_init(emu_san_rt());
     const char *sym = img->lowered[index];
     sym_fn(k->dl, sym, &k->fn, sizeof k->fn);
     char *info_sym = xasprintf("%s_info", sym);
@@ -242,14 +252,22 @@ static int emu_kernel_params(hn_backend *b, hn_kernel *k, hn_param_info *params,
 /* memory */
 
 static int emu_alloc(hn_backend *b, size_t bytes, hn_dptr *out, hn_err *err) {
+    emu_backend *e = eb(b);
     void *p;
-    if (emu_mem_alloc(eb(b)->mem, bytes, &p, err) != 0) return -1;
+    if (emu_mem_alloc(e->mem, bytes, &p, err) != 0) return -1;
+    if (e->san) {
+        emu_region r;
+        unsigned long id;
+        if (emu_mem_info(e->mem, p, &r, &id)) emu_san_buffer_add(e->san, &r, id);
+    }
     *out = (hn_dptr)(uintptr_t)p;
     return 0;
 }
 
 static void emu_free(hn_backend *b, hn_dptr p) {
-    emu_mem_free(eb(b)->mem, (void *)(uintptr_t)p);
+    emu_backend *e = eb(b);
+    if (e->san) emu_san_buffer_remove(e->san, (void *)(uintptr_t)p);
+    emu_mem_free(e->mem, (void *)(uintptr_t)p);
 }
 
 static int check_range(emu_backend *e, const char *what, hn_dptr p, size_t bytes, hn_err *err) {
@@ -261,6 +279,7 @@ static int check_range(emu_backend *e, const char *what, hn_dptr p, size_t bytes
 static int emu_upload(hn_backend *b, hn_dptr dst, const void *src, size_t bytes, hn_err *err) {
     if (check_range(eb(b), "upload", dst, bytes, err) != 0) return -1;
     if (bytes) memcpy((void *)(uintptr_t)dst, src, bytes);
+    if (eb(b)->san) emu_san_mark(eb(b)->san, (void *)(uintptr_t)dst, bytes, 1);
     return 0;
 }
 
@@ -273,6 +292,14 @@ static int emu_download(hn_backend *b, void *dst, hn_dptr src, size_t bytes, hn_
 static int emu_fill(hn_backend *b, hn_dptr dst, unsigned char byte, size_t bytes, hn_err *err) {
     if (check_range(eb(b), "fill", dst, bytes, err) != 0) return -1;
     if (bytes) memset((void *)(uintptr_t)dst, byte, bytes);
+    if (eb(b)->san) emu_san_mark(eb(b)->san, (void *)(uintptr_t)dst, bytes, 1);
+    return 0;
+}
+
+static int emu_poison(hn_backend *b, hn_dptr dst, size_t bytes, hn_err *err) {
+    if (check_range(eb(b), "poison", dst, bytes, err) != 0) return -1;
+    if (bytes) memset((void *)(uintptr_t)dst, 0xFF, bytes);
+    if (eb(b)->san) emu_san_mark(eb(b)->san, (void *)(uintptr_t)dst, bytes, 0);
     return 0;
 }
 
@@ -335,11 +362,27 @@ static int emu_launch(hn_backend *b, hn_kernel *k, const hn_launch_dims *d, void
         .mem = e->mem,
         .module = k->dl,
         .shared_limit = e->info.shared_per_block_optin,
+        .san = e->san,
     };
+    if (e->san) {
+        emu_san_launch l = {.kernel = k->info->name, .so_path = k->so_path, .so_base = k->base,
+                            .text_lo = k->text_lo, .text_hi = k->text_hi, .grid = r.grid, .block = r.block};
+        emu_san_launch_begin(e->san, &l);
+    }
     /* launches are synchronous: busy for exactly their duration */
     if (e->opts.busy_since) *e->opts.busy_since = hn_now();
     int rc = emu_pool_launch(e->pool, &r, err);
     if (e->opts.busy_since) *e->opts.busy_since = 0;
+    if (e->san_strict) {
+        hn_san_findings f;
+        emu_san_take(e->san, &f);
+        if (f.first_class >= 0) {
+            fprintf(stderr, "harness: sanitizer (HARNESS_EMU_SANITIZE): kernel '%s':\n%s", k->info->name, f.report);
+            hn_errf(err, "%s", f.first);
+            rc = -1;
+        }
+        hn_san_findings_free(&f);
+    }
     return rc;
 }
 
@@ -349,6 +392,10 @@ static int emu_printf_limit(hn_backend *b, long max_lines, long *dropped, hn_err
     if (dropped) *dropped = d;
     emu_sched_print_limit(max_lines);
     return 0;
+}
+
+static void emu_sanitizer_take(hn_backend *b, hn_san_findings *out) {
+    emu_san_take(eb(b)->san, out);
 }
 
 static int emu_sync(hn_backend *b, hn_err *err) {
@@ -408,6 +455,7 @@ static void emu_destroy(hn_backend *b) {
     emu_backend *e = eb(b);
     emu_pool_destroy(e->pool);
     emu_mem_destroy(e->mem);
+    emu_san_destroy(e->san);
     free(e->flush_buf);
     free(e);
 }
@@ -425,6 +473,8 @@ static const hn_backend_ops emu_ops = {
     .upload = emu_upload,
     .download = emu_download,
     .fill = emu_fill,
+    .poison = emu_poison,
+    .sanitizer_take = emu_sanitizer_take,
     .launch = emu_launch,
     .sync = emu_sync,
     .printf_limit = emu_printf_limit,
@@ -459,6 +509,21 @@ int hn_backend_emu_create(const hn_backend_opts *opts, hn_backend **out, hn_err 
         return -1;
     }
     e->mem = emu_mem_create();
+    const char *env = getenv("HARNESS_EMU_SANITIZE");
+    if (!e->opts.sanitize && env && *env) {
+        /* every module is instrumented (emu_compile.c); findings fail launches */
+        unsigned bits;
+        if (hn_san_parse(env, &bits, err) != 0) {
+            hn_err_prefix(err, "HARNESS_EMU_SANITIZE");
+            emu_pool_destroy(e->pool);
+            emu_mem_destroy(e->mem);
+            free(e);
+            return -1;
+        }
+        e->opts.sanitize = bits;
+        e->san_strict = 1;
+    }
+    if (e->opts.sanitize) e->san = emu_san_create(e->opts.sanitize);
     fill_info(&e->info, threads);
     *out = &e->base;
     return 0;

@@ -9,7 +9,9 @@
  *                              128 x 128, filter 5, float accumulator,
  *                              TILE_SIZE 16, on all workers, against a
  *                              single-threaded C loop computing the same
- *                              "same"-padded convolution, side by side
+ *                              "same"-padded convolution, side by side; then
+ *                              each again instrumented, under the sanitizer
+ *                              (`harness check`), as a multiple of its plain time
  *
  * Figures are printed, never judged: the targets (switch < 20 ns, shared-halo
  * conv2d <= 5x the C loop) are for people reading docs/emulator.md.
@@ -85,9 +87,10 @@ static double switch_ns(hn_err *err) {
 /* helpers */
 
 static int compile_one(const char *path, const char *const *kernels, int nk,
-                       const char *const *defines, int nd, hn_module_image *img, hn_err *err) {
+                       const char *const *defines, int nd, int instrument, hn_module_image *img, hn_err *err) {
     char *cache = hn_default_cache_dir();
     hn_compile_req req = {0};
+    req.instrument = instrument;
     req.src_path = path;
     req.kernels = kernels;
     req.n_kernels = nk;
@@ -141,7 +144,7 @@ static int micro(FILE *out, hn_err *err) {
     }
     const char *ks[] = {"bench_barrier", "bench_plain", "bench_one_barrier"};
     hn_module_image img;
-    int rc = compile_one(path, ks, 3, NULL, 0, &img, err);
+    int rc = compile_one(path, ks, 3, NULL, 0, 0, &img, err);
     free(path);
     if (rc != 0) return -1;
     hn_backend_opts o = {.emu_threads = 1};
@@ -218,12 +221,63 @@ static char *conv2d_dir(void) {
     return d;
 }
 
+/* The emulated time of one conv2d variant, plain or instrumented under a
+ * backend `b` (sanitizing when instrumented): best of REPS, max |diff| in *md.
+ * Returns -1 with the reason in *why (printed, the bench goes on). */
+static double conv2d_variant(hn_backend *b, const char *path, const char *name, int v, int instrument,
+                             hn_dptr d_in, hn_dptr d_f, hn_dptr d_out, const float *ref, float *got, size_t n_out,
+                             double *md, hn_err *why) {
+    const int in_ch = 8, out_ch = 8, h = 128, w = 128, fs = 5, T = 16;
+    (void)in_ch;
+    const char *defs[] = {"TILE_SIZE=16", "ACCUM_DTYPE=float"};
+    hn_module_image img;
+    if (compile_one(path, &name, 1, defs, 2, instrument, &img, why) != 0) return -1;
+    hn_kernel *k = NULL;
+    if (b->ops->kernel_load(b, &img, 0, &k, why) != 0) {
+        hn_module_image_free(&img);
+        return -1;
+    }
+    int O = T - fs + 1, halo = v == 3;
+    int tile = halo ? O : T;
+    hn_launch_dims d = {{(unsigned)((w + tile - 1) / tile), (unsigned)((h + tile - 1) / tile),
+                         v == 0 ? 1u : (unsigned)out_ch},
+                        {(unsigned)T, (unsigned)T, 1},
+                        v >= 2 ? (size_t)T * T * 4 : 0};
+    int hh = h, ww = w, ic = 8, oc = out_ch, f = fs;
+    float pd = 0.0f;
+    void *args[] = {&d_in, &d_out, &d_f, &hh, &ww, &ic, &oc, &f, &pd};
+    hn_err err;
+    if (b->ops->poison) b->ops->poison(b, d_out, n_out * 4, &err);
+    double t = time_launch(b, k, &d, args, why);
+    if (t >= 0 && b->ops->sanitizer_take) {
+        hn_san_findings fs_;
+        b->ops->sanitizer_take(b, &fs_);
+        if (fs_.first_class >= 0) {
+            hn_errf(why, "sanitizer: %s", fs_.first);
+            t = -1;
+        }
+        hn_san_findings_free(&fs_);
+    }
+    if (t >= 0) {
+        b->ops->download(b, got, d_out, n_out * 4, &err);
+        *md = 0;
+        for (size_t i = 0; i < n_out; i++) {
+            double dd = got[i] > ref[i] ? got[i] - ref[i] : ref[i] - got[i];
+            if (dd > *md) *md = dd;
+        }
+    }
+    b->ops->kernel_free(b, k);
+    hn_module_image_free(&img);
+    return t;
+}
+
 static int conv2d(FILE *out, hn_err *err) {
     const int in_ch = 8, out_ch = 8, h = 128, w = 128, fs = 5, T = 16;
     const float pad = 0.0f;
     static const char *const variants[] = {"conv2d_pad", "conv2d_pad_z_out",
                                            "conv2d_pad_z_out_shared",
                                            "conv2d_pad_z_out_shared_halo"};
+    enum { NV = 4 };
     char *dir = conv2d_dir();
     size_t n_in = (size_t)in_ch * h * w, n_f = (size_t)out_ch * in_ch * fs * fs,
            n_out = (size_t)out_ch * h * w;
@@ -245,76 +299,57 @@ static int conv2d(FILE *out, hn_err *err) {
     }
     fprintf(out, "  C loop, 1 thread:                %8.2f ms\n", loop * 1e3);
 
-    hn_backend *b = NULL;
-    hn_backend_opts o = {0};
+    /* mode 0: plain; mode 1: instrumented, under the sanitizer (every check) */
+    double plain[NV];
     int rc = -1;
-    hn_dptr d_in = 0, d_f = 0, d_out = 0;
-    if (hn_backend_emu_create(&o, &b, err) != 0) goto done;
-    hn_device_info di;
-    b->ops->device_info(b, &di);
-    if (b->ops->alloc(b, n_in * 4, &d_in, err) != 0 || b->ops->alloc(b, n_f * 4, &d_f, err) != 0 ||
-        b->ops->alloc(b, n_out * 4, &d_out, err) != 0)
-        goto done;
-    if (b->ops->upload(b, d_in, in, n_in * 4, err) != 0 ||
-        b->ops->upload(b, d_f, filter, n_f * 4, err) != 0)
-        goto done;
-    fprintf(out, "  %-30s %9s %9s %11s   (emulated on %d worker thread%s)\n", "variant",
-            "ms", "x C loop", "max |diff|", di.sm_count, di.sm_count == 1 ? "" : "s");
-    for (size_t v = 0; v < HN_ARRAY_LEN(variants); v++) {
-        char *path = xasprintf("%s/%s.cu", dir, variants[v]);
-        if (!hn_file_exists(path)) {
-            fprintf(out, "  %-30s skipped: %s not found\n", variants[v], path);
-            free(path);
-            continue;
-        }
-        const char *defs[] = {"TILE_SIZE=16", "ACCUM_DTYPE=float"};
-        hn_module_image img;
-        hn_err cerr;
-        if (compile_one(path, &variants[v], 1, defs, 2, &img, &cerr) != 0) {
-            fprintf(out, "  %-30s compile failed: %s\n", variants[v], cerr.msg);
-            free(path);
-            continue;
-        }
-        free(path);
-        hn_kernel *k = NULL;
-        if (b->ops->kernel_load(b, &img, 0, &k, err) != 0) {
-            hn_module_image_free(&img);
+    for (int mode = 0; mode < 2; mode++) {
+        hn_backend *b = NULL;
+        hn_backend_opts o = {0};
+        if (mode == 1) o.sanitize = HN_SAN_ALL;
+        hn_dptr d_in = 0, d_f = 0, d_out = 0;
+        if (hn_backend_emu_create(&o, &b, err) != 0) goto done;
+        hn_device_info di;
+        b->ops->device_info(b, &di);
+        if (b->ops->alloc(b, n_in * 4, &d_in, err) != 0 || b->ops->alloc(b, n_f * 4, &d_f, err) != 0 ||
+            b->ops->alloc(b, n_out * 4, &d_out, err) != 0 || b->ops->upload(b, d_in, in, n_in * 4, err) != 0 ||
+            b->ops->upload(b, d_f, filter, n_f * 4, err) != 0) {
+            hn_backend_destroy(b);
             goto done;
         }
-        int O = T - fs + 1, halo = v == 3;
-        int tile = halo ? O : T;
-        hn_launch_dims d = {{(unsigned)((w + tile - 1) / tile), (unsigned)((h + tile - 1) / tile),
-                             v == 0 ? 1u : (unsigned)out_ch},
-                            {(unsigned)T, (unsigned)T, 1},
-                            v >= 2 ? (size_t)T * T * 4 : 0};
-        int hh = h, ww = w, ic = in_ch, oc = out_ch, f = fs;
-        float pd = pad;
-        void *args[] = {&d_in, &d_out, &d_f, &hh, &ww, &ic, &oc, &f, &pd};
-        b->ops->fill(b, d_out, 0, n_out * 4, err);
-        hn_err lerr;
-        double t = time_launch(b, k, &d, args, &lerr);
-        if (t < 0) {
-            fprintf(out, "  %-30s launch failed: %s\n", variants[v], lerr.msg);
-        } else {
-            b->ops->download(b, got, d_out, n_out * 4, err);
-            double md = 0;
-            for (size_t i = 0; i < n_out; i++) {
-                double dd = got[i] > ref[i] ? got[i] - ref[i] : ref[i] - got[i];
-                if (dd > md) md = dd;
+        if (mode == 0)
+            fprintf(out, "  %-30s %9s %9s %11s   (emulated on %d worker thread%s)\n", "variant", "ms",
+                    "x C loop", "max |diff|", di.sm_count, di.sm_count == 1 ? "" : "s");
+        else
+            fprintf(out, "  %-30s %9s %9s %11s   (instrumented: harness check, every check)\n",
+                    "sanitizer", "ms", "x plain", "max |diff|");
+        for (int v = 0; v < NV; v++) {
+            char *path = xasprintf("%s/%s.cu", dir, variants[v]);
+            if (!hn_file_exists(path)) {
+                fprintf(out, "  %-30s skipped: %s not found\n", variants[v], path);
+                free(path);
+                if (mode == 0) plain[v] = -1;
+                continue;
             }
-            fprintf(out, "  %-30s %9.2f %9.2f %11.2e\n", variants[v], t * 1e3, t / loop, md);
+            double md = 0;
+            hn_err why;
+            double t = conv2d_variant(b, path, variants[v], v, mode, d_in, d_f, d_out, ref, got, n_out, &md, &why);
+            free(path);
+            if (mode == 0) plain[v] = t;
+            if (t < 0)
+                fprintf(out, "  %-30s failed: %s\n", variants[v], why.msg);
+            else if (mode == 0)
+                fprintf(out, "  %-30s %9.2f %9.2f %11.2e\n", variants[v], t * 1e3, t / loop, md);
+            else
+                fprintf(out, "  %-30s %9.2f %9.2f %11.2e\n", variants[v], t * 1e3,
+                        plain[v] > 0 ? t / plain[v] : 0.0, md);
         }
-        b->ops->kernel_free(b, k);
-        hn_module_image_free(&img);
+        b->ops->free(b, d_in);
+        b->ops->free(b, d_f);
+        b->ops->free(b, d_out);
+        hn_backend_destroy(b);
     }
     rc = 0;
 done:
-    if (b) {
-        if (d_in) b->ops->free(b, d_in);
-        if (d_f) b->ops->free(b, d_f);
-        if (d_out) b->ops->free(b, d_out);
-        hn_backend_destroy(b);
-    }
     free(in);
     free(filter);
     free(ref);

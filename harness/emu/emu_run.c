@@ -49,6 +49,7 @@ typedef struct emu_worker {
     size_t dyn_bytes;
     size_t dyn_pad;               /* canary bytes after dyn_ptr + dyn_bytes (< DYN_ALIGN) */
     emu_static *statics;          /* static __shared__ storage this worker handed out */
+    emu_san_worker *san;          /* its sanitizer state (created on first use) */
     int n_statics, cap_statics;
     void *altstack;
     sigjmp_buf jb;
@@ -194,6 +195,13 @@ static long dyn_canary_broken(const emu_worker *w) {
     return -1;
 }
 
+/* Tells the bound sanitizer about a static __shared__ variable. */
+static void san_static(const emu_static *st) {
+    char decl[160];
+    snprintf(decl, sizeof decl, "%s:%d", st->file, st->line);
+    emu_san_shared_add(st->reg.data, st->reg.size, st->reg.map, st->reg.map + st->reg.map_len, st->name, decl);
+}
+
 /* static __shared__ storage */
 
 static void *static_shared(unsigned long size, unsigned long align, int line, const char *file,
@@ -229,6 +237,7 @@ static void *static_shared(unsigned long size, unsigned long align, int line, co
         w->statics = xrealloc(w->statics, (size_t)w->cap_statics * sizeof *w->statics);
     }
     w->statics[w->n_statics++] = st;
+    if (r->san) san_static(&w->statics[w->n_statics - 1]);
     return st.reg.data;
 }
 
@@ -261,6 +270,7 @@ static void run_launch(emu_worker *w) {
     if (sigsetjmp(w->jb, 1)) {
         /* back from a signal handler that left the kernel */
         emu_sched_landed(w->sched);
+        if (r->san) emu_san_worker_bind(w->san, NULL);
         if (w->fault == FAULT_SIGNAL) {
             w->result = -1;
             pthread_mutex_lock(&p->mu);
@@ -279,6 +289,13 @@ static void run_launch(emu_worker *w) {
     }
     hn_emu_block blk = p->proto;
     blk.dyn_shared = w->dyn_ptr;
+    if (r->san) {
+        if (!w->san) w->san = emu_san_worker_create();
+        emu_san_worker_bind(w->san, r->san);
+        emu_san_shared_add(w->dyn_ptr, w->dyn_bytes, w->dyn.map, w->dyn.map + w->dyn.map_len, NULL, NULL);
+        for (int i = 0; i < w->n_statics; i++)
+            if (w->statics[i].module == r->module) san_static(&w->statics[i]);
+    }
     w->armed = 1;
     for (;;) {
         if (atomic_load_explicit(&p->abort, memory_order_relaxed)) break;
@@ -313,6 +330,7 @@ static void run_launch(emu_worker *w) {
         }
         w->result = -1;
         snprintf(w->msg, sizeof w->msg, "%s", emu_sched_error(w->sched));
+        if (r->san && emu_sched_error_kind(w->sched) == EMU_FAIL_SYNC) emu_san_add_sync(r->san, b, w->msg);
         pthread_mutex_lock(&p->mu);
         atomic_store(&p->abort, 1);
         p->failed = 1;
@@ -321,6 +339,7 @@ static void run_launch(emu_worker *w) {
         break;
     }
     w->armed = 0;
+    if (r->san) emu_san_worker_bind(w->san, NULL);
 }
 
 static void *worker_main(void *arg) {
@@ -397,6 +416,7 @@ void emu_pool_destroy(emu_pool *p) {
         emu_worker *w = &p->w[i];
         if (w->started) pthread_join(w->th, NULL);
         emu_sched_destroy(w->sched);
+        emu_san_worker_destroy(w->san);
         emu_region_unmap(&w->dyn);
         for (int j = 0; j < w->n_statics; j++) emu_region_unmap(&w->statics[j].reg);
         free(w->statics);

@@ -36,7 +36,8 @@
 #define HN_RUN_PRINTF_LINES 100
 
 const char *const hn_status_names[HN_ST_COUNT] = {"ok",    "mismatch", "compile_error", "launch_error",
-                                                  "fault", "timeout",  "skipped"};
+                                                  "fault", "timeout",  "skipped",       "race",
+                                                  "memcheck", "initcheck", "synccheck"};
 
 int hn_status_failed(int status) {
     return status != HN_ST_OK && status != HN_ST_SKIPPED;
@@ -216,6 +217,7 @@ typedef struct {
     hn_run_stats stats;
     int restart;            /* a kernel faulted: finish the row, then leave */
     int row_ran;            /* the last variant downloaded its outputs */
+    unsigned sanitize;      /* HN_SAN_* checks (--sanitize): rows are one instrumented launch */
     int first_launch_done;  /* the row's first launch has run (printf windows) */
 } runner;
 
@@ -428,6 +430,78 @@ static int baseline_for(const hn_op *op, const char *family, const char *precisi
     return -1;
 }
 
+/* Where the sanitizer's full report of a row goes: stderr, and --report. */
+static void print_report(runner *r, const hn_workload *w, const row_job *j, const hn_san_findings *f) {
+    long total = 0;
+    for (int k = 0; k < HN_SAN_NCLASS; k++) total += f->n[k];
+    char *text = xasprintf("harness: sanitizer: variant %s, case %lld (%s): %ld finding%s\n%s",
+                           j->v ? j->v->label : hn_run_slot_name(r->plan, j->slot), (long long)w->c->id, w->label,
+                           total, total == 1 ? "" : "s", f->report ? f->report : "");
+    fputs(text, stderr);
+    fflush(stderr);
+    if (r->cli->report) {
+        FILE *out = fopen(r->cli->report, "a");
+        if (out) {
+            fputs(text, out);
+            fclose(out);
+        } else {
+            fprintf(stderr, "harness: --report %s: cannot append\n", r->cli->report);
+        }
+    }
+    free(text);
+}
+
+/* A row under the sanitizer: one launch of the instrumented kernel on
+ * poisoned outputs, its findings, the check of its outputs and inputs; no
+ * timing (an instrumented kernel's time says nothing). */
+static void sanitize_row(runner *r, hn_workload *w, const row_job *j) {
+    const hn_op *op = r->plan->op;
+    int64_t ci = w->c->id;
+    hn_err err;
+    char reason[sizeof err.msg] = "";
+    int status = HN_ST_OK;
+    hn_san_findings f = {.first_class = -1};
+    if (hn_poison_outputs(w, &err) != 0) {
+        emit_row(r, ci, j->slot, HN_ST_LAUNCH, err.msg, NAN, NAN);
+        return;
+    }
+    int launched = j->issue(j->ctx, &err) == 0 && r->be->ops->sync(r->be, &err) == 0;
+    r->first_launch_done = 1;
+    if (r->be->ops->sanitizer_take) r->be->ops->sanitizer_take(r->be, &f);
+    static const int class_status[HN_SAN_NCLASS] = {HN_ST_RACE, HN_ST_MEMCHECK, HN_ST_INITCHECK, HN_ST_SYNCCHECK};
+    if (f.first_class >= 0) {
+        print_report(r, w, j, &f);
+        status = class_status[f.first_class];
+        snprintf(reason, sizeof reason, "%s", f.first);
+        if (!launched) (void)launch_status(r, &err); /* a fault: the next rows run in a fresh process */
+    } else if (!launched) {
+        status = launch_status(r, &err);
+        snprintf(reason, sizeof reason, "%s", err.msg);
+    }
+    hn_san_findings_free(&f);
+    if (launched) {
+        hn_row_check rc;
+        if (hn_check_outputs(w, j->v, &rc, &err) != 0) {
+            emit_row(r, ci, j->slot, launch_status(r, &err), err.msg, NAN, NAN);
+            return;
+        }
+        r->row_ran = 1;
+        hn_row_check_columns(r->csv, w, &rc);
+        if (status == HN_ST_OK && !rc.passed) {
+            status = HN_ST_MISMATCH;
+            mismatch_reason(w, &rc, "check", reason, sizeof reason);
+        }
+        size_t n_diff = 0;
+        int clobbered = verify_inputs(w, &n_diff, &err);
+        if (clobbered >= 0 && status == HN_ST_OK) {
+            status = HN_ST_MISMATCH;
+            snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
+                     op->buffers[clobbered].name, n_diff);
+        }
+    }
+    emit_row(r, ci, j->slot, status, reason, NAN, NAN);
+}
+
 /* The one execution path of a row, variants and baselines alike: poison the
  * outputs, warm up, check, take samples, check again, make sure the inputs are
  * intact, then the row's figures. */
@@ -443,6 +517,10 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     hn_variant_precision(p, j->v, w, precision, sizeof precision);
     if (!j->v) snprintf(precision, sizeof precision, "%s", op->baselines[j->slot - p->n_variants].precision);
     hn_csv_set_named(csv, "precision", precision);
+    if (r->sanitize && j->v) {
+        sanitize_row(r, w, j);
+        return;
+    }
 
 #define FAIL(st, why)                                                                             \
     do {                                                                                          \
@@ -728,11 +806,16 @@ static int runner_open(runner *r, const hn_cli *cli, const hn_plan *p, hn_run_sh
     r->sh = sh;
     r->sink = sink;
     hn_err err;
+    if (cli->sanitize && hn_san_parse(cli->sanitize, &r->sanitize, &err) != 0) {
+        fprintf(stderr, "harness: --sanitize: %s\n", err.msg);
+        return -1;
+    }
     hn_backend_opts bo = {.device = 0,
                           .emu_threads = cli->emu_threads,
                           .kernel_timeout = cli->kernel_timeout > 0 ? cli->kernel_timeout : 60,
                           .printf_fifo = 0,
-                          .busy_since = &sh->busy_since};
+                          .busy_since = &sh->busy_since,
+                          .sanitize = r->sanitize};
     if (hn_backend_create(cli->backend, &bo, !cli->quiet, &r->be, &err) != 0) {
         if (strcmp(cli->backend, "cuda") == 0)
             fprintf(stderr, "harness: no CUDA device found: %s\n(use --backend emu to run on the CPU emulator)\n", err.msg);
@@ -801,6 +884,7 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
         if (!selected[v]) continue;
         r.jobs[v] = xcalloc(1, sizeof *r.jobs[v]);
         hn_build_init(&r.jobs[v]->build, p, &p->variants[v], NULL, 0, r.is_emu ? NULL : r.d.dev.arch, cache_dir);
+        if (r.sanitize && r.is_emu) r.jobs[v]->build.req.instrument = HN_INSTRUMENT_ACCESSES;
     }
     compile_keys(&r, keys);
     if (sink->device(sink->ctx, &r.d, keys) != 0) {
