@@ -78,9 +78,10 @@ enum { HN_SAN_C_RACE = 0, HN_SAN_C_MEM, HN_SAN_C_INIT, HN_SAN_C_SYNC, HN_SAN_NCL
 /* What the sanitizer found in the launches since the last take. */
 typedef struct {
     long n[HN_SAN_NCLASS];  /* distinct findings per class */
-    int first_class;        /* HN_SAN_C_* of the first finding (by block, then order in
-                               the block), or -1 when nothing was found */
-    char *first;            /* that finding in one line (owned; NULL when none) */
+    int first_class;        /* the class that decides the row: the first of race, mem,
+                               init, sync with a finding; -1 when nothing was found */
+    char *first;            /* its first finding (by block, then order in the block) in
+                               one line (owned; NULL when none) */
     char *report;           /* every finding, a line each, with counts (owned; NULL when none) */
 } hn_san_findings;
 void hn_san_findings_free(hn_san_findings *f); /* NULL-safe; leaves it empty */

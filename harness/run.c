@@ -591,8 +591,9 @@ int hn_cmd_run(const hn_cli *cli_in) {
                          .status = r.status,
                          .median_ms = r.median,
                          .noise = r.noise,
-                         .is_emu = r.have_dev && strcmp(r.dev.backend, "emu") == 0};
-    if (finished) {
+                         .is_emu = r.have_dev && strcmp(r.dev.backend, "emu") == 0,
+                         .untimed = cli->sanitize != NULL};
+    if (finished && !vin.untimed) {
         char *best = hn_verdict_best_path(r.out_path);
         if (hn_verdict_write_best(&vin, best, &err) == 0) printf("best variant per case: %s\n", best);
         else fprintf(stderr, "harness: %s\n", err.msg);
@@ -601,6 +602,13 @@ int hn_cmd_run(const hn_cli *cli_in) {
     hn_verdict_print(&vin, stdout);
     print_time_split(&r, hn_now() - r.t_start);
     printf("results: %s (%d rows written by this run)\n", r.out_path, r.n_rows);
+    if (cli->sanitize) {
+        int64_t flagged = 0;
+        for (int64_t i = 0; i < p->n_cases * r.n_slots; i++) flagged += r.status[i] >= HN_ST_RACE;
+        printf("sanitizer (%s): %lld row%s with findings%s%s%s\n", cli->sanitize, (long long)flagged,
+               flagged == 1 ? "" : "s", flagged ? "; each row's full report went to stderr" : "",
+               flagged && cli->report ? " and " : "", flagged && cli->report ? cli->report : "");
+    }
     if (finished) {
         unlink(r.marker_path);
         exit_code = fatal ? 1 : r.any_failure ? 1 : 0;

@@ -607,12 +607,15 @@ __attribute__((noinline)) static void race(emu_san_worker *w, int what, unsigned
     shared_name(r, off, n, obj, sizeof obj);
     tid_str(emu_tl_cur, t, sizeof t);
     other_str(other, o, sizeof o);
+    (void)t;
     static const char *const kind[] = {"read after write", "write after read", "write after write"};
     static const char *const mine[] = {"read", "write", "write"};
-    static const char *const theirs[] = {"written", "read", "written"};
+    static const char *const theirs[] = {"wrote", "read", "wrote"};
+    /* \x1f: where the source lines of this access and of the other go */
     found(w, what, pc, w->text_lo + other_pc, (int)other,
-          "%s of %s by thread %s after thread %s %s it with no barrier between them (%s)", mine[what], obj, t,
-          o, theirs[what], kind[what]);
+          "%s of %s\x1f after thread %s %s it\x1f, with no barrier or other synchronisation between them (%s "
+          "hazard)",
+          mine[what], obj, o, theirs[what], kind[what]);
 }
 
 __attribute__((noinline)) static void uninit_shared(emu_san_worker *w, const san_region *r, size_t off, size_t n,
@@ -845,9 +848,18 @@ static void finding_line(emu_san *s, const san_finding *f, hn_sb *sb) {
         hn_sb_adds(sb, f->msg);
         return;
     }
-    hn_sb_addf(sb, "kernel '%s' block (%u,%u,%u) thread (%u,%u,%u): %s at %s", s->kernel, f->bid.x, f->bid.y,
-               f->bid.z, f->tid.x, f->tid.y, f->tid.z, f->text, line_of(s, f->pc));
-    if (f->pc2) hn_sb_addf(sb, "; the other access at %s", line_of(s, f->pc2));
+    hn_sb_addf(sb, "kernel '%s' block (%u,%u,%u) thread (%u,%u,%u): ", s->kernel, f->bid.x, f->bid.y, f->bid.z,
+               f->tid.x, f->tid.y, f->tid.z);
+    const char *sep = strchr(f->text, '\x1f');
+    if (!sep) {
+        hn_sb_addf(sb, "%s at %s", f->text, line_of(s, f->pc));
+        return;
+    }
+    const char *sep2 = strchr(sep + 1, '\x1f');
+    hn_sb_add(sb, f->text, (size_t)(sep - f->text));
+    hn_sb_addf(sb, " at %s", line_of(s, f->pc));
+    hn_sb_add(sb, sep + 1, sep2 ? (size_t)(sep2 - sep - 1) : strlen(sep + 1));
+    if (sep2) hn_sb_addf(sb, " at %s%s", line_of(s, f->pc2), sep2 + 1);
 }
 
 void emu_san_take(emu_san *s, hn_san_findings *out) {
@@ -860,6 +872,12 @@ void emu_san_take(emu_san *s, hn_san_findings *out) {
         return;
     }
     qsort(s->f, (size_t)s->n_f, sizeof *s->f, cmp_finding);
+    /* the class that decides: the first of race, mem, init, sync found (a race
+     * often shows as an uninitialised read too, in the order threads ran);
+     * its first finding is the one to read first */
+    int top = HN_SAN_NCLASS;
+    for (int i = 0; i < s->n_f; i++)
+        if (what_class[s->f[i].what] < top) top = what_class[s->f[i].what];
     hn_sb rep, first;
     hn_sb_init(&rep);
     hn_sb_init(&first);
@@ -870,7 +888,7 @@ void emu_san_take(emu_san *s, hn_san_findings *out) {
         hn_sb line;
         hn_sb_init(&line);
         finding_line(s, f, &line);
-        if (i == 0) {
+        if (cls == top && out->first_class < 0) {
             out->first_class = cls;
             hn_sb_adds(&first, line.buf);
         }

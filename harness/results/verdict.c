@@ -66,7 +66,8 @@ void hn_verdict_print(const hn_verdict_in *in, FILE *f) {
     fprintf(f, "\n%-48s %5s %8s %7s %6s %5s %7s %7s", "variant", "ok", "mismatch", "compile", "launch", "fault",
             "timeout", "skipped");
     if (sanitized) fprintf(f, " %6s %8s %9s %9s", "race", "memcheck", "initcheck", "synccheck");
-    fprintf(f, " %12s %5s\n", "geomean ms", "wins");
+    if (in->untimed) fprintf(f, "\n");
+    else fprintf(f, " %12s %5s\n", "geomean ms", "wins");
     for (int v = 0; v < nv; v++) {
         if (!in->selected[v]) continue;
         int n[HN_ST_COUNT] = {0};
@@ -78,7 +79,13 @@ void hn_verdict_print(const hn_verdict_in *in, FILE *f) {
                 n[HN_ST_COMPILE], n[HN_ST_LAUNCH], n[HN_ST_FAULT], n[HN_ST_TIMEOUT], n[HN_ST_SKIPPED]);
         if (sanitized)
             fprintf(f, " %6d %8d %9d %9d", n[HN_ST_RACE], n[HN_ST_MEMCHECK], n[HN_ST_INITCHECK], n[HN_ST_SYNCCHECK]);
-        fprintf(f, " %12.4g %5d\n", geomean(&times[v], in->n_cases, nv), wins[v]);
+        if (in->untimed) fprintf(f, "\n");
+        else fprintf(f, " %12.4g %5d\n", geomean(&times[v], in->n_cases, nv), wins[v]);
+    }
+    if (in->untimed) {
+        free(times);
+        free(wins);
+        return;
     }
     fprintf(f, "\nfastest correct variant per case%s:\n", in->is_emu ? " (CPU-emulated times: not GPU speed)" : "");
     int shown = 0, within = 0;
