@@ -52,7 +52,9 @@ typedef struct {
 typedef struct {
     uint32_t wt, r1t, r2t;      /* times */
     uint16_t w, r1, r2;         /* linear thread ids (w: SYNC_ID for atomic writes) */
-    uint16_t pad;
+    uint8_t prev;               /* the byte before the last write (a write that left it as it
+                                   was cannot race with a read) */
+    uint8_t pad;
     uint32_t wpc, r1pc, r2pc;   /* pc offsets in the module's code */
 } san_cell;
 
@@ -101,6 +103,25 @@ typedef struct {
     long count;
 } san_seen;
 
+/* Which thread a finding is about. */
+typedef struct {
+    struct hn_emu_u3 bid, tid, bdim;
+    unsigned long long block; /* linear block index */
+} san_who;
+
+/* A write's race finding, waiting to see whether the write changed anything. */
+typedef struct {
+    int active;
+    san_who who;
+    int what;
+    unsigned other;
+    uint32_t other_pc;
+    const san_region *r;
+    size_t off, n;
+    uintptr_t pc;
+    unsigned char old[16];
+} san_pending;
+
 struct emu_san_worker {
     hn_emu_san_fast fast;       /* first: what the module's callbacks read (recent buffers) */
     const san_buf *recent_buf[HN_EMU_SAN_RECENT];
@@ -118,9 +139,12 @@ struct emu_san_worker {
     unsigned seq;
     san_seen seen[SEEN_SLOTS];
     int n_seen;
+    san_pending pending;
     uint32_t atl[HN_EMU_MAX_THREADS];                  /* time of each thread's last atomic */
     uint32_t vc[HN_EMU_MAX_THREADS][HN_EMU_WARP_SIZE]; /* what each knows of its warp's lanes */
 };
+
+static void flush_pending(emu_san_worker *w);
 
 /* ------------------------------------------------------------------------- */
 /* lifetime */
@@ -243,18 +267,30 @@ static uint64_t finding_key(int what, uintptr_t pc, uintptr_t pc2) {
     return h ? h : 1;
 }
 
-static void tid3(unsigned linear, const hn_emu_block *blk, struct hn_emu_u3 *t) {
-    unsigned bx = blk->block_dim.x, by = blk->block_dim.y;
-    t->x = linear % bx;
-    t->y = linear / bx % by;
-    t->z = linear / bx / by;
+static void tid3(unsigned linear, struct hn_emu_u3 bdim, struct hn_emu_u3 *t) {
+    t->x = linear % bdim.x;
+    t->y = linear / bdim.x % bdim.y;
+    t->z = linear / bdim.x / bdim.y;
 }
 
-/* Records a finding of the running thread (unless this worker has already
- * reported the same one in this launch, which only counts it). `text` is
- * built only the first time: fmt and its arguments describe what and where. */
-__attribute__((noinline, format(printf, 6, 7))) static void found(emu_san_worker *sw, int what, uintptr_t pc,
-                                                                  uintptr_t pc2, int other, const char *fmt, ...) {
+/* The running thread. */
+static void who_now(const emu_san_worker *w, san_who *who) {
+    const hn_emu_tctx *t = emu_tl_cur;
+    memset(who, 0, sizeof *who);
+    who->block = w->block;
+    if (!t) return;
+    who->bid = t->blk->block_idx;
+    who->tid = t->tid;
+    who->bdim = t->blk->block_dim;
+}
+
+/* Records a finding of thread `who` (NULL: the running one) unless this
+ * worker has already reported the same one in this launch, which only counts
+ * it. `text` is built only the first time: fmt and its arguments describe
+ * what and where. */
+__attribute__((noinline, format(printf, 7, 8))) static void found_by(emu_san_worker *sw, const san_who *who,
+                                                                     int what, uintptr_t pc, uintptr_t pc2,
+                                                                     int other, const char *fmt, ...) {
     uint64_t key = finding_key(what, pc, pc2);
     unsigned h = (unsigned)(key ^ (key >> 29)) % SEEN_SLOTS;
     for (unsigned i = 0; i < SEEN_SLOTS; i++) {
@@ -272,7 +308,11 @@ __attribute__((noinline, format(printf, 6, 7))) static void found(emu_san_worker
             break;
         }
     }
-    const hn_emu_tctx *t = emu_tl_cur;
+    san_who now;
+    if (!who) {
+        who_now(sw, &now);
+        who = &now;
+    }
     emu_san *s = sw->san;
     char text[512];
     va_list ap;
@@ -297,20 +337,19 @@ __attribute__((noinline, format(printf, 6, 7))) static void found(emu_san_worker
         s->dropped++;
     } else {
         f->count++;
-        if (sw->block < f->block || (sw->block == f->block && seq < f->seq)) {
-            f->block = sw->block;
+        if (who->block < f->block || (who->block == f->block && seq < f->seq)) {
+            f->block = who->block;
             f->seq = seq;
-            if (t) {
-                f->bid = t->blk->block_idx;
-                f->tid = t->tid;
-                if (other >= 0) tid3((unsigned)other, t->blk, &f->tid2);
-            }
+            f->bid = who->bid;
+            f->tid = who->tid;
+            if (other >= 0 && who->bdim.x) tid3((unsigned)other, who->bdim, &f->tid2);
             free(f->text);
             f->text = xstrdup(text);
         }
     }
     pthread_mutex_unlock(&s->mu);
 }
+#define found(sw, ...) found_by(sw, NULL, __VA_ARGS__)
 
 /* Adds what this worker counted without taking the lock. */
 static void flush_seen(emu_san_worker *sw) {
@@ -372,7 +411,10 @@ void emu_san_worker_destroy(emu_san_worker *w) {
 
 void emu_san_worker_bind(emu_san_worker *w, emu_san *s) {
     if (!s) {
-        if (w) flush_seen(w);
+        if (w) {
+            flush_pending(w);
+            flush_seen(w);
+        }
         emu_san_tl = NULL;
         return;
     }
@@ -441,6 +483,7 @@ void emu_san_shared_add(void *data, size_t size, const void *lo, const void *hi,
 
 void emu_san_block_begin(const hn_emu_block *blk) {
     emu_san_worker *w = emu_san_tl;
+    flush_pending(w);
     if (w->gclk > 0xf0000000u) {
         /* the clock would wrap: forget every time recorded */
         for (int i = 0; i < w->n_regs; i++)
@@ -457,11 +500,13 @@ void emu_san_block_begin(const hn_emu_block *blk) {
 
 void emu_san_barrier(void) {
     emu_san_worker *w = emu_san_tl;
+    flush_pending(w);
     w->tb = ++w->gclk;
 }
 
 void emu_san_warp_sync(int warp, unsigned mask) {
     emu_san_worker *w = emu_san_tl;
+    flush_pending(w);
     uint32_t s = ++w->gclk;
     uint32_t j[HN_EMU_WARP_SIZE] = {0};
     int base = warp * HN_EMU_WARP_SIZE;
@@ -492,16 +537,6 @@ static inline int ordered(const emu_san_worker *w, unsigned b, unsigned a, uint3
 static const char *access_name(unsigned long long info) {
     if (info & HN_EMU_SAN_ATOMIC) return (info & HN_EMU_SAN_READ) && (info & HN_EMU_SAN_WRITE) ? "atomic" : (info & HN_EMU_SAN_WRITE) ? "atomic store" : "atomic load";
     return info & HN_EMU_SAN_WRITE ? "write" : "read";
-}
-
-static void tid_str(const hn_emu_tctx *t, char *buf, size_t size) {
-    snprintf(buf, size, "(%u,%u,%u)", t->tid.x, t->tid.y, t->tid.z);
-}
-
-static void other_str(unsigned linear, char *buf, size_t size) {
-    struct hn_emu_u3 t;
-    tid3(linear, emu_tl_cur->blk, &t);
-    snprintf(buf, size, "(%u,%u,%u)", t.x, t.y, t.z);
 }
 
 static void shared_name(const san_region *r, size_t off, size_t n, char *buf, size_t size) {
@@ -600,22 +635,56 @@ static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t 
     if (info & HN_EMU_SAN_WRITE) set_written(sh, n);
 }
 
-__attribute__((noinline)) static void race(emu_san_worker *w, int what, unsigned other,
-                                           uint32_t other_pc, const san_region *r, size_t off, size_t n,
-                                           uintptr_t pc) {
-    char obj[256], t[48], o[48];
+/* A race of `who` (the thread of the later access) with thread `other`. */
+__attribute__((noinline)) static void race_by(emu_san_worker *w, const san_who *who, int what, unsigned other,
+                                              uint32_t other_pc, const san_region *r, size_t off, size_t n,
+                                              uintptr_t pc) {
+    char obj[256], o[48];
     shared_name(r, off, n, obj, sizeof obj);
-    tid_str(emu_tl_cur, t, sizeof t);
-    other_str(other, o, sizeof o);
-    (void)t;
+    struct hn_emu_u3 ot;
+    tid3(other, who->bdim, &ot);
+    snprintf(o, sizeof o, "(%u,%u,%u)", ot.x, ot.y, ot.z);
     static const char *const kind[] = {"read after write", "write after read", "write after write"};
     static const char *const mine[] = {"read", "write", "write"};
     static const char *const theirs[] = {"wrote", "read", "wrote"};
     /* \x1f: where the source lines of this access and of the other go */
-    found(w, what, pc, w->text_lo + other_pc, (int)other,
-          "%s of %s\x1f after thread %s %s it\x1f, with no barrier or other synchronisation between them (%s "
-          "hazard)",
-          mine[what], obj, o, theirs[what], kind[what]);
+    found_by(w, who, what, pc, w->text_lo + other_pc, (int)other,
+             "%s of %s\x1f after thread %s %s it\x1f, with no barrier or other synchronisation between them (%s "
+             "hazard)",
+             mine[what], obj, o, theirs[what], kind[what]);
+}
+
+/* A write that races with an earlier read or write is harmless when it leaves
+ * the bytes as they were (threads storing the same flag): whether it did is
+ * known only once the store is done, so the finding waits here until the
+ * worker's next access or scheduling point. */
+static void flush_pending(emu_san_worker *w) {
+    san_pending *p = &w->pending;
+    if (!p->active) return;
+    p->active = 0;
+    if (memcmp((const void *)(p->r->data + p->off), p->old, p->n) == 0) return; /* the same bytes */
+    race_by(w, &p->who, p->what, p->other, p->other_pc, p->r, p->off, p->n, p->pc);
+}
+
+static void race(emu_san_worker *w, int what, unsigned other, uint32_t other_pc, const san_region *r, size_t off,
+                 size_t n, uintptr_t pc) {
+    san_who who;
+    who_now(w, &who);
+    if (what == W_RAW || n > sizeof w->pending.old || w->pending.active) {
+        race_by(w, &who, what, other, other_pc, r, off, n, pc);
+        return;
+    }
+    san_pending *p = &w->pending;
+    p->active = 1;
+    p->who = who;
+    p->what = what;
+    p->other = other;
+    p->other_pc = other_pc;
+    p->r = r;
+    p->off = off;
+    p->n = n;
+    p->pc = pc;
+    memcpy(p->old, (const void *)(r->data + off), n);
 }
 
 __attribute__((noinline)) static void uninit_shared(emu_san_worker *w, const san_region *r, size_t off, size_t n,
@@ -670,6 +739,7 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
                 check_init = 0;
             }
             if (writes) {
+                c[i].prev = ((const unsigned char *)a)[i];
                 c[i].wt = now;
                 c[i].w = SYNC_ID;
                 c[i].wpc = pco;
@@ -679,17 +749,23 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
     }
     int race_on = (w->checks & HN_SAN_RACE) != 0;
     uint32_t tb = w->tb;
+    const unsigned char *mem = (const unsigned char *)a;
     for (size_t i = 0; i < n; i++, c++) {
         if (writes) {
             if (race_on) {
+                /* one finding per access (the first byte that races) */
                 if (c->wt >= tb && c->w != me && c->w != SYNC_ID && !ordered(w, me, c->w, c->wt)) {
                     race(w, W_WAW, c->w, c->wpc, r, off, n, pc);
+                    race_on = 0;
                 } else if (c->r1t >= tb && c->r1 != me && !ordered(w, me, c->r1, c->r1t)) {
                     race(w, W_WAR, c->r1, c->r1pc, r, off, n, pc);
+                    race_on = 0;
                 } else if (c->r2t >= tb && c->r2 != me && !ordered(w, me, c->r2, c->r2t)) {
                     race(w, W_WAR, c->r2, c->r2pc, r, off, n, pc);
+                    race_on = 0;
                 }
             }
+            c->prev = mem[i];
             c->wt = now;
             c->w = (uint16_t)me;
             c->wpc = pco;
@@ -701,8 +777,11 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
                 uninit_shared(w, r, off, n, info, pc);
                 check_init = 0;
             }
-        } else if (race_on && c->wt >= tb && c->w != me && c->w != SYNC_ID && !ordered(w, me, c->w, c->wt)) {
+        } else if (race_on && c->wt >= tb && c->w != me && c->w != SYNC_ID && c->prev != mem[i] &&
+                   !ordered(w, me, c->w, c->wt)) {
+            /* (a write that left the byte as it was cannot be read out of order) */
             race(w, W_RAW, c->w, c->wpc, r, off, n, pc);
+            race_on = 0;
         }
         if (!race_on) continue;
         /* the readers since the last barrier: this one, and the last other
@@ -755,6 +834,7 @@ static void san_access(void *addr, unsigned long long info, void *pcv) {
     if (__builtin_expect(!w, 0)) return;
     uintptr_t a = (uintptr_t)addr, pc = (uintptr_t)pcv - 1; /* inside the calling instruction */
     size_t n = (size_t)(info & HN_EMU_SAN_SIZE);
+    if (__builtin_expect(w->pending.active, 0)) flush_pending(w);
     if (__builtin_expect(info & HN_EMU_SAN_ATOMIC, 0)) {
         const hn_emu_tctx *t = emu_tl_cur;
         if (t) w->atl[t->linear] = ++w->gclk;
@@ -781,6 +861,7 @@ static void san_fence(void *pc) {
     (void)pc;
     emu_san_worker *w = emu_san_tl;
     const hn_emu_tctx *t = emu_tl_cur;
+    if (w) flush_pending(w);
     if (w && t) w->atl[t->linear] = ++w->gclk;
 }
 

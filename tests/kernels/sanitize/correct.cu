@@ -30,6 +30,11 @@
  *   ok_coalesced          coalesced_threads() under a branch, an atomic per
  *                         group, the group's sync
  *   ok_struct_copy        structs copied through shared memory
+ *   ok_same_value_flag    many threads set one flag to the same value with no
+ *                         barrier between them (harmless: the value does not
+ *                         depend on their order), read after a barrier
+ *   ok_converged          the "converged" idiom: thread 0 sets a flag, a
+ *                         barrier, every thread that disagrees clears it
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -235,4 +240,30 @@ __global__ void ok_struct_copy(const float *in, float *out, int n) {
     __syncthreads();
     ok_pair q = pairs[63 - t];
     out[t] = q.a + q.b + (float)q.tag;
+}
+
+__global__ void ok_same_value_flag(const float *in, float *out, int n) {
+    __shared__ int found;
+    int t = threadIdx.x;
+    if (t == 0) found = 0;
+    __syncthreads();
+    if (in[t % n] > 0.5f) found = 1;
+    __syncthreads();
+    out[t] = (float)found;
+}
+
+__global__ void ok_converged(const float *in, float *out, int n) {
+    __shared__ bool converged;
+    int t = threadIdx.x;
+    float x = in[t % n];
+    for (int it = 0; it < 3; it++) {
+        if (t == 0) converged = true;
+        __syncthreads();
+        if (x > 0.25f) converged = false;
+        x *= 0.5f;
+        __syncthreads();
+        if (converged) break;
+        __syncthreads();
+    }
+    out[t] = x;
 }
