@@ -58,3 +58,14 @@ int hn_san_parse(const char *list, unsigned *out, hn_err *err) {
     *out = bits;
     return 0;
 }
+
+void hn_profile_free(hn_profile *p) {
+    if (!p) return;
+    for (int i = 0; i < p->n; i++) {
+        free(p->rows[i].file);
+        free(p->rows[i].func);
+    }
+    free(p->rows);
+    free(p->kernel);
+    memset(p, 0, sizeof *p);
+}

@@ -88,6 +88,32 @@ void hn_san_findings_free(hn_san_findings *f); /* NULL-safe; leaves it empty */
 /* Parses "race,mem,init,sync" (any subset) or "all" into HN_SAN_* bits. */
 int hn_san_parse(const char *list, unsigned *out, hn_err *err);
 
+/* The emulator's memory profile of the launches since the last take
+ * (emu/emu_prof.h): one row per source line, memory space and kind of access.
+ * Counts are scaled up when only some blocks were profiled. */
+enum { HN_PROF_GLOBAL = 0, HN_PROF_SHARED = 1 };
+enum { HN_PROF_LOAD = 0, HN_PROF_STORE = 1, HN_PROF_ATOMIC = 2 };
+typedef struct {
+    char *file;          /* the source file as compiled (absolute), "?" if unknown */
+    int line;
+    char *func;          /* the function the line is in (demangled) */
+    int space;           /* HN_PROF_GLOBAL or HN_PROF_SHARED */
+    int kind;            /* HN_PROF_LOAD, STORE or ATOMIC */
+    double requests;     /* warp-wide instances of its instructions */
+    double sectors;      /* global: 32-byte sectors its requests touched */
+    double wavefronts;   /* shared: wavefronts its requests took */
+    double ideal;        /* shared: wavefronts they would take without bank conflicts */
+    double accesses;     /* thread-level accesses */
+} hn_prof_row;
+typedef struct {
+    hn_prof_row *rows;   /* ordered by file, line, space, kind */
+    int n;
+    char *kernel;
+    unsigned long long blocks, blocks_profiled; /* over the launches */
+    int launches;
+} hn_profile;
+void hn_profile_free(hn_profile *p); /* NULL-safe; leaves it empty */
+
 /* Limits and run-time options of a backend, set at creation. */
 typedef struct {
     int device;            /* cuda: device ordinal */
@@ -99,6 +125,9 @@ typedef struct {
      * another process can tell a launch that never returns. */
     volatile double *busy_since;
     unsigned sanitize;     /* emu: HN_SAN_* checks of instrumented kernels; 0 = none */
+    int profile;           /* emu: profile the memory accesses of instrumented kernels
+                              (instead of checking them) */
+    int profile_blocks;    /* emu, with profile: blocks per launch to profile (0 = all) */
 } hn_backend_opts;
 
 typedef struct {
@@ -155,6 +184,9 @@ typedef struct {
     /* Optional (NULL: nothing is checked): what the sanitizer found since the
      * last call (hn_backend_opts.sanitize), then forgets it. */
     void (*sanitizer_take)(hn_backend *b, hn_san_findings *out);
+    /* Optional (NULL: no profile): the memory profile of the launches since the
+     * last call (hn_backend_opts.profile), then forgets it. */
+    void (*profile_take)(hn_backend *b, hn_profile *out);
 
     /* Optional (NULL where the backend cannot tell): measures the SM clock now,
      * in MHz, with a short probe kernel (clock64 against %globaltimer). */

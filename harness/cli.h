@@ -64,6 +64,10 @@ typedef struct {
     const char *sanitize;      /* run, debug, check: "race,mem,init,sync" (any subset) or "all";
                                   NULL: no sanitizer */
     const char *report;        /* run, debug, check: also append the sanitizer's full report here */
+    int profile;               /* run, profile: profile memory accesses (one instrumented launch a row) */
+    int profile_blocks;        /* blocks of a launch the profile records (0: all; < 0: default) */
+    const char *results;       /* not an option: the results file run writes (set by hn_cmd_run,
+                                  for its worker) */
 } hn_cli;
 
 #endif

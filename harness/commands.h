@@ -19,5 +19,6 @@ int hn_cmd_info(const hn_cli *cli);
 int hn_cmd_cache(const hn_cli *cli);
 int hn_cmd_tune(const hn_cli *cli);
 int hn_cmd_check(const hn_cli *cli);
+int hn_cmd_profile(const hn_cli *cli);
 
 #endif

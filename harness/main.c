@@ -33,7 +33,8 @@ enum {
     C_CACHE = 1 << 8,
     C_TUNE = 1 << 9,
     C_CHECK = 1 << 10,
-    C_ALL = 0x7ff,
+    C_PROFILE = 1 << 11,
+    C_ALL = 0xfff,
 };
 
 typedef struct {
@@ -62,6 +63,9 @@ static const cmd_def CMDS[] = {
     {"check", hn_cmd_check, C_CHECK, "CONFIG", 1,
      "run every variant once on the emulator with the sanitizer: races, out-of-bounds and misaligned "
      "accesses, uninitialised reads, barrier and warp-mask misuse"},
+    {"profile", hn_cmd_profile, C_PROFILE, "CONFIG", 1,
+     "run every variant once on the emulator, profiling its memory accesses: per source line, requests, "
+     "sectors per request (coalescing), shared-memory bank conflicts"},
     {"cache", hn_cmd_cache, C_CACHE, "info|clean", 1,
      "the compiled-kernel cache: what it holds and what fails verification, or empty it"},
 };
@@ -79,29 +83,29 @@ typedef struct {
 static const opt_def OPTS[] = {
     OPT("backend", 's', backend, C_RUN | C_DEBUG | C_COMPILE | C_TUNE, "cuda|emu|auto",
         "where kernels run (default auto: the GPU if present); compile: emu builds for the emulator"),
-    OPT("out", 's', out, C_RUN | C_CHECK | C_DEBUG | C_PLOT | C_COMPARE | C_TUNE, "PATH",
+    OPT("out", 's', out, C_RUN | C_CHECK | C_PROFILE | C_DEBUG | C_PLOT | C_COMPARE | C_TUNE, "PATH",
         "run: results CSV (default results/<name>.csv); debug: folder for the mismatch map; plot, "
         "compare: the chart"),
-    OPT("resume", 'f', resume, C_RUN | C_CHECK, NULL,
+    OPT("resume", 'f', resume, C_RUN | C_CHECK | C_PROFILE, NULL,
         "keep the rows --out already holds for this plan (same case, variant, defines, kernel "
         "source and device) and run only the rest"),
-    OPT("force", 'f', force, C_RUN | C_CHECK, NULL, "overwrite --out even when it holds an unfinished run"),
-    OPT("seed", 'I', seed, C_RUN | C_CHECK | C_LIST | C_COMPILE | C_DEBUG | C_TUNE, "N", "override the config's sampling seed"),
+    OPT("force", 'f', force, C_RUN | C_CHECK | C_PROFILE, NULL, "overwrite --out even when it holds an unfinished run"),
+    OPT("seed", 'I', seed, C_RUN | C_CHECK | C_PROFILE | C_LIST | C_COMPILE | C_DEBUG | C_TUNE, "N", "override the config's sampling seed"),
     OPT("arch", 's', arch, C_COMPILE, "sm_XX", "target (default: the device's, else sm_90)"),
-    OPT("cache-dir", 's', cache_dir, C_RUN | C_CHECK | C_COMPILE | C_DEBUG | C_CACHE | C_TUNE, "DIR",
+    OPT("cache-dir", 's', cache_dir, C_RUN | C_CHECK | C_PROFILE | C_COMPILE | C_DEBUG | C_CACHE | C_TUNE, "DIR",
         "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)"),
-    OPT("variant", 'm', only, C_RUN | C_CHECK | C_TUNE, "NAME", "run only this variant (repeatable)"),
-    OPT("case", 'I', case_id, C_RUN | C_CHECK | C_DEBUG | C_TUNE, "ID", "run only this case of the plan"),
+    OPT("variant", 'm', only, C_RUN | C_CHECK | C_PROFILE | C_TUNE, "NAME", "run only this variant (repeatable)"),
+    OPT("case", 'I', case_id, C_RUN | C_CHECK | C_PROFILE | C_DEBUG | C_TUNE, "ID", "run only this case of the plan"),
     OPT("save-tensors", 's', save_tensors, C_RUN | C_CHECK, "DIR", "write inputs, reference and outputs as .npy"),
-    OPT("emu-threads", 'i', emu_threads, C_RUN | C_CHECK | C_DEBUG | C_TUNE, "N", "emulator worker threads (default: one per core; debug: 1)"),
-    OPT("kernel-timeout", 'p', kernel_timeout, C_RUN | C_CHECK | C_DEBUG | C_TUNE, "S",
+    OPT("emu-threads", 'i', emu_threads, C_RUN | C_CHECK | C_PROFILE | C_DEBUG | C_TUNE, "N", "emulator worker threads (default: one per core; debug: 1)"),
+    OPT("kernel-timeout", 'p', kernel_timeout, C_RUN | C_CHECK | C_PROFILE | C_DEBUG | C_TUNE, "S",
         "stop a launch that runs longer than S seconds (default 60)"),
-    OPT("compile-timeout", 'p', compile_timeout, C_RUN | C_CHECK | C_TUNE, "S",
+    OPT("compile-timeout", 'p', compile_timeout, C_RUN | C_CHECK | C_PROFILE | C_TUNE, "S",
         "give up on a variant whose compile takes longer than S seconds (default 600)"),
-    OPT("retry-timeouts", 'f', retry_timeouts, C_RUN | C_CHECK, NULL,
+    OPT("retry-timeouts", 'f', retry_timeouts, C_RUN | C_CHECK | C_PROFILE, NULL,
         "keep running a variant in later cases after it timed out (default: skip them)"),
-    OPT("max-gflop", 'd', max_gflop, C_RUN | C_CHECK | C_TUNE, "X", "emulator: skip cases above X GFLOP (default 0.05)"),
-    OPT("all", 'f', all, C_RUN | C_CHECK | C_PLOT | C_TUNE, NULL, "run: every case whatever its size (emulator); plot: every CSV under results/"),
+    OPT("max-gflop", 'd', max_gflop, C_RUN | C_CHECK | C_PROFILE | C_TUNE, "X", "emulator: skip cases above X GFLOP (default 0.05)"),
+    OPT("all", 'f', all, C_RUN | C_CHECK | C_PROFILE | C_PLOT | C_TUNE, NULL, "run: every case whatever its size (emulator); plot: every CSV under results/"),
     OPT("quick", 'f', quick, C_RUN | C_TUNE, NULL, "exploration timing preset (few samples), over the config's timing"),
     OPT("hot", 'f', hot, C_RUN | C_TUNE, NULL, "time back-to-back launches (default: cold L2)"),
     OPT("warmup", 'i', warmup, C_RUN | C_TUNE, "N", "untimed launches before sampling"),
@@ -112,9 +116,9 @@ static const opt_def OPTS[] = {
     OPT("timeout", 'd', timeout, C_RUN | C_TUNE, "S", "sampling time limit per row"),
     OPT("save-samples", 'f', save_samples, C_RUN, NULL, "also write every sample to <out>.samples.csv"),
     OPT("no-baseline", 'f', no_baseline, C_RUN, NULL, "skip the cuBLAS baseline rows"),
-    OPT("jobs", 'i', jobs, C_RUN | C_CHECK | C_TUNE, "N", "parallel compiles (default: cores)"),
-    OPT("printf-lines", 'i', printf_lines, C_RUN | C_CHECK, "N", "kernel printf lines shown per launch (default 100)"),
-    OPT("printf-all", 'f', printf_all, C_RUN | C_CHECK, NULL,
+    OPT("jobs", 'i', jobs, C_RUN | C_CHECK | C_PROFILE | C_TUNE, "N", "parallel compiles (default: cores)"),
+    OPT("printf-lines", 'i', printf_lines, C_RUN | C_CHECK | C_PROFILE, "N", "kernel printf lines shown per launch (default 100)"),
+    OPT("printf-all", 'f', printf_all, C_RUN | C_CHECK | C_PROFILE, NULL,
         "show kernel printf of every launch (default: only each row's first launch)"),
     OPT("strategy", 's', strategy, C_TUNE, "NAME",
         "brute_force, random, annealing, genetic, diff_evolution, pso, local_search, bandit (default bandit)"),
@@ -135,6 +139,10 @@ static const opt_def OPTS[] = {
         "the status race, memcheck, initcheck or synccheck"),
     OPT("report", 's', report, C_RUN | C_DEBUG | C_CHECK, "FILE",
         "also append the sanitizer's full report to FILE (it always goes to stderr)"),
+    OPT("profile", 'f', profile, C_RUN, NULL,
+        "profile memory accesses on the emulator instead of timing (what harness profile does)"),
+    OPT("profile-blocks", 'i', profile_blocks, C_RUN | C_PROFILE, "N",
+        "blocks of each launch the profile records, spread over the grid (default 8; 0: all, exact)"),
     OPT("kernel", 's', kernel, C_DEBUG, "NAME", "the variant to debug"),
     OPT("set", 's', set, C_DEBUG, "a=1,b=2", "the case: a value for every axis (default: the plan's smallest)"),
     OPT("block", 's', block, C_DEBUG, "X,Y,Z", "only this block prints (DEBUG_BLOCK_X/Y/Z)"),
@@ -193,6 +201,7 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
     cli->printf_lines = -1;
     cli->repeats = -1;
     cli->top = -1;
+    cli->profile_blocks = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;

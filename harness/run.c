@@ -436,9 +436,37 @@ int hn_cmd_check(const hn_cli *cli) {
     return hn_cmd_run(&c);
 }
 
+/* `harness profile CONFIG`: `run --profile` on the emulator, into
+ * results/<name>.profile.csv (+ .lines.csv, .txt). */
+int hn_cmd_profile(const hn_cli *cli) {
+    hn_cli c = *cli;
+    c.profile = 1;
+    c.backend = "emu";
+    return hn_cmd_run(&c);
+}
+
+/* A profile's other files, beside the results: base.lines.csv and base.txt
+ * (base: the results path without .csv). Caller frees. */
+static char *profile_path(const char *out, const char *suffix) {
+    size_t n = strlen(out);
+    if (n > 4 && strcmp(out + n - 4, ".csv") == 0) n -= 4;
+    return xasprintf("%.*s%s", (int)n, out, suffix);
+}
+
 int hn_cmd_run(const hn_cli *cli_in) {
     hn_cli cli_copy = *cli_in;
     const hn_cli *cli = &cli_copy;
+    if (cli_copy.sanitize && cli_copy.profile) {
+        fprintf(stderr, "harness: --sanitize and --profile are two runs (harness check, harness profile)\n");
+        return 2;
+    }
+    if (cli_copy.profile) {
+        if (strcmp(cli_copy.backend, "cuda") == 0) {
+            fprintf(stderr, "harness: --profile runs kernels on the CPU emulator (--backend emu)\n");
+            return 2;
+        }
+        cli_copy.backend = "emu";
+    }
     if (cli_copy.sanitize) {
         /* the sanitizer instruments emulated kernels: it runs on the emulator */
         unsigned bits;
@@ -486,12 +514,18 @@ int hn_cmd_run(const hn_cli *cli_in) {
         goto done;
     }
     r.out_path = cli->out ? xstrdup(cli->out)
-                          : xasprintf("results/%s%s.csv", p->name, cli->sanitize ? ".check" : "");
+                          : xasprintf("results/%s%s.csv", p->name,
+                                      cli->sanitize ? ".check" : cli->profile ? ".profile" : "");
+    cli_copy.results = r.out_path; /* the worker writes a profile's files beside it */
     r.marker_path = xasprintf("%s.unfinished", r.out_path);
     r.cols = hn_run_columns(p, &r.n_cols);
     r.builder = hn_csv_detached(r.cols, r.n_cols);
     if (open_results(&r) != 0) goto done;
     if (hn_write_file(r.marker_path, "", 0, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        goto done;
+    }
+    if (cli->profile && !cli->resume && hn_runner_profile_files(p, r.out_path, &err) != 0) {
         fprintf(stderr, "harness: %s\n", err.msg);
         goto done;
     }
@@ -592,7 +626,7 @@ int hn_cmd_run(const hn_cli *cli_in) {
                          .median_ms = r.median,
                          .noise = r.noise,
                          .is_emu = r.have_dev && strcmp(r.dev.backend, "emu") == 0,
-                         .untimed = cli->sanitize != NULL};
+                         .untimed = cli->sanitize != NULL || cli->profile};
     if (finished && !vin.untimed) {
         char *best = hn_verdict_best_path(r.out_path);
         if (hn_verdict_write_best(&vin, best, &err) == 0) printf("best variant per case: %s\n", best);
@@ -602,6 +636,12 @@ int hn_cmd_run(const hn_cli *cli_in) {
     hn_verdict_print(&vin, stdout);
     print_time_split(&r, hn_now() - r.t_start);
     printf("results: %s (%d rows written by this run)\n", r.out_path, r.n_rows);
+    if (cli->profile) {
+        char *lines = profile_path(r.out_path, ".lines.csv"), *text = profile_path(r.out_path, ".txt");
+        printf("profile: %s (a table and the annotated source per row), %s (a row per source line)\n", text, lines);
+        free(lines);
+        free(text);
+    }
     if (cli->sanitize) {
         int64_t flagged = 0;
         for (int64_t i = 0; i < p->n_cases * r.n_slots; i++) flagged += r.status[i] >= HN_ST_RACE;

@@ -11,7 +11,9 @@
  *                              single-threaded C loop computing the same
  *                              "same"-padded convolution, side by side; then
  *                              each again instrumented, under the sanitizer
- *                              (`harness check`), as a multiple of its plain time
+ *                              (`harness check`) and under the profile
+ *                              (`harness profile`, its default 8 blocks a
+ *                              launch), as multiples of its plain time
  *
  * Figures are printed, never judged: the targets (switch < 20 ns, shared-halo
  * conv2d <= 5x the C loop) are for people reading docs/emulator.md.
@@ -249,6 +251,11 @@ static double conv2d_variant(hn_backend *b, const char *path, const char *name, 
     hn_err err;
     if (b->ops->poison) b->ops->poison(b, d_out, n_out * 4, &err);
     double t = time_launch(b, k, &d, args, why);
+    if (b->ops->profile_take) {
+        hn_profile prof;
+        b->ops->profile_take(b, &prof);
+        hn_profile_free(&prof);
+    }
     if (t >= 0 && b->ops->sanitizer_take) {
         hn_san_findings fs_;
         b->ops->sanitizer_take(b, &fs_);
@@ -299,13 +306,18 @@ static int conv2d(FILE *out, hn_err *err) {
     }
     fprintf(out, "  C loop, 1 thread:                %8.2f ms\n", loop * 1e3);
 
-    /* mode 0: plain; mode 1: instrumented, under the sanitizer (every check) */
+    /* mode 0: plain; 1: instrumented, under the sanitizer (every check); 2:
+     * the profile (instrumented and plain modules, 8 blocks a launch recorded) */
     double plain[NV];
     int rc = -1;
-    for (int mode = 0; mode < 2; mode++) {
+    for (int mode = 0; mode < 3; mode++) {
         hn_backend *b = NULL;
         hn_backend_opts o = {0};
         if (mode == 1) o.sanitize = HN_SAN_ALL;
+        if (mode == 2) {
+            o.profile = 1;
+            o.profile_blocks = 8;
+        }
         hn_dptr d_in = 0, d_f = 0, d_out = 0;
         if (hn_backend_emu_create(&o, &b, err) != 0) goto done;
         hn_device_info di;
@@ -319,9 +331,12 @@ static int conv2d(FILE *out, hn_err *err) {
         if (mode == 0)
             fprintf(out, "  %-30s %9s %9s %11s   (emulated on %d worker thread%s)\n", "variant", "ms",
                     "x C loop", "max |diff|", di.sm_count, di.sm_count == 1 ? "" : "s");
-        else
+        else if (mode == 1)
             fprintf(out, "  %-30s %9s %9s %11s   (instrumented: harness check, every check)\n",
                     "sanitizer", "ms", "x plain", "max |diff|");
+        else
+            fprintf(out, "  %-30s %9s %9s %11s   (harness profile: 8 blocks a launch recorded)\n", "profile",
+                    "ms", "x plain", "max |diff|");
         for (int v = 0; v < NV; v++) {
             char *path = xasprintf("%s/%s.cu", dir, variants[v]);
             if (!hn_file_exists(path)) {
@@ -332,7 +347,9 @@ static int conv2d(FILE *out, hn_err *err) {
             }
             double md = 0;
             hn_err why;
-            double t = conv2d_variant(b, path, variants[v], v, mode, d_in, d_f, d_out, ref, got, n_out, &md, &why);
+            int instrument = mode == 1 ? HN_INSTRUMENT_ACCESSES : mode == 2 ? HN_INSTRUMENT_PROFILE : 0;
+            double t = conv2d_variant(b, path, variants[v], v, instrument, d_in, d_f, d_out, ref, got, n_out, &md,
+                                      &why);
             free(path);
             if (mode == 0) plain[v] = t;
             if (t < 0)

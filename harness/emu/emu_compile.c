@@ -174,7 +174,8 @@ static char *compiler_version(const char *cmd) {
  * HARNESS_EMU_SANITIZE (see backend_emu.c). */
 static int instrument_of(const hn_compile_req *req) {
     const char *e = getenv("HARNESS_EMU_SANITIZE");
-    return req->instrument ? req->instrument : e && *e ? HN_INSTRUMENT_ACCESSES : HN_INSTRUMENT_NONE;
+    if (req->instrument) return HN_INSTRUMENT_ACCESSES; /* a profile's module is the same one */
+    return e && *e ? HN_INSTRUMENT_ACCESSES : HN_INSTRUMENT_NONE;
 }
 
 /* Whether the compiler's --version output names clang. */
@@ -568,7 +569,7 @@ void hn_compile_emu_key(const hn_compile_req *req, char key[33]) {
     free(version);
 }
 
-int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
+static int compile_module(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
     double t0 = hn_now();
     hn_err local_err;
     if (!err) err = &local_err;
@@ -701,4 +702,51 @@ done:
     free(tmp_path);
     free(cache_bad);
     return rc;
+}
+
+/* Whether the source tree of req declares __device__ or __managed__ variables. */
+static int tree_declares_device_vars(const hn_compile_req *req) {
+    char resolved[PATH_MAX];
+    if (!realpath(req->src_path, resolved)) return 1; /* unknown: assume so */
+    char *dir = hn_dirname(resolved);
+    char **files = xcalloc(1, sizeof *files);
+    files[0] = xstrdup(resolved);
+    int nf = 1, found = 0;
+    for (int i = 0; i < nf && !found; i++) { /* grows as headers include headers */
+        char *text = NULL;
+        if (hn_read_file(files[i], &text, NULL, NULL) != 0) continue;
+        found = emu_src_declares_device_vars(text);
+        char *d = hn_dirname(files[i]);
+        emu_src_quoted_includes(text, d, req->include_dirs, req->n_include_dirs, &files, &nf);
+        free(d);
+        free(text);
+    }
+    for (int i = 0; i < nf; i++) free(files[i]);
+    free(files);
+    free(dir);
+    return found;
+}
+
+int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
+    hn_err local;
+    if (!err) err = &local;
+    if (compile_module(req, out, log_out, err) != 0) return -1;
+    if (req->instrument != HN_INSTRUMENT_PROFILE) return 0;
+    /* a profile: the plain module beside the instrumented one */
+    hn_compile_req plain = *req;
+    plain.instrument = HN_INSTRUMENT_NONE;
+    hn_module_image pimg;
+    double t0 = hn_now();
+    if (compile_module(&plain, &pimg, log_out, err) != 0) {
+        hn_err_prefix(err, "the plain module of a profile");
+        hn_module_image_free(out);
+        return -1;
+    }
+    out->companion = pimg.path;
+    pimg.path = NULL;
+    out->from_cache = out->from_cache && pimg.from_cache;
+    hn_module_image_free(&pimg);
+    out->device_vars = tree_declares_device_vars(req);
+    out->seconds += hn_now() - t0;
+    return 0;
 }

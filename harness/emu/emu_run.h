@@ -65,6 +65,13 @@ typedef struct {
                                       plus static) */
     emu_san *san;                  /* the sanitizer the instrumented module reports to,
                                       or NULL (then its callbacks do nothing) */
+    struct {                       /* a profile's plain module (fn NULL if none): the
+                                      blocks the profile does not record run it */
+        void (*fn)(void **args);
+        const void *module;
+        uintptr_t text_lo, text_hi, so_base;
+        const char *so_path;
+    } plain;
 } emu_launch_req;
 
 /* Starts n worker threads (n >= 1) with fiber stacks of stack_bytes. */

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "emu_prof.h"
 #include "emu_run.h"
 #include "emu_sched.h"
 
@@ -96,6 +97,7 @@ struct emu_san {
     char **line_text;
     int n_lines, cap_lines;
     char *lines_of;             /* the module they belong to */
+    emu_prof *prof;             /* the profile (instead of checks), or NULL */
 };
 
 typedef struct {
@@ -140,6 +142,9 @@ struct emu_san_worker {
     san_seen seen[SEEN_SLOTS];
     int n_seen;
     san_pending pending;
+    emu_prof_worker *prof;      /* created on the first profiled launch */
+    int profiling;              /* bound to a profiling emu_san */
+    int profiled_block;         /* the running block is one the profile records */
     uint32_t atl[HN_EMU_MAX_THREADS];                  /* time of each thread's last atomic */
     uint32_t vc[HN_EMU_MAX_THREADS][HN_EMU_WARP_SIZE]; /* what each knows of its warp's lanes */
 };
@@ -183,8 +188,23 @@ void emu_san_destroy(emu_san *s) {
     free(s->lines_of);
     free(s->kernel);
     free(s->so_path);
+    emu_prof_destroy(s->prof);
     pthread_mutex_destroy(&s->mu);
     free(s);
+}
+
+void emu_san_profile(emu_san *s, int blocks) {
+    if (!s->prof) s->prof = emu_prof_create(blocks);
+    s->checks = 0; /* a profile checks nothing */
+}
+
+int emu_san_profiles_block(const emu_san *s, unsigned long long linear) {
+    return !s || !s->prof || emu_prof_records(s->prof, linear);
+}
+
+void emu_san_profile_take(emu_san *s, hn_profile *out) {
+    if (s && s->prof) emu_prof_take(s->prof, out);
+    else memset(out, 0, sizeof *out);
 }
 
 unsigned emu_san_checks(const emu_san *s) {
@@ -406,6 +426,7 @@ void emu_san_worker_destroy(emu_san_worker *w) {
         if (w->regs[i].cells) munmap(w->regs[i].cells, w->regs[i].cells_len);
     free(w->regs);
     free(w->cur);
+    emu_prof_worker_destroy(w->prof);
     free(w);
 }
 
@@ -414,6 +435,10 @@ void emu_san_worker_bind(emu_san_worker *w, emu_san *s) {
         if (w) {
             flush_pending(w);
             flush_seen(w);
+            if (w->profiling) {
+                emu_prof_block_end(w->prof, 0); /* a block cut short, if any */
+                emu_prof_merge(w->prof, w->san->prof);
+            }
         }
         emu_san_tl = NULL;
         return;
@@ -435,6 +460,9 @@ void emu_san_worker_bind(emu_san_worker *w, emu_san *s) {
     w->n_cur = 0;
     memset(w->seen, 0, sizeof w->seen);
     w->n_seen = 0;
+    w->profiling = s->prof != NULL;
+    w->profiled_block = 0;
+    if (w->profiling && !w->prof) w->prof = emu_prof_worker_create();
     emu_san_tl = w;
 }
 
@@ -496,6 +524,17 @@ void emu_san_block_begin(const hn_emu_block *blk) {
     w->block = blk->block_idx.x + (unsigned long long)blk->grid_dim.x *
                                       (blk->block_idx.y + (unsigned long long)blk->grid_dim.y * blk->block_idx.z);
     w->seq = 0;
+    if (w->profiling) {
+        w->profiled_block = emu_prof_block_begin(w->prof, w->san->prof, w->block, blk->nthreads);
+        w->fast.skip = !w->profiled_block;
+        w->fast.all_slow = w->profiled_block;
+    }
+}
+
+void emu_san_block_end(int done) {
+    emu_san_worker *w = emu_san_tl;
+    flush_pending(w);
+    if (w->profiling) emu_prof_block_end(w->prof, done);
 }
 
 void emu_san_barrier(void) {
@@ -829,12 +868,58 @@ __attribute__((noinline)) static void access_slow(emu_san_worker *w, uintptr_t a
     ((a) - (w)->fast.recent[i].data < (w)->fast.recent[i].size &&                                            \
      (n) <= (w)->fast.recent[i].size - ((a) - (w)->fast.recent[i].data))
 
+/* An access of a block the profile records: device or shared memory (the
+ * rest, a thread's own stack and the module's variables, is no request). */
+__attribute__((noinline)) static void profile_access(emu_san_worker *w, uintptr_t a, size_t n,
+                                                     unsigned long long info, uintptr_t pc) {
+    const hn_emu_tctx *t = emu_tl_cur;
+    if (!t) return;
+    for (int i = 0; i < w->n_cur; i++) {
+        const san_region *r = w->cur[i];
+        if (a - r->lo < r->span) {
+            emu_prof_access(w->prof, EMU_PROF_SHARED, (unsigned)i, a - r->data, n, info, pc, t->linear);
+            return;
+        }
+    }
+    for (int i = 0; i < HN_EMU_SAN_RECENT; i++)
+        if (a - w->fast.recent[i].data < w->fast.recent[i].size + 16) {
+            emu_prof_access(w->prof, EMU_PROF_GLOBAL, (unsigned)w->recent_buf[i]->id, a - w->fast.recent[i].data, n,
+                            info, pc, t->linear);
+            return;
+        }
+    if (a - w->bufs_lo >= w->bufs_hi - w->bufs_lo || a - w->gap_lo[0] < w->gap_len[0] ||
+        a - w->gap_lo[1] < w->gap_len[1])
+        return;
+    uintptr_t gl = 0, gh = 0;
+    const san_buf *b = find_buf(w->san, a, &gl, &gh);
+    if (!b) {
+        w->gap_lo[1] = w->gap_lo[0];
+        w->gap_len[1] = w->gap_len[0];
+        w->gap_lo[0] = gl;
+        w->gap_len[0] = gh - gl;
+        return;
+    }
+    if (b->init) {
+        memmove(&w->fast.recent[1], &w->fast.recent[0], (HN_EMU_SAN_RECENT - 1) * sizeof w->fast.recent[0]);
+        memmove(&w->recent_buf[1], &w->recent_buf[0], (HN_EMU_SAN_RECENT - 1) * sizeof w->recent_buf[0]);
+        w->fast.recent[0].data = b->data;
+        w->fast.recent[0].size = b->size;
+        w->fast.recent[0].init = b->init;
+        w->recent_buf[0] = b;
+    }
+    emu_prof_access(w->prof, EMU_PROF_GLOBAL, (unsigned)b->id, a - b->data, n, info, pc, t->linear);
+}
+
 static void san_access(void *addr, unsigned long long info, void *pcv) {
     emu_san_worker *w = emu_san_tl;
     if (__builtin_expect(!w, 0)) return;
     uintptr_t a = (uintptr_t)addr, pc = (uintptr_t)pcv - 1; /* inside the calling instruction */
     size_t n = (size_t)(info & HN_EMU_SAN_SIZE);
     if (__builtin_expect(w->pending.active, 0)) flush_pending(w);
+    if (w->profiling) {
+        if (w->profiled_block) profile_access(w, a, n, info, pc);
+        return;
+    }
     if (__builtin_expect(info & HN_EMU_SAN_ATOMIC, 0)) {
         const hn_emu_tctx *t = emu_tl_cur;
         if (t) w->atl[t->linear] = ++w->gclk;
@@ -881,6 +966,11 @@ const hn_emu_san_rt *emu_san_rt(void) {
 
 void emu_san_launch_begin(emu_san *s, const emu_san_launch *l) {
     s->launch = *l;
+    if (s->prof) {
+        unsigned long long nb = (unsigned long long)l->grid.x * l->grid.y * l->grid.z;
+        emu_prof_launch_begin(s->prof, nb, l->kernel ? l->kernel : "?", l->so_path ? l->so_path : "", l->so_base,
+                              l->text_lo, l->text_hi);
+    }
     free(s->kernel);
     free(s->so_path);
     s->kernel = xstrdup(l->kernel ? l->kernel : "?");

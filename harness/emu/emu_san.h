@@ -53,6 +53,14 @@ const hn_emu_san_rt *emu_san_rt(void);
 
 /* checks: HN_SAN_* (backend.h). */
 emu_san *emu_san_create(unsigned checks);
+/* Makes s profile memory accesses instead of checking them (emu_prof.h):
+ * `blocks` blocks of each launch (0: all). */
+void emu_san_profile(emu_san *s, int blocks);
+/* Whether the profile records block `linear` of the launch begun last (1 when
+ * s does not profile: every block runs the instrumented module). */
+int emu_san_profiles_block(const emu_san *s, unsigned long long linear);
+/* The profile since the last take (then forgotten); empty if not profiling. */
+void emu_san_profile_take(emu_san *s, hn_profile *out);
 void emu_san_destroy(emu_san *s); /* NULL-safe */
 unsigned emu_san_checks(const emu_san *s);
 
@@ -88,6 +96,8 @@ extern _Thread_local emu_san_worker *emu_san_tl __attribute__((tls_model("initia
 
 /* Scheduler hooks, called on the worker only when emu_san_tl is set. */
 void emu_san_block_begin(const hn_emu_block *blk);
+/* The block ended (done = 0: it failed). */
+void emu_san_block_end(int done);
 void emu_san_barrier(void);
 void emu_san_warp_sync(int warp, unsigned mask);
 

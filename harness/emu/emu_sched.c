@@ -1018,5 +1018,6 @@ int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_bl
     asan_finish(s->main_fake);
     emu_tl_cur = NULL;
     asan_clean_block(s);
+    if (emu_san_tl) emu_san_block_end(s->status == EMU_BLOCK_DONE);
     return s->status;
 }

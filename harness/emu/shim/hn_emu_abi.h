@@ -148,7 +148,7 @@ typedef struct hn_emu_rt {
 #define HN_EMU_SAN_VOLATILE (1ull << 34)
 #define HN_EMU_SAN_UNALIGNED (1ull << 35) /* the compiler did not know the alignment */
 #define HN_EMU_SAN_ATOMIC (1ull << 36)
-#define HN_EMU_SAN_ABI 2
+#define HN_EMU_SAN_ABI 3
 typedef struct hn_emu_san_rt {
     int abi;
     void (*access)(void *addr, unsigned long long info, void *pc);
@@ -170,6 +170,8 @@ typedef struct hn_emu_san_fast {
     int check_align;                    /* misaligned accesses go to `access` */
     int check_init;                     /* reads of unwritten bytes go to `access` */
     int all_slow;                       /* every access goes to `access` */
+    int skip;                           /* plain accesses need nothing (a block the
+                                           profile leaves out) */
 } hn_emu_san_fast;
 
 /* A kernel's name expression and parameter signature: kinds[i] is 'p' pointer,
