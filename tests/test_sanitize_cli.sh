@@ -9,7 +9,8 @@
 #   - no false alarm: `harness check` on every config of configs/ and
 #     tests/configs/ (one small case each, short time-outs), and the
 #     emulator's own tests of correct kernels (test_emu_run, test_emu_cg_half)
-#     with every module instrumented (HARNESS_EMU_SANITIZE).
+#     with every module instrumented (HARNESS_EMU_SANITIZE);
+#   - `harness profile`: the per-line CSV, the table, the annotated listing.
 # The corpus of planted bugs and tricky correct kernels is test_sanitize.c's.
 set -u
 h=${HARNESS_BIN:?}
@@ -66,6 +67,26 @@ out=$("$h" run "$root/tests/configs/sanitize.json" --sanitize race --backend cud
 [ $? = 2 ] && case "$out" in *"CPU emulator"*) ;; *) false ;; esac || fail "run --sanitize --backend cuda: $out"
 out=$("$h" check "$root/tests/configs/sanitize.json" --sanitize race,bogus 2>&1)
 [ $? = 2 ] && case "$out" in *"unknown check 'bogus'"*) ;; *) false ;; esac || fail "--sanitize race,bogus: $out"
+
+echo "== harness profile"
+"$h" profile "$root/tests/configs/sanitize.json" --variant conv2d_pad_z_out_shared_halo --case 1 \
+  --profile-blocks 0 --out "$tmp/prof.csv" >"$tmp/prof.out" 2>&1 || fail "profile: $(tail -3 "$tmp/prof.out")"
+got=$(python3 - "$tmp/prof.lines.csv" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    per = r["sectors_per_request"] or r["bank_conflicts_per_request"]
+    print(r["file"].split("/")[-1], r["line"], r["space"], r["kind"], per, r["blocks_profiled"] == r["blocks"])
+PY
+)
+case "$got" in
+  *"conv2d_pad_z_out_shared_halo.cu 38 global load"*"conv2d_pad_z_out_shared_halo.cu 38 shared store 0 True"*"shared load 0 True"*"global store"*) ;;
+  *) fail "profile lines: $got" ;;
+esac
+grep -q "^profile of variant conv2d_pad_z_out_shared_halo, case 1" "$tmp/prof.out" || fail "no profile table on stdout"
+grep -q "       ^ shared load: " "$tmp/prof.txt" || fail "no annotated listing: $(head -5 "$tmp/prof.txt")"
+grep -q "^results: $tmp/prof.csv" "$tmp/prof.out" || fail "profile results: $(tail -3 "$tmp/prof.out")"
+out=$("$h" run "$root/tests/configs/sanitize.json" --profile --sanitize all 2>&1)
+[ $? = 2 ] || fail "run --profile --sanitize: $out"
 
 echo "== no false alarms: every config"
 for c in "$root"/configs/*.json "$root"/tests/configs/*.json; do

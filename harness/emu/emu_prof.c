@@ -31,7 +31,12 @@ typedef struct {
 } prof_lane;
 #define OBJ_SHIFT 40
 
+#define PROF_CACHE 64
+
 struct emu_prof_worker {
+    uintptr_t cache_pc[PROF_CACHE];
+    int8_t cache_space[PROF_CACHE];
+    int cache_site[PROF_CACHE];
     /* pc -> site index (open addressing) */
     uintptr_t *map_pc;
     int *map_site;
@@ -120,7 +125,9 @@ int emu_prof_records(const emu_prof *p, unsigned long long linear) {
 }
 
 emu_prof_worker *emu_prof_worker_create(void) {
-    return xcalloc(1, sizeof(emu_prof_worker));
+    emu_prof_worker *w = xcalloc(1, sizeof(emu_prof_worker));
+    memset(w->cache_space, -1, sizeof w->cache_space);
+    return w;
 }
 
 static void free_lanes(emu_prof_worker *w) {
@@ -222,18 +229,16 @@ static int site_of(emu_prof_worker *w, uintptr_t pc, int space, int kind) {
     return id;
 }
 
-/* The last site looked up, for the common run of accesses from one
- * instruction. */
+/* The site of (pc, space) through a small direct-mapped cache in front of
+ * the hash table (a loop body alternates between a few instructions). */
 static inline int site_cached(emu_prof_worker *w, uintptr_t pc, int space, int kind) {
-    static _Thread_local uintptr_t last_pc;
-    static _Thread_local int last_space = -1, last_site;
-    static _Thread_local const emu_prof_worker *last_w;
-    if (pc == last_pc && space == last_space && w == last_w) return last_site;
-    last_site = site_of(w, pc, space, kind);
-    last_pc = pc;
-    last_space = space;
-    last_w = w;
-    return last_site;
+    unsigned h = (unsigned)((pc >> 1) ^ (pc >> 7)) & (PROF_CACHE - 1);
+    if (w->cache_pc[h] == pc && w->cache_space[h] == space) return w->cache_site[h];
+    int site = site_of(w, pc, space, kind);
+    w->cache_pc[h] = pc;
+    w->cache_space[h] = (int8_t)space;
+    w->cache_site[h] = site;
+    return site;
 }
 
 void emu_prof_access(emu_prof_worker *w, int space, unsigned obj, uintptr_t off, size_t n,

@@ -44,19 +44,23 @@ typedef struct {
     size_t size;
     unsigned char *init;        /* one byte per byte: 1 = written */
     size_t init_len;            /* its mapping */
+    size_t unwritten;           /* bytes not written as far as uploads, fills and poisons
+                                   tell (kernels' writes are not counted): 0 means every
+                                   read is of written bytes */
     unsigned long id;
 } san_buf;
 
-/* One byte of shared memory: its last writer and up to two readers that are
- * not ordered with each other, since the block began. A time below the
- * block's start means "none". */
+/* One unit of shared memory, a 4-byte word (or, once a thread touches part
+ * of a word, each of its bytes: the word is "split"): its last writer and up
+ * to two readers, since the block began. A time below the block's start means
+ * "none". */
 typedef struct {
     uint32_t wt, r1t, r2t;      /* times */
-    uint16_t w, r1, r2;         /* linear thread ids (w: SYNC_ID for atomic writes) */
-    uint8_t prev;               /* the byte before the last write (a write that left it as it
-                                   was cannot race with a read) */
-    uint8_t pad;
     uint32_t wpc, r1pc, r2pc;   /* pc offsets in the module's code */
+    uint32_t prev;              /* the bytes before the last write (a write that left them
+                                   as they were cannot race with a read) */
+    uint16_t w, r1, r2;         /* linear thread ids (w: SYNC_ID for atomic writes) */
+    uint16_t split;             /* word cells: its bytes have cells of their own */
 } san_cell;
 
 typedef struct {
@@ -64,8 +68,10 @@ typedef struct {
     size_t size;
     uintptr_t lo, span;         /* the mapping around it */
     uintptr_t acc_lo, acc_hi;
-    san_cell *cells;
+    san_cell *cells;            /* a cell per 4-byte word */
     size_t cells_len;
+    san_cell *bytes;            /* a cell per byte, for split words (made on first use) */
+    size_t bytes_len;
     int live;                   /* part of the current launch */
     char name[64];              /* "" for the dynamic shared memory */
     char decl[128];
@@ -224,6 +230,7 @@ void emu_san_buffer_add(emu_san *s, const emu_region *r, unsigned long id) {
                  .size = r->size,
                  .id = id};
     b.init_len = r->size ? (r->size + pg - 1) / pg * pg : pg;
+    b.unwritten = r->size;
     void *m = mmap(NULL, b.init_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) { /* no shadow: the buffer counts as written everywhere */
         b.init = NULL;
@@ -255,7 +262,7 @@ void emu_san_buffer_remove(emu_san *s, const void *data) {
 
 /* The buffer whose mapping holds a, or NULL; *gap_lo and *gap_hi get the
  * addresses around a that hold no buffer when there is none. */
-static const san_buf *find_buf(const emu_san *s, uintptr_t a, uintptr_t *gap_lo, uintptr_t *gap_hi) {
+static san_buf *find_buf(const emu_san *s, uintptr_t a, uintptr_t *gap_lo, uintptr_t *gap_hi) {
     int lo = 0, hi = s->n_bufs;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
@@ -270,11 +277,14 @@ static const san_buf *find_buf(const emu_san *s, uintptr_t a, uintptr_t *gap_lo,
 
 void emu_san_mark(emu_san *s, const void *p, size_t n, int written) {
     uintptr_t a = (uintptr_t)p, gl, gh;
-    const san_buf *b = find_buf(s, a, &gl, &gh);
+    san_buf *b = find_buf(s, a, &gl, &gh);
     if (!b || !b->init || a < b->data || a >= b->data + b->size) return;
     size_t off = a - b->data;
     if (n > b->size - off) n = b->size - off;
+    size_t before = 0;
+    for (size_t i = 0; i < n; i++) before += b->init[off + i] == 0;
     memset(b->init + off, written ? 1 : 0, n);
+    b->unwritten = b->unwritten - before + (written ? 0 : n);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -422,8 +432,10 @@ emu_san_worker *emu_san_worker_create(void) {
 
 void emu_san_worker_destroy(emu_san_worker *w) {
     if (!w) return;
-    for (int i = 0; i < w->n_regs; i++)
+    for (int i = 0; i < w->n_regs; i++) {
         if (w->regs[i].cells) munmap(w->regs[i].cells, w->regs[i].cells_len);
+        if (w->regs[i].bytes) munmap(w->regs[i].bytes, w->regs[i].bytes_len);
+    }
     free(w->regs);
     free(w->cur);
     emu_prof_worker_destroy(w->prof);
@@ -489,7 +501,7 @@ void emu_san_shared_add(void *data, size_t size, const void *lo, const void *hi,
         r->data = (uintptr_t)data;
         r->size = size;
         size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-        r->cells_len = (size ? size : 1) * sizeof(san_cell);
+        r->cells_len = (size / 4 + 1) * sizeof(san_cell);
         r->cells_len = (r->cells_len + pg - 1) / pg * pg;
         void *m = mmap(NULL, r->cells_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                        -1, 0);
@@ -507,6 +519,12 @@ void emu_san_shared_add(void *data, size_t size, const void *lo, const void *hi,
         r->live = 1;
         w->cur[w->n_cur++] = r;
     }
+    /* the first few go to the module's callbacks' table, in the same order */
+    for (int i = 0; i < w->n_cur && i < HN_EMU_SAN_SHARED; i++) {
+        w->fast.shared[i].lo = w->cur[i]->lo;
+        w->fast.shared[i].span = w->cur[i]->span;
+    }
+    w->fast.n_shared = w->n_cur < HN_EMU_SAN_SHARED ? w->n_cur : HN_EMU_SAN_SHARED;
 }
 
 void emu_san_block_begin(const hn_emu_block *blk) {
@@ -515,7 +533,9 @@ void emu_san_block_begin(const hn_emu_block *blk) {
     if (w->gclk > 0xf0000000u) {
         /* the clock would wrap: forget every time recorded */
         for (int i = 0; i < w->n_regs; i++)
-            if (w->regs[i].cells) memset(w->regs[i].cells, 0, w->regs[i].size * sizeof(san_cell));
+            if (w->regs[i].cells) memset(w->regs[i].cells, 0, w->regs[i].cells_len);
+        for (int i = 0; i < w->n_regs; i++)
+            if (w->regs[i].bytes) memset(w->regs[i].bytes, 0, w->regs[i].bytes_len);
         memset(w->atl, 0, sizeof w->atl);
         memset(w->vc, 0, sizeof w->vc);
         w->gclk = 1;
@@ -526,8 +546,7 @@ void emu_san_block_begin(const hn_emu_block *blk) {
     w->seq = 0;
     if (w->profiling) {
         w->profiled_block = emu_prof_block_begin(w->prof, w->san->prof, w->block, blk->nthreads);
-        w->fast.skip = !w->profiled_block;
-        w->fast.all_slow = w->profiled_block;
+        w->fast.mode = w->profiled_block ? HN_EMU_SAN_FAST_ALL_SLOW : HN_EMU_SAN_FAST_SKIP;
     }
 }
 
@@ -659,7 +678,7 @@ static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t 
         snprintf(what, sizeof what, "device buffer #%lu + %zu", b->id, (size_t)(a - b->data));
         report_misaligned(w, a, n, info, pc, what);
     }
-    if (!b->init) return;
+    if (!b->init || !b->unwritten) return;
     unsigned char *sh = b->init + (a - b->data);
     /* atomic stores and exchanges only write; other atomics read first */
     int reads = (info & HN_EMU_SAN_READ) != 0;
@@ -734,6 +753,107 @@ __attribute__((noinline)) static void uninit_shared(emu_san_worker *w, const san
           obj);
 }
 
+/* What one access does to each unit (word or byte) it covers. */
+typedef struct {
+    emu_san_worker *w;
+    const san_region *r;
+    size_t off, n;
+    uintptr_t pc;
+    unsigned long long info;
+    unsigned me;
+    uint32_t now, start, tb, pco;
+    int reads, writes, sync, race_on, check_init;
+} san_unit_ctx;
+
+/* The checks and updates of one access on one unit of `len` bytes (4: a word
+ * cell; 1: a byte cell) whose memory is at mem (one finding per access: the
+ * first unit that races). */
+static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char *mem, int len) {
+    emu_san_worker *w = u->w;
+    unsigned me = u->me;
+    if (u->sync) {
+        if (u->check_init && u->reads && c->wt < u->start) {
+            uninit_shared(w, u->r, u->off, u->n, u->info, u->pc);
+            u->check_init = 0;
+        }
+        if (u->writes) {
+            memcpy(&c->prev, mem, (size_t)len);
+            c->wt = u->now;
+            c->w = SYNC_ID;
+            c->wpc = u->pco;
+        }
+        return;
+    }
+    uint32_t tb = u->tb;
+    if (u->writes) {
+        if (u->race_on) {
+            if (c->wt >= tb && c->w != me && c->w != SYNC_ID && !ordered(w, me, c->w, c->wt)) {
+                race(w, W_WAW, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+                u->race_on = 0;
+            } else if (c->r1t >= tb && c->r1 != me && !ordered(w, me, c->r1, c->r1t)) {
+                race(w, W_WAR, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
+                u->race_on = 0;
+            } else if (c->r2t >= tb && c->r2 != me && !ordered(w, me, c->r2, c->r2t)) {
+                race(w, W_WAR, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
+                u->race_on = 0;
+            }
+        }
+        memcpy(&c->prev, mem, (size_t)len);
+        c->wt = u->now;
+        c->w = (uint16_t)me;
+        c->wpc = u->pco;
+        c->r1t = c->r2t = 0;
+        return;
+    }
+    if (c->wt < u->start) {
+        if (u->check_init) {
+            uninit_shared(w, u->r, u->off, u->n, u->info, u->pc);
+            u->check_init = 0;
+        }
+    } else if (u->race_on && c->wt >= tb && c->w != me && c->w != SYNC_ID && memcmp(&c->prev, mem, (size_t)len) != 0 &&
+               !ordered(w, me, c->w, c->wt)) {
+        /* (a write that left the bytes as they were cannot be read out of order) */
+        race(w, W_RAW, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+        u->race_on = 0;
+    }
+    if (!(w->checks & HN_SAN_RACE)) return;
+    /* the readers since the last barrier: this one, and the last other one
+     * (whether or not ordered before this read: a write checks both, and an
+     * older third reader forgotten here can only hide a race) */
+    if (c->r1t >= tb && c->r1 != me) {
+        c->r2 = c->r1;
+        c->r2t = c->r1t;
+        c->r2pc = c->r1pc;
+    }
+    c->r1 = (uint16_t)me;
+    c->r1t = u->now;
+    c->r1pc = u->pco;
+}
+
+/* The byte cells of r, made on the first split. */
+__attribute__((noinline)) static int make_bytes(san_region *r) {
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    r->bytes_len = ((r->size + 4) * sizeof(san_cell) + pg - 1) / pg * pg;
+    void *m = mmap(NULL, r->bytes_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        r->bytes_len = 0;
+        return 0;
+    }
+    r->bytes = m;
+    return 1;
+}
+
+/* Gives word `word` of r a cell per byte, each a copy of the word's. */
+static void split_word(san_region *r, size_t word) {
+    san_cell *c = r->cells + word, *b = r->bytes + word * 4;
+    for (int k = 0; k < 4; k++) {
+        b[k] = *c;
+        b[k].prev = (c->prev >> (8 * k)) & 0xffu;
+        b[k].split = 0;
+    }
+    c->split = 1;
+}
+
 /* An access to shared variable r (or its mapping). */
 static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, size_t n, unsigned long long info,
                           uintptr_t pc) {
@@ -763,77 +883,46 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
     }
     if (!r->cells) return;
     const hn_emu_tctx *t = emu_tl_cur;
-    unsigned me = t->linear;
-    uint32_t now = w->gclk, start = w->tstart;
-    uint32_t pco = (uint32_t)(pc - w->text_lo);
-    san_cell *c = r->cells + off;
-    int reads = (info & HN_EMU_SAN_READ) != 0, writes = (info & HN_EMU_SAN_WRITE) != 0;
-    int check_init = (w->checks & HN_SAN_INIT) && reads;
+    san_unit_ctx u = {.w = w,
+                      .r = r,
+                      .off = off,
+                      .n = n,
+                      .pc = pc,
+                      .info = info,
+                      .me = t->linear,
+                      .now = w->gclk,
+                      .start = w->tstart,
+                      .tb = w->tb,
+                      .pco = (uint32_t)(pc - w->text_lo),
+                      .reads = (info & HN_EMU_SAN_READ) != 0,
+                      .writes = (info & HN_EMU_SAN_WRITE) != 0,
+                      .race_on = (w->checks & HN_SAN_RACE) != 0};
+    u.check_init = (w->checks & HN_SAN_INIT) && u.reads;
     if (info & (HN_EMU_SAN_ATOMIC | HN_EMU_SAN_VOLATILE)) {
-        /* never racy; atomic exchanges and stores only write */
-        if (info & HN_EMU_SAN_ATOMIC) reads = reads && writes ? 1 : !writes;
-        for (size_t i = 0; i < n; i++) {
-            if (check_init && reads && c[i].wt < start) {
-                uninit_shared(w, r, off, n, info, pc);
-                check_init = 0;
-            }
-            if (writes) {
-                c[i].prev = ((const unsigned char *)a)[i];
-                c[i].wt = now;
-                c[i].w = SYNC_ID;
-                c[i].wpc = pco;
+        u.sync = 1; /* never racy; atomic exchanges and stores only write */
+        if (info & HN_EMU_SAN_ATOMIC) u.reads = u.reads && u.writes ? 1 : !u.writes;
+    }
+    const unsigned char *mem = (const unsigned char *)a;
+    if (!(off & 3) && !(n & 3)) {
+        /* whole words: a cell each, unless split */
+        san_cell *c = r->cells + off / 4;
+        for (size_t i = 0; i < n; i += 4, c++) {
+            if (__builtin_expect(!c->split, 1)) {
+                unit_access(&u, c, mem + i, 4);
+            } else {
+                san_cell *b = r->bytes + off + i;
+                for (int k = 0; k < 4; k++) unit_access(&u, b + k, mem + i + k, 1);
             }
         }
         return;
     }
-    int race_on = (w->checks & HN_SAN_RACE) != 0;
-    uint32_t tb = w->tb;
-    const unsigned char *mem = (const unsigned char *)a;
-    for (size_t i = 0; i < n; i++, c++) {
-        if (writes) {
-            if (race_on) {
-                /* one finding per access (the first byte that races) */
-                if (c->wt >= tb && c->w != me && c->w != SYNC_ID && !ordered(w, me, c->w, c->wt)) {
-                    race(w, W_WAW, c->w, c->wpc, r, off, n, pc);
-                    race_on = 0;
-                } else if (c->r1t >= tb && c->r1 != me && !ordered(w, me, c->r1, c->r1t)) {
-                    race(w, W_WAR, c->r1, c->r1pc, r, off, n, pc);
-                    race_on = 0;
-                } else if (c->r2t >= tb && c->r2 != me && !ordered(w, me, c->r2, c->r2t)) {
-                    race(w, W_WAR, c->r2, c->r2pc, r, off, n, pc);
-                    race_on = 0;
-                }
-            }
-            c->prev = mem[i];
-            c->wt = now;
-            c->w = (uint16_t)me;
-            c->wpc = pco;
-            c->r1t = c->r2t = 0;
-            continue;
-        }
-        if (c->wt < start) {
-            if (check_init) {
-                uninit_shared(w, r, off, n, info, pc);
-                check_init = 0;
-            }
-        } else if (race_on && c->wt >= tb && c->w != me && c->w != SYNC_ID && c->prev != mem[i] &&
-                   !ordered(w, me, c->w, c->wt)) {
-            /* (a write that left the byte as it was cannot be read out of order) */
-            race(w, W_RAW, c->w, c->wpc, r, off, n, pc);
-            race_on = 0;
-        }
-        if (!race_on) continue;
-        /* the readers since the last barrier: this one, and the last other
-         * one (whether or not ordered before this read: a write checks both,
-         * and an older third reader forgotten here can only hide a race) */
-        if (c->r1t >= tb && c->r1 != me) {
-            c->r2 = c->r1;
-            c->r2t = c->r1t;
-            c->r2pc = c->r1pc;
-        }
-        c->r1 = (uint16_t)me;
-        c->r1t = now;
-        c->r1pc = pco;
+    /* part of a word: its bytes get cells of their own */
+    if (!r->bytes && !make_bytes((san_region *)r)) return;
+    for (size_t i = 0; i < n; i++) {
+        size_t o = off + i;
+        san_cell *c = r->cells + o / 4;
+        if (!c->split) split_word((san_region *)r, o / 4);
+        unit_access(&u, r->bytes + o, mem + i, 1);
     }
 }
 
@@ -855,7 +944,7 @@ __attribute__((noinline)) static void access_slow(emu_san_worker *w, uintptr_t a
             memmove(&w->recent_buf[1], &w->recent_buf[0], (HN_EMU_SAN_RECENT - 1) * sizeof w->recent_buf[0]);
             w->fast.recent[0].data = b->data;
             w->fast.recent[0].size = b->size;
-            w->fast.recent[0].init = b->init;
+            w->fast.recent[0].init = b->unwritten ? b->init : NULL; /* NULL: all written */
             w->recent_buf[0] = b;
         }
         global_access(w, b, a, n, info, pc);
@@ -904,7 +993,7 @@ __attribute__((noinline)) static void profile_access(emu_san_worker *w, uintptr_
         memmove(&w->recent_buf[1], &w->recent_buf[0], (HN_EMU_SAN_RECENT - 1) * sizeof w->recent_buf[0]);
         w->fast.recent[0].data = b->data;
         w->fast.recent[0].size = b->size;
-        w->fast.recent[0].init = b->init;
+        w->fast.recent[0].init = b->unwritten ? b->init : NULL;
         w->recent_buf[0] = b;
     }
     emu_prof_access(w->prof, EMU_PROF_GLOBAL, (unsigned)b->id, a - b->data, n, info, pc, t->linear);
@@ -942,6 +1031,21 @@ static void san_access(void *addr, unsigned long long info, void *pcv) {
     access_slow(w, a, n, info, pc);
 }
 
+/* An access inside shared variable `var` of the worker's list (the module's
+ * callbacks found it in hn_emu_san_fast.shared). */
+static void san_shared(void *addr, unsigned long long info, void *pcv, int var) {
+    emu_san_worker *w = emu_san_tl;
+    if (__builtin_expect(!w || var >= w->n_cur, 0)) return;
+    uintptr_t a = (uintptr_t)addr, pc = (uintptr_t)pcv - 1;
+    size_t n = (size_t)(info & HN_EMU_SAN_SIZE);
+    if (__builtin_expect(w->pending.active, 0)) flush_pending(w);
+    if (w->profiling) {
+        if (w->profiled_block) profile_access(w, a, n, info, pc);
+        return;
+    }
+    if (__builtin_expect(emu_tl_cur != NULL, 1)) shared_access(w, w->cur[var], a, n, info, pc);
+}
+
 static void san_fence(void *pc) {
     (void)pc;
     emu_san_worker *w = emu_san_tl;
@@ -950,7 +1054,8 @@ static void san_fence(void *pc) {
     if (w && t) w->atl[t->linear] = ++w->gclk;
 }
 
-static hn_emu_san_rt san_rt = {.abi = HN_EMU_SAN_ABI, .access = san_access, .fence = san_fence};
+static hn_emu_san_rt san_rt = {.abi = HN_EMU_SAN_ABI, .access = san_access, .fence = san_fence,
+                               .shared = san_shared};
 
 const hn_emu_san_rt *emu_san_rt(void) {
 #if defined(__x86_64__)

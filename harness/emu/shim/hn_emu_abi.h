@@ -148,12 +148,14 @@ typedef struct hn_emu_rt {
 #define HN_EMU_SAN_VOLATILE (1ull << 34)
 #define HN_EMU_SAN_UNALIGNED (1ull << 35) /* the compiler did not know the alignment */
 #define HN_EMU_SAN_ATOMIC (1ull << 36)
-#define HN_EMU_SAN_ABI 3
+#define HN_EMU_SAN_ABI 5
 typedef struct hn_emu_san_rt {
     int abi;
     void (*access)(void *addr, unsigned long long info, void *pc);
     void (*fence)(void *pc);
     long tls_offset;   /* %fs offset of the worker's hn_emu_san_fast pointer */
+    /* an access inside shared variable number `var` of hn_emu_san_fast.shared */
+    void (*shared)(void *addr, unsigned long long info, void *pc, int var);
 } hn_emu_san_rt;
 
 /* What the callbacks decide without calling the runtime: an aligned plain load
@@ -162,17 +164,26 @@ typedef struct hn_emu_san_rt {
  * the pointer at %fs:tls_offset is NULL when no sanitized launch runs on the
  * calling thread (then every access goes to `access`, which ignores it). */
 #define HN_EMU_SAN_RECENT 4
+#define HN_EMU_SAN_SHARED 4
 typedef struct hn_emu_san_fast {
-    struct {
-        unsigned long long data, size;  /* the buffer */
-        unsigned char *init;            /* a byte per byte: 1 = written */
-    } recent[HN_EMU_SAN_RECENT];        /* unused entries have size 0 */
+    int mode;                           /* HN_EMU_SAN_FAST_*: what plain accesses need */
     int check_align;                    /* misaligned accesses go to `access` */
     int check_init;                     /* reads of unwritten bytes go to `access` */
-    int all_slow;                       /* every access goes to `access` */
-    int skip;                           /* plain accesses need nothing (a block the
-                                           profile leaves out) */
+    int n_shared;
+    struct {
+        unsigned long long data, size;  /* the buffer */
+        unsigned char *init;            /* a byte per byte: 1 = written; NULL: every byte is */
+    } recent[HN_EMU_SAN_RECENT];        /* unused entries have size 0 */
+    struct {
+        unsigned long long lo, span;    /* a shared variable's mapping, guard pages included */
+    } shared[HN_EMU_SAN_SHARED];        /* the first n_shared of the block's: their accesses
+                                           go to `shared` at once */
 } hn_emu_san_fast;
+enum {
+    HN_EMU_SAN_FAST_CHECK = 0,          /* the fast path above, the rest to the runtime */
+    HN_EMU_SAN_FAST_ALL_SLOW = 1,       /* every access to the runtime (a block the profile records) */
+    HN_EMU_SAN_FAST_SKIP = 2,           /* nothing to do (a block the profile leaves out) */
+};
 
 /* A kernel's name expression and parameter signature: kinds[i] is 'p' pointer,
  * 'i' signed integer, 'u' unsigned integer (and bool), 'f' floating point, 'o'

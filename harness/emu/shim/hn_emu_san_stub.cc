@@ -30,15 +30,15 @@
 
 static void hn_san_ignore(void *, unsigned long long, void *) {}
 static void hn_san_ignore_fence(void *) {}
-static const hn_emu_san_rt hn_san_none = {HN_EMU_SAN_ABI, hn_san_ignore, hn_san_ignore_fence, 0};
+static void hn_san_ignore_shared(void *, unsigned long long, void *, int) {}
+static const hn_emu_san_rt hn_san_none = {HN_EMU_SAN_ABI, hn_san_ignore, hn_san_ignore_fence, 0,
+                                          hn_san_ignore_shared};
 static const hn_emu_san_rt *hn_san_rt = &hn_san_none;
-static long hn_san_tls_off;
-static int hn_san_has_tls;
+static long hn_san_tls_off; /* 0 until set: static TLS lives below %fs, never at 0 */
 
 extern "C" __attribute__((visibility("default"))) void hn_emu_module_san(const hn_emu_san_rt *rt) {
     hn_san_rt = rt && rt->abi == HN_EMU_SAN_ABI ? rt : &hn_san_none;
     hn_san_tls_off = hn_san_rt->tls_offset;
-    hn_san_has_tls = hn_san_rt != &hn_san_none;
 }
 
 #define HN_SAN_PC __builtin_return_address(0)
@@ -46,25 +46,27 @@ extern "C" __attribute__((visibility("default"))) void hn_emu_module_san(const h
 
 /* The worker's fast-path state, or NULL. */
 static inline __attribute__((always_inline)) const hn_emu_san_fast *hn_san_fast() {
-    if (!hn_san_has_tls) return 0;
+    long off = hn_san_tls_off;
+    if (!off) return 0;
     const hn_emu_san_fast *p;
-    __asm__("movq %%fs:(%1), %0" : "=r"(p) : "r"(hn_san_tls_off));
+    __asm__("movq %%fs:(%1), %0" : "=r"(p) : "r"(off));
     return p;
 }
 
-/* Whether the aligned plain access of N bytes at a needs no runtime call (see
- * hn_emu_san_fast); records a write's bytes as written. */
+/* Settles the aligned plain access of N bytes at a (see hn_emu_san_fast):
+ * returns true when it is done (nothing to do, a write recorded, or handed to
+ * the runtime's shared-memory entry); false: call `access`. */
 template <int N, bool W>
-static inline __attribute__((always_inline)) bool hn_san_quick(void *a) {
+static inline __attribute__((always_inline)) bool hn_san_quick(void *a, void *pc) {
     const hn_emu_san_fast *f = hn_san_fast();
     if (!f) return false;
-    if (f->skip) return true;
-    if (f->all_slow) return false;
+    if (f->mode != HN_EMU_SAN_FAST_CHECK) return f->mode == HN_EMU_SAN_FAST_SKIP;
     unsigned long long x = (unsigned long long)a;
     for (int i = 0; i < HN_EMU_SAN_RECENT; i++) {
         unsigned long long off = x - f->recent[i].data;
         if (off >= f->recent[i].size || (unsigned long long)N > f->recent[i].size - off) continue;
         if ((x & (N - 1)) && f->check_align) return false;
+        if (!f->recent[i].init) return true; /* every byte written already */
         unsigned char *sh = f->recent[i].init + off;
         if (W) {
             __builtin_memset(sh, 1, N);
@@ -87,16 +89,21 @@ static inline __attribute__((always_inline)) bool hn_san_quick(void *a) {
         if (N == 16) __builtin_memcpy(&v[1], sh + 8, 8);
         return v[0] == 0x0101010101010101ull && v[1] == 0x0101010101010101ull;
     }
+    for (int i = 0; i < f->n_shared; i++)
+        if (x - f->shared[i].lo < f->shared[i].span) {
+            hn_san_rt->shared(a, N | (W ? HN_EMU_SAN_WRITE : HN_EMU_SAN_READ), pc, i);
+            return true;
+        }
     return false;
 }
 
 /* plain, unaligned and volatile loads and stores */
 #define HN_SAN_RW(N)                                                                        \
     HN_SAN_HIDDEN void __tsan_read##N(void *a) {                                            \
-        if (!hn_san_quick<N, false>(a)) HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ);              \
+        if (!hn_san_quick<N, false>(a, HN_SAN_PC)) HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ);   \
     }                                                                                       \
     HN_SAN_HIDDEN void __tsan_write##N(void *a) {                                           \
-        if (!hn_san_quick<N, true>(a)) HN_SAN_ACCESS(a, N | HN_EMU_SAN_WRITE);              \
+        if (!hn_san_quick<N, true>(a, HN_SAN_PC)) HN_SAN_ACCESS(a, N | HN_EMU_SAN_WRITE);   \
     }                                                                                       \
     HN_SAN_HIDDEN void __tsan_unaligned_read##N(void *a) {                                  \
         HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ | HN_EMU_SAN_UNALIGNED);                      \
