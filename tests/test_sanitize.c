@@ -59,6 +59,7 @@ static const corpus_kernel correct[] = {
     {"ok_struct_copy", 1, 64, 64, 0, 64},
     {"ok_same_value_flag", 1, 64, 64, 0, 64},
     {"ok_converged", 1, 64, 64, 0, 64},
+    {"ok_struct_padding", 1, 64, 64, 0, 64},
 };
 
 static const char *const class_names[HN_SAN_NCLASS] = {"race", "memcheck", "initcheck", "synccheck"};

@@ -385,10 +385,9 @@ __attribute__((noinline, format(printf, 7, 8))) static void found_by(emu_san_wor
 static void flush_seen(emu_san_worker *sw) {
     emu_san *s = sw->san;
     if (!s || !sw->n_seen) return;
-    (void)s;
     /* the counts are of repeats after the first, which found() counted; the
      * table does not remember which global finding each is, so look it up */
-    pthread_mutex_lock(&sw->san->mu);
+    pthread_mutex_lock(&s->mu);
     for (int i = 0; i < SEEN_SLOTS; i++) {
         san_seen *e = &sw->seen[i];
         if (!e->key || !e->count) continue;
@@ -398,7 +397,7 @@ static void flush_seen(emu_san_worker *sw) {
                 break;
             }
     }
-    pthread_mutex_unlock(&sw->san->mu);
+    pthread_mutex_unlock(&s->mu);
     memset(sw->seen, 0, sizeof sw->seen);
     sw->n_seen = 0;
 }
@@ -482,6 +481,7 @@ void emu_san_shared_add(void *data, size_t size, const void *lo, const void *hi,
                         const char *decl) {
     emu_san_worker *w = emu_san_tl;
     if (!w) return;
+    flush_pending(w); /* it points into regs, which may move */
     san_region *r = NULL;
     for (int i = 0; i < w->n_regs && !r; i++)
         if (w->regs[i].data == (uintptr_t)data && w->regs[i].size == size) r = &w->regs[i];
@@ -682,7 +682,10 @@ static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t 
     unsigned char *sh = b->init + (a - b->data);
     /* atomic stores and exchanges only write; other atomics read first */
     int reads = (info & HN_EMU_SAN_READ) != 0;
-    if (reads && (w->checks & HN_SAN_INIT) && __builtin_expect(!all_written(sh, n), 0)) {
+    if (reads && (w->checks & HN_SAN_INIT) && __builtin_expect(!all_written(sh, n), 0) &&
+        (n <= 4 || !memchr(sh, 1, n))) {
+        /* (a read of more than 4 bytes, a struct or vector copied whole, counts
+         * only when none of them was written: a struct's padding never is) */
         size_t first = 0;
         while (first < n && sh[first]) first++;
         found(w, W_UNINIT_GLOBAL, pc, 0, -1,
@@ -854,6 +857,15 @@ static void split_word(san_region *r, size_t word) {
     c->split = 1;
 }
 
+/* Whether any byte of [off, off + n) of r was written since `start`. */
+static int any_written(const san_region *r, size_t off, size_t n, uint32_t start) {
+    for (size_t o = off; o < off + n; o++) {
+        const san_cell *c = r->cells + o / 4;
+        if (c->split ? r->bytes[o].wt >= start : c->wt >= start) return 1;
+    }
+    return 0;
+}
+
 /* An access to shared variable r (or its mapping). */
 static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, size_t n, unsigned long long info,
                           uintptr_t pc) {
@@ -902,6 +914,7 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
         u.sync = 1; /* never racy; atomic exchanges and stores only write */
         if (info & HN_EMU_SAN_ATOMIC) u.reads = u.reads && u.writes ? 1 : !u.writes;
     }
+    if (u.check_init && n > 4 && any_written(r, off, n, u.start)) u.check_init = 0; /* see global_access */
     const unsigned char *mem = (const unsigned char *)a;
     if (!(off & 3) && !(n & 3)) {
         /* whole words: a cell each, unless split */

@@ -19,11 +19,19 @@
  *         deadlocks), added by emu_run.c in the same format.
  *
  * The shadow state: per device buffer one byte per byte (written or not); per
- * shared variable of a worker one cell per byte (the last writer, up to two
- * readers not ordered with each other, each with its thread, time and pc).
- * Time is a per-worker counter that moves at every synchronisation (barrier,
- * warp collective, atomic); a barrier's time orders everything before it; warp
- * collectives keep a vector clock over the 32 lanes of each warp.
+ * shared variable of a worker one cell per 4-byte word, split into a cell per
+ * byte once a thread touches part of the word (the last writer, up to two
+ * readers, each with its thread, time and pc, and the bytes before the last
+ * write). Time is a per-worker counter that moves at every synchronisation
+ * (barrier, warp collective, atomic); a barrier's time orders everything
+ * before it; warp collectives keep a vector clock over the 32 lanes of each
+ * warp. The module's callbacks settle plain accesses to device buffers the
+ * worker touched last without a call (hn_emu_san_fast, the worker's first
+ * member); a write that races is reported only once its store shows that it
+ * changed the bytes.
+ *
+ * A worker profiling instead (emu_san_profile) hands every access of the
+ * blocks the profile records to emu_prof.c and ignores the others.
  *
  * Findings are deduplicated by (kind, source lines), counted, and ordered by
  * the block (and the access within it) where each first happened, so the

@@ -35,6 +35,8 @@
  *                         depend on their order), read after a barrier
  *   ok_converged          the "converged" idiom: thread 0 sets a flag, a
  *                         barrier, every thread that disagrees clears it
+ *   ok_struct_padding     structs with padding written field by field, copied
+ *                         whole (the padding is never written, and never used)
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -266,4 +268,19 @@ __global__ void ok_converged(const float *in, float *out, int n) {
         __syncthreads();
     }
     out[t] = x;
+}
+
+struct ok_padded {
+    char tag;   /* then 3 bytes of padding */
+    float value;
+};
+
+__global__ void ok_struct_padding(const float *in, float *out, int n) {
+    __shared__ ok_padded items[64];
+    int t = threadIdx.x;
+    items[t].tag = (char)(t & 7);
+    items[t].value = in[t % n];
+    __syncthreads();
+    ok_padded mine = items[63 - t];
+    out[t] = mine.value + (float)mine.tag;
 }
