@@ -75,6 +75,9 @@ static const char *const instr_flags_gcc[] = {
 static const char *const instr_flags_clang[] = {
     "-fsanitize=thread", "-mllvm", "-tsan-distinguish-volatile=1", "-mllvm",
     "-tsan-instrument-func-entry-exit=0",
+    /* clang drops a read followed by a write of the same place unless told to
+     * report the pair (__tsan_read_write4): the read matters to initcheck */
+    "-mllvm", "-tsan-compound-read-before-write=1",
 };
 /* The module's own memcpy/memmove/memset calls go through the stub too. */
 static const char *const instr_link_flags[] = {

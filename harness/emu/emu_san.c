@@ -789,6 +789,10 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
     }
     uint32_t tb = u->tb;
     if (u->writes) {
+        if (u->reads && u->check_init && c->wt < u->start) { /* a read-modify-write */
+            uninit_shared(w, u->r, u->off, u->n, u->info, u->pc);
+            u->check_init = 0;
+        }
         if (u->race_on) {
             if (c->wt >= tb && c->w != me && c->w != SYNC_ID && !ordered(w, me, c->w, c->wt)) {
                 race(w, W_WAW, c->w, c->wpc, u->r, u->off, u->n, u->pc);

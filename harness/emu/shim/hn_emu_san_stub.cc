@@ -56,7 +56,7 @@ static inline __attribute__((always_inline)) const hn_emu_san_fast *hn_san_fast(
 /* Settles the aligned plain access of N bytes at a (see hn_emu_san_fast):
  * returns true when it is done (nothing to do, a write recorded, or handed to
  * the runtime's shared-memory entry); false: call `access`. */
-template <int N, bool W>
+template <int N, bool W, bool RW = false>
 static inline __attribute__((always_inline)) bool hn_san_quick(void *a, void *pc) {
     const hn_emu_san_fast *f = hn_san_fast();
     if (!f) return false;
@@ -91,7 +91,8 @@ static inline __attribute__((always_inline)) bool hn_san_quick(void *a, void *pc
     }
     for (int i = 0; i < f->n_shared; i++)
         if (x - f->shared[i].lo < f->shared[i].span) {
-            hn_san_rt->shared(a, N | (W ? HN_EMU_SAN_WRITE : HN_EMU_SAN_READ), pc, i);
+            hn_san_rt->shared(a, N | (RW ? HN_EMU_SAN_READ | HN_EMU_SAN_WRITE : W ? HN_EMU_SAN_WRITE : HN_EMU_SAN_READ),
+                              pc, i);
             return true;
         }
     return false;
@@ -122,6 +123,23 @@ HN_SAN_RW(2)
 HN_SAN_RW(4)
 HN_SAN_RW(8)
 HN_SAN_RW(16)
+
+/* clang's read-modify-write of one place (x += y), with
+ * -tsan-compound-read-before-write: a read then a write (the read's bytes all
+ * written already means the write changes nothing the fast path tracks) */
+#define HN_SAN_COMPOUND(N)                                                                  \
+    HN_SAN_HIDDEN void __tsan_read_write##N(void *a) {                                      \
+        if (!hn_san_quick<N, false, true>(a, HN_SAN_PC))                                    \
+            HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ | HN_EMU_SAN_WRITE);                       \
+    }                                                                                       \
+    HN_SAN_HIDDEN void __tsan_unaligned_read_write##N(void *a) {                            \
+        HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ | HN_EMU_SAN_WRITE | HN_EMU_SAN_UNALIGNED);    \
+    }
+HN_SAN_COMPOUND(1)
+HN_SAN_COMPOUND(2)
+HN_SAN_COMPOUND(4)
+HN_SAN_COMPOUND(8)
+HN_SAN_COMPOUND(16)
 
 HN_SAN_HIDDEN void __tsan_read_range(void *a, long n) {
     if (n > 0) HN_SAN_ACCESS(a, (unsigned long long)n | HN_EMU_SAN_READ | HN_EMU_SAN_UNALIGNED);
