@@ -2,6 +2,7 @@
 #include "backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int hn_backend_create(const char *name, const hn_backend_opts *opts, int verbose,
@@ -25,4 +26,46 @@ int hn_backend_create(const char *name, const hn_backend_opts *opts, int verbose
 
 void hn_backend_destroy(hn_backend *b) {
     if (b) b->ops->destroy(b);
+}
+
+void hn_san_findings_free(hn_san_findings *f) {
+    if (!f) return;
+    free(f->first);
+    free(f->report);
+    memset(f, 0, sizeof *f);
+    f->first_class = -1;
+}
+
+int hn_san_parse(const char *list, unsigned *out, hn_err *err) {
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } names[] = {{"race", HN_SAN_RACE}, {"mem", HN_SAN_MEM}, {"init", HN_SAN_INIT},
+                 {"sync", HN_SAN_SYNC}, {"all", HN_SAN_ALL}};
+    unsigned bits = 0;
+    const char *p = list ? list : "";
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        unsigned bit = 0;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].name) == n && strncmp(p, names[i].name, n) == 0) bit = names[i].bit;
+        if (!bit) return hn_errf(err, "unknown check '%.*s' (expected race, mem, init, sync or all)", (int)n, p);
+        bits |= bit;
+        p = e ? e + 1 : p + n;
+    }
+    if (!bits) return hn_errf(err, "no check named (expected race, mem, init, sync or all)");
+    *out = bits;
+    return 0;
+}
+
+void hn_profile_free(hn_profile *p) {
+    if (!p) return;
+    for (int i = 0; i < p->n; i++) {
+        free(p->rows[i].file);
+        free(p->rows[i].func);
+    }
+    free(p->rows);
+    free(p->kernel);
+    memset(p, 0, sizeof *p);
 }

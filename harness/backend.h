@@ -69,6 +69,51 @@ typedef struct {
     size_t shared_bytes;   /* dynamic shared memory */
 } hn_launch_dims;
 
+/* The emulator's sanitizer (emu/emu_san.h): what to check in kernels built
+ * with HN_INSTRUMENT_ACCESSES (hn_backend_opts.sanitize), and the classes of
+ * findings, in order of precedence, which are also the rows' statuses. */
+enum { HN_SAN_RACE = 1, HN_SAN_MEM = 2, HN_SAN_INIT = 4, HN_SAN_SYNC = 8, HN_SAN_ALL = 15 };
+enum { HN_SAN_C_RACE = 0, HN_SAN_C_MEM, HN_SAN_C_INIT, HN_SAN_C_SYNC, HN_SAN_NCLASS };
+
+/* What the sanitizer found in the launches since the last take. */
+typedef struct {
+    long n[HN_SAN_NCLASS];  /* distinct findings per class */
+    int first_class;        /* the class that decides the row: the first of race, mem,
+                               init, sync with a finding; -1 when nothing was found */
+    char *first;            /* its first finding (by block, then order in the block) in
+                               one line (owned; NULL when none) */
+    char *report;           /* every finding, a line each, with counts (owned; NULL when none) */
+} hn_san_findings;
+void hn_san_findings_free(hn_san_findings *f); /* NULL-safe; leaves it empty */
+/* Parses "race,mem,init,sync" (any subset) or "all" into HN_SAN_* bits. */
+int hn_san_parse(const char *list, unsigned *out, hn_err *err);
+
+/* The emulator's memory profile of the launches since the last take
+ * (emu/emu_prof.h): one row per source line, memory space and kind of access.
+ * Counts are scaled up when only some blocks were profiled. */
+enum { HN_PROF_GLOBAL = 0, HN_PROF_SHARED = 1 };
+enum { HN_PROF_LOAD = 0, HN_PROF_STORE = 1, HN_PROF_ATOMIC = 2 };
+typedef struct {
+    char *file;          /* the source file as compiled (absolute), "?" if unknown */
+    int line;
+    char *func;          /* the function the line is in (demangled) */
+    int space;           /* HN_PROF_GLOBAL or HN_PROF_SHARED */
+    int kind;            /* HN_PROF_LOAD, STORE or ATOMIC */
+    double requests;     /* warp-wide instances of its instructions */
+    double sectors;      /* global: 32-byte sectors its requests touched */
+    double wavefronts;   /* shared: wavefronts its requests took */
+    double ideal;        /* shared: wavefronts they would take without bank conflicts */
+    double accesses;     /* thread-level accesses */
+} hn_prof_row;
+typedef struct {
+    hn_prof_row *rows;   /* ordered by file, line, space, kind */
+    int n;
+    char *kernel;
+    unsigned long long blocks, blocks_profiled; /* over the launches */
+    int launches;
+} hn_profile;
+void hn_profile_free(hn_profile *p); /* NULL-safe; leaves it empty */
+
 /* Limits and run-time options of a backend, set at creation. */
 typedef struct {
     int device;            /* cuda: device ordinal */
@@ -79,6 +124,10 @@ typedef struct {
      * once the device is idle again (after a synchronising call returns), so
      * another process can tell a launch that never returns. */
     volatile double *busy_since;
+    unsigned sanitize;     /* emu: HN_SAN_* checks of instrumented kernels; 0 = none */
+    int profile;           /* emu: profile the memory accesses of instrumented kernels
+                              (instead of checking them) */
+    int profile_blocks;    /* emu, with profile: blocks per launch to profile (0 = all) */
 } hn_backend_opts;
 
 typedef struct {
@@ -127,6 +176,17 @@ typedef struct {
      * gets the lines held back since the previous call. On cuda a "launch" is
      * the output between two synchronising calls. */
     int (*printf_limit)(hn_backend *b, long max_lines, long *dropped, hn_err *err);
+
+    /* Optional (NULL: fill with 0xFF): fills with 0xFF bytes (NaN for floats) and,
+     * where the backend tracks initialisation (the emulator's sanitizer), marks
+     * the bytes as never written, so a kernel reading them is reported. */
+    int (*poison)(hn_backend *b, hn_dptr dst, size_t bytes, hn_err *err);
+    /* Optional (NULL: nothing is checked): what the sanitizer found since the
+     * last call (hn_backend_opts.sanitize), then forgets it. */
+    void (*sanitizer_take)(hn_backend *b, hn_san_findings *out);
+    /* Optional (NULL: no profile): the memory profile of the launches since the
+     * last call (hn_backend_opts.profile), then forgets it. */
+    void (*profile_take)(hn_backend *b, hn_profile *out);
 
     /* Optional (NULL where the backend cannot tell): measures the SM clock now,
      * in MHz, with a short probe kernel (clock64 against %globaltimer). */

@@ -78,6 +78,13 @@ typedef struct {
     const char *shard;         /* run, tune: "I/N" */
     const char *inputs[256];   /* merge: the files after the first positional argument */
     int n_inputs;
+    const char *sanitize;      /* run, debug, check: "race,mem,init,sync" (any subset) or "all";
+                                  NULL: no sanitizer */
+    const char *report;        /* run, debug, check: also append the sanitizer's full report here */
+    int profile;               /* run, profile: profile memory accesses (one instrumented launch a row) */
+    int profile_blocks;        /* blocks of a launch the profile records (0: all; < 0: default) */
+    const char *results;       /* not an option: the results file run writes (set by hn_cmd_run,
+                                  for its worker) */
 } hn_cli;
 
 /* Every option "not given" (what a command line without options gives). */
@@ -92,6 +99,7 @@ static inline void hn_cli_init(hn_cli *cli) {
     cli->jobs = cli->printf_lines = cli->repeats = cli->top = -1;
     cli->epochs = cli->batch = cli->limit = cli->test_limit = cli->interval = -1;
     cli->lr = -1;
+    cli->profile_blocks = -1;
 }
 
 #endif

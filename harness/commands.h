@@ -20,5 +20,7 @@ int hn_cmd_cache(const hn_cli *cli);
 int hn_cmd_tune(const hn_cli *cli);
 int hn_cmd_train(const hn_cli *cli);
 int hn_cmd_merge(const hn_cli *cli);
+int hn_cmd_check(const hn_cli *cli);
+int hn_cmd_profile(const hn_cli *cli);
 
 #endif

@@ -21,6 +21,7 @@ void hn_module_image_free(hn_module_image *img) {
     free(img->res);
     free(img->log);
     free(img->cache_bad);
+    free(img->companion);
     memset(img, 0, sizeof *img);
 }
 

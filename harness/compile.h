@@ -47,7 +47,17 @@ typedef struct {
     int n_options;
     const char *source;                 /* cuda: if set, compiled instead of reading
                                            src_path (which then only names it) */
+    int instrument;                     /* emu: HN_INSTRUMENT_* (a module of its own, with its
+                                           own cache key); cuda: ignored */
 } hn_compile_req;
+
+/* Instrumented emulator modules (emu/emu_compile.c): every load and store the
+ * compiler cannot prove private to a thread calls the emulator's sanitizer
+ * (emu/emu_san.c) with its address, size and source line. */
+/* HN_INSTRUMENT_PROFILE: the instrumented module plus the plain one beside it
+ * (hn_module_image.companion), so a profile runs the blocks it does not record
+ * at full speed. */
+enum { HN_INSTRUMENT_NONE = 0, HN_INSTRUMENT_ACCESSES = 1, HN_INSTRUMENT_PROFILE = 2 };
 
 /* What ptxas reported for one kernel; -1 where unknown. */
 typedef struct {
@@ -73,6 +83,10 @@ typedef struct {
                                     discarded and compiled again (owned); else NULL */
     double seconds;              /* time spent compiling or loading from cache */
     char key[33];                /* the cache key */
+    char *companion;             /* emu, HN_INSTRUMENT_PROFILE: the plain module (owned) */
+    int device_vars;             /* emu, HN_INSTRUMENT_PROFILE: the source declares __device__
+                                    or __managed__ variables (blocks may share state, so
+                                    every block must run one module) */
 } hn_module_image;
 
 void hn_module_image_free(hn_module_image *img);

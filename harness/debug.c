@@ -6,8 +6,12 @@
  * and reference as small matrices, the first mismatches with their coordinates,
  * and a mismatch map per output channel as a PNG.
  *
+ * With --sanitize the kernel is instrumented and runs on the emulator under
+ * the sanitizer; its findings are printed after the kernel's output (and
+ * appended to --report) and make the exit code 1.
+ *
  * Exit code: 0 when the output matches, 1 when it does not (or the launch
- * failed), 2 for bad usage.
+ * failed, or the sanitizer found something), 2 for bad usage.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -131,6 +135,33 @@ static int takes_counter(const hn_plan *p, const hn_variant *v, hn_backend *be, 
     return n == s->n_args + 1;
 }
 
+/* Prints what the sanitizer found in the launch (and appends it to
+ * --report); returns 1 when it found something. */
+static int sanitizer_report(const hn_cli *cli, hn_backend *be, const char *variant, const char *label) {
+    if (!cli->sanitize || !be->ops->sanitizer_take) return 0;
+    hn_san_findings f;
+    be->ops->sanitizer_take(be, &f);
+    long total = 0;
+    for (int i = 0; i < HN_SAN_NCLASS; i++) total += f.n[i];
+    char *text = xasprintf("sanitizer (%s): variant %s, case %s: %ld finding%s%s\n%s", cli->sanitize, variant, label,
+                           total, total == 1 ? "" : "s", total ? ":" : "", f.report ? f.report : "");
+    fputs(text, stdout);
+    fflush(stdout);
+    if (cli->report) {
+        FILE *out = fopen(cli->report, "a");
+        if (out) {
+            fputs(text, out);
+            fclose(out);
+        } else {
+            fprintf(stderr, "harness debug: --report %s: cannot append\n", cli->report);
+        }
+    }
+    free(text);
+    int found = f.first_class >= 0;
+    hn_san_findings_free(&f);
+    return found;
+}
+
 int hn_cmd_debug(const hn_cli *cli) {
     hn_err err;
     hn_plan *p;
@@ -202,12 +233,26 @@ int hn_cmd_debug(const hn_cli *cli) {
         extra[n_extra++] = xasprintf("DEBUG_BLOCK_Z=%u", bz);
     }
 
+    unsigned sanitize = 0;
+    const char *backend = cli->backend;
+    if (cli->sanitize) {
+        if (hn_san_parse(cli->sanitize, &sanitize, &err) != 0) {
+            fprintf(stderr, "harness debug: --sanitize: %s\n", err.msg);
+            goto done;
+        }
+        if (strcmp(backend, "cuda") == 0) {
+            fprintf(stderr, "harness debug: --sanitize runs kernels on the CPU emulator (--backend emu)\n");
+            goto done;
+        }
+        backend = "emu";
+    }
     /* One emulator worker: blocks then run one at a time in linear order
      * whether or not the kernel waits on debug_counter. */
     hn_backend_opts bo = {.emu_threads = cli->emu_threads > 0 ? cli->emu_threads : 1,
                           .kernel_timeout = cli->kernel_timeout >= 0 ? cli->kernel_timeout : 60,
-                          .printf_fifo = (size_t)64 << 20};
-    if (hn_backend_create(cli->backend, &bo, !cli->quiet, &be, &err) != 0) {
+                          .printf_fifo = (size_t)64 << 20,
+                          .sanitize = sanitize};
+    if (hn_backend_create(backend, &bo, !cli->quiet, &be, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }
@@ -217,6 +262,7 @@ int hn_cmd_debug(const hn_cli *cli) {
     int is_emu = strcmp(be->ops->name, "emu") == 0;
     cache = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();
     hn_build_init(&b, p, v, (const char *const *)extra, n_extra, is_emu ? NULL : dev.arch, cache);
+    if (sanitize) b.req.instrument = HN_INSTRUMENT_ACCESSES;
     char *log = NULL;
     if (hn_compile(be->ops->target, &b.req, &img, &log, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
@@ -272,15 +318,15 @@ int hn_cmd_debug(const hn_cli *cli) {
                p->specs[v->spec].kernel);
     printf("--- kernel output (%s) ---\n", ordered ? "blocks one at a time, in linear order" : "blocks in any order");
     fflush(stdout);
-    if (hn_poison_outputs(&w, &err) != 0 || be->ops->launch(be, k, &d, args, &err) != 0 ||
-        be->ops->sync(be, &err) != 0) {
-        fflush(stdout);
-        printf("--- end of kernel output ---\n");
+    int launched = hn_poison_outputs(&w, &err) == 0 && be->ops->launch(be, k, &d, args, &err) == 0 &&
+                   be->ops->sync(be, &err) == 0;
+    fflush(stdout);
+    printf("--- end of kernel output ---\n%s", launched ? "\n" : "");
+    int found = sanitizer_report(cli, be, v->label, w.label);
+    if (!launched) {
         fprintf(stderr, "harness debug: launch failed: %s\n", err.msg);
         goto done;
     }
-    fflush(stdout);
-    printf("--- end of kernel output ---\n\n");
 
     hn_row_check rcheck;
     if (hn_check_outputs(&w, v, NULL, &rcheck, &err) != 0) {
@@ -356,8 +402,9 @@ int hn_cmd_debug(const hn_cli *cli) {
         dir = NULL;
         free(full);
     }
-    rc = all_match ? 0 : 1;
-    printf("verdict: %s\n", rc == 0 ? "output matches the reference" : "output does NOT match the reference");
+    rc = all_match && !found ? 0 : 1;
+    printf("verdict: %s%s\n", all_match ? "output matches the reference" : "output does NOT match the reference",
+           found ? "; the sanitizer found something (above)" : "");
 done:
     if (counter) be->ops->free(be, counter);
     hn_workload_free(&w);

@@ -758,7 +758,60 @@ static int run_lanes(run_ctx *r, int *stopped) {
     return all_done && rows_left(r) == 0;
 }
 
-int hn_cmd_run(const hn_cli *cli) {
+/* `harness check CONFIG`: `run` with every check of the sanitizer (or those of
+ * --sanitize), on the emulator, into results/<name>.check.csv. */
+int hn_cmd_check(const hn_cli *cli) {
+    hn_cli c = *cli;
+    if (!c.sanitize) c.sanitize = "all";
+    c.backend = "emu";
+    return hn_cmd_run(&c);
+}
+
+/* `harness profile CONFIG`: `run --profile` on the emulator, into
+ * results/<name>.profile.csv (+ .lines.csv, .txt). */
+int hn_cmd_profile(const hn_cli *cli) {
+    hn_cli c = *cli;
+    c.profile = 1;
+    c.backend = "emu";
+    return hn_cmd_run(&c);
+}
+
+/* A profile's other files, beside the results: base.lines.csv and base.txt
+ * (base: the results path without .csv). Caller frees. */
+static char *profile_path(const char *out, const char *suffix) {
+    size_t n = strlen(out);
+    if (n > 4 && strcmp(out + n - 4, ".csv") == 0) n -= 4;
+    return xasprintf("%.*s%s", (int)n, out, suffix);
+}
+
+int hn_cmd_run(const hn_cli *cli_in) {
+    hn_cli cli_copy = *cli_in;
+    const hn_cli *cli = &cli_copy;
+    if (cli_copy.sanitize && cli_copy.profile) {
+        fprintf(stderr, "harness: --sanitize and --profile are two runs (harness check, harness profile)\n");
+        return 2;
+    }
+    if (cli_copy.profile) {
+        if (strcmp(cli_copy.backend, "cuda") == 0) {
+            fprintf(stderr, "harness: --profile runs kernels on the CPU emulator (--backend emu)\n");
+            return 2;
+        }
+        cli_copy.backend = "emu";
+    }
+    if (cli_copy.sanitize) {
+        /* the sanitizer instruments emulated kernels: it runs on the emulator */
+        unsigned bits;
+        hn_err e;
+        if (hn_san_parse(cli_copy.sanitize, &bits, &e) != 0) {
+            fprintf(stderr, "harness: --sanitize: %s\n", e.msg);
+            return 2;
+        }
+        if (strcmp(cli_copy.backend, "cuda") == 0) {
+            fprintf(stderr, "harness: --sanitize runs kernels on the CPU emulator (--backend emu)\n");
+            return 2;
+        }
+        cli_copy.backend = "emu";
+    }
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.cli = cli;
@@ -792,7 +845,10 @@ int hn_cmd_run(const hn_cli *cli) {
         goto done;
     }
     if (select_rows(&r) != 0) goto done;
-    r.out_path = cli->out ? xstrdup(cli->out) : xasprintf("results/%s.csv", p->name);
+    r.out_path = cli->out ? xstrdup(cli->out)
+                          : xasprintf("results/%s%s.csv", p->name,
+                                      cli->sanitize ? ".check" : cli->profile ? ".profile" : "");
+    cli_copy.results = r.out_path; /* the worker writes a profile's files beside it */
     r.marker_path = xasprintf("%s.unfinished", r.out_path);
     r.meta_path = hn_meta_path(r.out_path);
     r.cols = hn_run_columns(p, &r.n_cols);
@@ -803,6 +859,10 @@ int hn_cmd_run(const hn_cli *cli) {
         goto done;
     }
     write_meta(&r, 0);
+    if (cli->profile && !cli->resume && hn_runner_profile_files(p, r.out_path, &err) != 0) {
+        fprintf(stderr, "harness: %s\n", err.msg);
+        goto done;
+    }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -843,8 +903,9 @@ int hn_cmd_run(const hn_cli *cli) {
                          .status = r.status,
                          .median_ms = r.median,
                          .noise = r.noise,
-                         .is_emu = r.have_dev && strcmp(r.dev.backend, "emu") == 0};
-    if (finished) {
+                         .is_emu = r.have_dev && strcmp(r.dev.backend, "emu") == 0,
+                         .untimed = cli->sanitize != NULL || cli->profile};
+    if (finished && !vin.untimed) {
         char *best = hn_verdict_best_path(r.out_path);
         if (hn_verdict_write_best(&vin, best, &err) == 0) printf("best variant per case: %s\n", best);
         else fprintf(stderr, "harness: %s\n", err.msg);
@@ -854,6 +915,19 @@ int hn_cmd_run(const hn_cli *cli) {
     print_time_split(&r, hn_now() - r.t_start);
     printf("results: %s (%d rows written by this run)\n", r.out_path, r.n_rows);
     write_meta(&r, finished);
+    if (cli->profile) {
+        char *lines = profile_path(r.out_path, ".lines.csv"), *text = profile_path(r.out_path, ".txt");
+        printf("profile: %s (a table and the annotated source per row), %s (a row per source line)\n", text, lines);
+        free(lines);
+        free(text);
+    }
+    if (cli->sanitize) {
+        int64_t flagged = 0;
+        for (int64_t i = 0; i < p->n_cases * r.n_slots; i++) flagged += r.status[i] >= HN_ST_RACE;
+        printf("sanitizer (%s): %lld row%s with findings%s%s%s\n", cli->sanitize, (long long)flagged,
+               flagged == 1 ? "" : "s", flagged ? "; each row's full report went to stderr" : "",
+               flagged && cli->report ? " and " : "", flagged && cli->report ? cli->report : "");
+    }
     if (finished) {
         unlink(r.marker_path);
         exit_code = r.fatal ? 1 : r.any_failure ? 1 : 0;

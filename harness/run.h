@@ -30,7 +30,10 @@
  *                      or the worker process died running it)
  *   timeout            a launch ran longer than --kernel-timeout
  *   skipped            not run, with the reason (a where, the emulator's budget, an
- *                      earlier timeout of the variant) */
+ *                      earlier timeout of the variant)
+ *   race, memcheck,    the emulator's sanitizer (`harness check`, --sanitize) found
+ *   initcheck,         something of that class (the first finding's class; the
+ *   synccheck          reason is that finding) */
 typedef enum {
     HN_ST_OK,
     HN_ST_MISMATCH,
@@ -39,6 +42,10 @@ typedef enum {
     HN_ST_FAULT,
     HN_ST_TIMEOUT,
     HN_ST_SKIPPED,
+    HN_ST_RACE,
+    HN_ST_MEMCHECK,
+    HN_ST_INITCHECK,
+    HN_ST_SYNCCHECK,
     HN_ST_COUNT
 } hn_status;
 extern const char *const hn_status_names[HN_ST_COUNT]; /* "ok", "mismatch", ... */

@@ -309,7 +309,10 @@ int hn_poison_outputs(hn_workload *w, hn_err *err) {
     for (int i = 0; i < op->n_buffers; i++) {
         if (op->buffers[i].role == HN_BUF_IN) continue;
         size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
-        if (w->be->ops->fill(w->be, w->dev[i], 0xFF, bytes, err) != 0) return -1;
+        hn_backend *be = w->be;
+        if (be->ops->poison ? be->ops->poison(be, w->dev[i], bytes, err) != 0
+                            : be->ops->fill(be, w->dev[i], 0xFF, bytes, err) != 0)
+            return -1;
     }
     return 0;
 }

@@ -11,6 +11,9 @@
  *                   divergent barrier, a deadlock or a time-out returns -1 with
  *                   a message and leaves the backend usable
  *   events          the host's monotonic clock
+ *   sanitizer       with opts.sanitize, an emu_san that instrumented modules
+ *                   report to; it follows every buffer (uploads and fills write
+ *                   it, poison unwrites it); sanitizer_take hands out findings
  *
  * Invariants: x86-64 only (creation fails elsewhere, saying so); kernels,
  * buffers and events must be released before the backend.
@@ -28,6 +31,7 @@
 #include "emu.h"
 #include "emu_mem.h"
 #include "emu_run.h"
+#include "emu_san.h"
 #include "emu_sched.h"
 
 #define SHARED_DEFAULT (48u * 1024u)
@@ -38,18 +42,28 @@ typedef struct {
     hn_backend_opts opts;
     emu_pool *pool;
     emu_mem *mem;
+    emu_san *san;           /* NULL unless opts.sanitize (or HARNESS_EMU_SANITIZE) */
+    int san_strict;         /* HARNESS_EMU_SANITIZE: a launch with findings fails */
     hn_device_info info;
     char *flush_buf;
     size_t flush_bytes;
 } emu_backend;
 
-struct hn_kernel {
+/* One loaded module and one kernel of it. */
+typedef struct {
     void *dl;
     void (*fn)(void **args);
     const hn_emu_kinfo *info;
     char *so_path;
     uintptr_t base, text_lo, text_hi;
     size_t tls_bytes;  /* the module's thread-locals: all its static __shared__ */
+} emu_module;
+
+struct hn_kernel {
+    emu_module m;       /* the module compiled (instrumented, for a profile) */
+    emu_module plain;   /* a profile's plain module (dl NULL if none): the blocks it
+                           does not record run this */
+    int device_vars;    /* the source has __device__ variables: one module for every block */
 };
 
 struct hn_event {
@@ -149,77 +163,79 @@ static void sym_fn(void *dl, const char *name, void *fnptr, size_t size) {
     if (size == sizeof p) memcpy(fnptr, &p, sizeof p);
 }
 
-static void emu_kernel_free(hn_backend *b, hn_kernel *k) {
-    if (!k) return;
-    if (k->dl) {
+static void module_unload(hn_backend *b, emu_module *m) {
+    if (m->dl) {
         /* dlopen counts references: the module (and the static __shared__
          * storage its thread-locals point at) goes only with the last one. */
-        void *dl = k->dl;
+        void *dl = m->dl;
         dlclose(dl);
-        void *still = dlopen(k->so_path, RTLD_NOW | RTLD_NOLOAD);
+        void *still = dlopen(m->so_path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
         if (still) dlclose(still);
         else emu_pool_forget_module(eb(b)->pool, dl);
     }
-    free(k->so_path);
+    free(m->so_path);
+    memset(m, 0, sizeof *m);
+}
+
+static void emu_kernel_free(hn_backend *b, hn_kernel *k) {
+    if (!k) return;
+    module_unload(b, &k->m);
+    module_unload(b, &k->plain);
     free(k);
+}
+
+/* Loads kernel `sym` of the module at path into m. */
+static int module_load(const char *path, const char *sym, emu_module *m, hn_err *err) {
+    memset(m, 0, sizeof *m);
+    /* A module that lost bytes since it was compiled would fault (SIGBUS) when
+     * its pages are touched: its checksum is checked first. */
+    char why[256];
+    int st = hn_cache_verify(path, NULL, NULL, why, sizeof why);
+    if (st != HN_CACHE_OK)
+        return hn_errf(err, "emulator: cannot load %s: %s (the next compile builds it again)", path,
+                       st == HN_CACHE_MISSING ? "no such file" : why);
+    m->so_path = xstrdup(path);
+    m->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!m->dl) return hn_errf(err, "emulator: cannot load %s: %s", path, dlerror());
+    int (*abi)(void) = NULL;
+    void (*init)(const hn_emu_rt *, long) = NULL;
+    sym_fn(m->dl, "hn_emu_module_abi", &abi, sizeof abi);
+    sym_fn(m->dl, "hn_emu_module_init", &init, sizeof init);
+    if (!abi || !init || abi() != HN_EMU_ABI_VERSION)
+        return hn_errf(err, "emulator: %s was built for another emulator version; delete it to rebuild", path);
+    init(emu_sched_rt(), emu_sched_tls_offset());
+    /* an instrumented module: its accesses go to the sanitizer */
+    void (*san_init)(const hn_emu_san_rt *) = NULL;
+    sym_fn(m->dl, "hn_emu_module_san", &san_init, sizeof san_init);
+    if (san_init) san_init(emu_san_rt());
+    sym_fn(m->dl, sym, &m->fn, sizeof m->fn);
+    char *info_sym = xasprintf("%s_info", sym);
+    m->info = dlsym(m->dl, info_sym);
+    free(info_sym);
+    if (!m->fn || !m->info) return hn_errf(err, "emulator: %s has no launch wrapper %s", path, sym);
+    Dl_info di;
+    if (dladdr((void *)m->info, &di) == 0) return hn_errf(err, "emulator: cannot locate %s in memory", path);
+    module_ranges r = {.base = (uintptr_t)di.dli_fbase};
+    dl_iterate_phdr(find_module, &r);
+    if (!r.found) return hn_errf(err, "emulator: cannot find the code of %s", path);
+    m->base = r.base;
+    m->text_lo = r.text_lo;
+    m->text_hi = r.text_hi;
+    m->tls_bytes = r.tls;
+    return 0;
 }
 
 static int emu_kernel_load(hn_backend *b, const hn_module_image *img, int index, hn_kernel **out,
                            hn_err *err) {
-    (void)b;
     *out = NULL;
     if (img->target != HN_TARGET_EMU || !img->path)
         return hn_errf(err, "emulator: the module was not compiled for the emulator");
     if (index < 0 || index >= img->n_kernels)
         return hn_errf(err, "emulator: kernel %d of a module with %d", index, img->n_kernels);
-    /* A module that lost bytes since it was compiled would fault (SIGBUS) when
-     * its pages are touched: its checksum is checked first. */
-    char why[256];
-    int st = hn_cache_verify(img->path, NULL, NULL, why, sizeof why);
-    if (st != HN_CACHE_OK)
-        return hn_errf(err, "emulator: cannot load %s: %s (the next compile builds it again)", img->path,
-                       st == HN_CACHE_MISSING ? "no such file" : why);
     hn_kernel *k = xcalloc(1, sizeof *k);
-    k->so_path = xstrdup(img->path);
-    k->dl = dlopen(img->path, RTLD_NOW | RTLD_LOCAL);
-    if (!k->dl) {
-        hn_errf(err, "emulator: cannot load %s: %s", img->path, dlerror());
-        goto fail;
-    }
-    int (*abi)(void) = NULL;
-    void (*init)(const hn_emu_rt *, long) = NULL;
-    sym_fn(k->dl, "hn_emu_module_abi", &abi, sizeof abi);
-    sym_fn(k->dl, "hn_emu_module_init", &init, sizeof init);
-    if (!abi || !init || abi() != HN_EMU_ABI_VERSION) {
-        hn_errf(err, "emulator: %s was built for another emulator version; delete it to rebuild",
-                img->path);
-        goto fail;
-    }
-    init(emu_sched_rt(), emu_sched_tls_offset());
-    const char *sym = img->lowered[index];
-    sym_fn(k->dl, sym, &k->fn, sizeof k->fn);
-    char *info_sym = xasprintf("%s_info", sym);
-    k->info = dlsym(k->dl, info_sym);
-    free(info_sym);
-    if (!k->fn || !k->info) {
-        hn_errf(err, "emulator: %s has no launch wrapper %s", img->path, sym);
-        goto fail;
-    }
-    Dl_info di;
-    if (dladdr((void *)k->info, &di) == 0) {
-        hn_errf(err, "emulator: cannot locate %s in memory", img->path);
-        goto fail;
-    }
-    module_ranges m = {.base = (uintptr_t)di.dli_fbase};
-    dl_iterate_phdr(find_module, &m);
-    if (!m.found) {
-        hn_errf(err, "emulator: cannot find the code of %s", img->path);
-        goto fail;
-    }
-    k->base = m.base;
-    k->text_lo = m.text_lo;
-    k->text_hi = m.text_hi;
-    k->tls_bytes = m.tls;
+    if (module_load(img->path, img->lowered[index], &k->m, err) != 0) goto fail;
+    if (img->companion && module_load(img->companion, img->lowered[index], &k->plain, err) != 0) goto fail;
+    k->device_vars = img->device_vars;
     *out = k;
     return 0;
 fail:
@@ -230,10 +246,10 @@ fail:
 static int emu_kernel_params(hn_backend *b, hn_kernel *k, hn_param_info *params, int max_params,
                              int *n_params, hn_err *err) {
     (void)b, (void)err;
-    *n_params = k->info->n_params;
-    for (int i = 0; i < k->info->n_params && i < max_params; i++) {
-        params[i].kind = k->info->kinds[i];
-        params[i].size = k->info->sizes[i];
+    *n_params = k->m.info->n_params;
+    for (int i = 0; i < k->m.info->n_params && i < max_params; i++) {
+        params[i].kind = k->m.info->kinds[i];
+        params[i].size = k->m.info->sizes[i];
     }
     return 0;
 }
@@ -242,14 +258,22 @@ static int emu_kernel_params(hn_backend *b, hn_kernel *k, hn_param_info *params,
 /* memory */
 
 static int emu_alloc(hn_backend *b, size_t bytes, hn_dptr *out, hn_err *err) {
+    emu_backend *e = eb(b);
     void *p;
-    if (emu_mem_alloc(eb(b)->mem, bytes, &p, err) != 0) return -1;
+    if (emu_mem_alloc(e->mem, bytes, &p, err) != 0) return -1;
+    if (e->san) {
+        emu_region r;
+        unsigned long id;
+        if (emu_mem_info(e->mem, p, &r, &id)) emu_san_buffer_add(e->san, &r, id);
+    }
     *out = (hn_dptr)(uintptr_t)p;
     return 0;
 }
 
 static void emu_free(hn_backend *b, hn_dptr p) {
-    emu_mem_free(eb(b)->mem, (void *)(uintptr_t)p);
+    emu_backend *e = eb(b);
+    if (e->san) emu_san_buffer_remove(e->san, (void *)(uintptr_t)p);
+    emu_mem_free(e->mem, (void *)(uintptr_t)p);
 }
 
 static int check_range(emu_backend *e, const char *what, hn_dptr p, size_t bytes, hn_err *err) {
@@ -261,6 +285,7 @@ static int check_range(emu_backend *e, const char *what, hn_dptr p, size_t bytes
 static int emu_upload(hn_backend *b, hn_dptr dst, const void *src, size_t bytes, hn_err *err) {
     if (check_range(eb(b), "upload", dst, bytes, err) != 0) return -1;
     if (bytes) memcpy((void *)(uintptr_t)dst, src, bytes);
+    if (eb(b)->san) emu_san_mark(eb(b)->san, (void *)(uintptr_t)dst, bytes, 1);
     return 0;
 }
 
@@ -273,6 +298,14 @@ static int emu_download(hn_backend *b, void *dst, hn_dptr src, size_t bytes, hn_
 static int emu_fill(hn_backend *b, hn_dptr dst, unsigned char byte, size_t bytes, hn_err *err) {
     if (check_range(eb(b), "fill", dst, bytes, err) != 0) return -1;
     if (bytes) memset((void *)(uintptr_t)dst, byte, bytes);
+    if (eb(b)->san) emu_san_mark(eb(b)->san, (void *)(uintptr_t)dst, bytes, 1);
+    return 0;
+}
+
+static int emu_poison(hn_backend *b, hn_dptr dst, size_t bytes, hn_err *err) {
+    if (check_range(eb(b), "poison", dst, bytes, err) != 0) return -1;
+    if (bytes) memset((void *)(uintptr_t)dst, 0xFF, bytes);
+    if (eb(b)->san) emu_san_mark(eb(b)->san, (void *)(uintptr_t)dst, bytes, 0);
     return 0;
 }
 
@@ -300,46 +333,71 @@ static int check_dims(const emu_backend *e, const hn_kernel *k, const hn_launch_
         return hn_errf(err, "dynamic shared memory of %zu bytes exceeds the device limit of %zu "
                             "bytes (with opt-in)",
                        d->shared_bytes, in->shared_per_block_optin);
-    if (d->shared_bytes + k->tls_bytes > in->shared_per_block_optin)
+    if (d->shared_bytes + k->m.tls_bytes > in->shared_per_block_optin)
         return hn_errf(err, "dynamic (%zu bytes) plus static (%zu bytes: every __shared__ "
                             "variable of the module) shared memory exceeds the device limit of "
                             "%zu bytes",
-                       d->shared_bytes, k->tls_bytes, in->shared_per_block_optin);
+                       d->shared_bytes, k->m.tls_bytes, in->shared_per_block_optin);
     return 0;
 }
 
 static int emu_launch(hn_backend *b, hn_kernel *k, const hn_launch_dims *d, void **args,
                       hn_err *err) {
     emu_backend *e = eb(b);
-    if (check_dims(e, k, d, err) != 0) return hn_err_prefix(err, "kernel '%s'", k->info->name);
-    if (k->info->n_params > 0 && !args)
-        return hn_errf(err, "kernel '%s': %d parameters but no arguments", k->info->name,
-                       k->info->n_params);
-    for (int i = 0; i < k->info->n_params; i++)
+    if (check_dims(e, k, d, err) != 0) return hn_err_prefix(err, "kernel '%s'", k->m.info->name);
+    if (k->m.info->n_params > 0 && !args)
+        return hn_errf(err, "kernel '%s': %d parameters but no arguments", k->m.info->name,
+                       k->m.info->n_params);
+    for (int i = 0; i < k->m.info->n_params; i++)
         if (!args[i])
             return hn_errf(err, "kernel '%s': argument %d is NULL (args[i] must point at the "
                                 "value)",
-                           k->info->name, i);
+                           k->m.info->name, i);
     emu_launch_req r = {
-        .name = k->info->name,
-        .fn = k->fn,
+        .name = k->m.info->name,
+        .fn = k->m.fn,
         .args = args,
         .grid = {d->grid[0], d->grid[1], d->grid[2]},
         .block = {d->block[0], d->block[1], d->block[2]},
         .dyn_shared = d->shared_bytes,
-        .text_lo = k->text_lo,
-        .text_hi = k->text_hi,
-        .so_base = k->base,
-        .so_path = k->so_path,
+        .text_lo = k->m.text_lo,
+        .text_hi = k->m.text_hi,
+        .so_base = k->m.base,
+        .so_path = k->m.so_path,
         .timeout = e->opts.kernel_timeout,
         .mem = e->mem,
-        .module = k->dl,
+        .module = k->m.dl,
         .shared_limit = e->info.shared_per_block_optin,
+        .san = e->san,
     };
+    if (e->opts.profile && k->plain.dl && !k->device_vars) {
+        /* the blocks the profile does not record run the plain module */
+        r.plain.fn = k->plain.fn;
+        r.plain.module = k->plain.dl;
+        r.plain.text_lo = k->plain.text_lo;
+        r.plain.text_hi = k->plain.text_hi;
+        r.plain.so_base = k->plain.base;
+        r.plain.so_path = k->plain.so_path;
+    }
+    if (e->san) {
+        emu_san_launch l = {.kernel = k->m.info->name, .so_path = k->m.so_path, .so_base = k->m.base,
+                            .text_lo = k->m.text_lo, .text_hi = k->m.text_hi, .grid = r.grid, .block = r.block};
+        emu_san_launch_begin(e->san, &l);
+    }
     /* launches are synchronous: busy for exactly their duration */
     if (e->opts.busy_since) *e->opts.busy_since = hn_now();
     int rc = emu_pool_launch(e->pool, &r, err);
     if (e->opts.busy_since) *e->opts.busy_since = 0;
+    if (e->san_strict) {
+        hn_san_findings f;
+        emu_san_take(e->san, &f);
+        if (f.first_class >= 0) {
+            fprintf(stderr, "harness: sanitizer (HARNESS_EMU_SANITIZE): kernel '%s':\n%s", k->m.info->name, f.report);
+            hn_errf(err, "%s", f.first);
+            rc = -1;
+        }
+        hn_san_findings_free(&f);
+    }
     return rc;
 }
 
@@ -349,6 +407,14 @@ static int emu_printf_limit(hn_backend *b, long max_lines, long *dropped, hn_err
     if (dropped) *dropped = d;
     emu_sched_print_limit(max_lines);
     return 0;
+}
+
+static void emu_sanitizer_take(hn_backend *b, hn_san_findings *out) {
+    emu_san_take(eb(b)->san, out);
+}
+
+static void emu_profile_take(hn_backend *b, hn_profile *out) {
+    emu_san_profile_take(eb(b)->san, out);
 }
 
 static int emu_sync(hn_backend *b, hn_err *err) {
@@ -408,6 +474,7 @@ static void emu_destroy(hn_backend *b) {
     emu_backend *e = eb(b);
     emu_pool_destroy(e->pool);
     emu_mem_destroy(e->mem);
+    emu_san_destroy(e->san);
     free(e->flush_buf);
     free(e);
 }
@@ -425,6 +492,9 @@ static const hn_backend_ops emu_ops = {
     .upload = emu_upload,
     .download = emu_download,
     .fill = emu_fill,
+    .poison = emu_poison,
+    .sanitizer_take = emu_sanitizer_take,
+    .profile_take = emu_profile_take,
     .launch = emu_launch,
     .sync = emu_sync,
     .printf_limit = emu_printf_limit,
@@ -459,6 +529,22 @@ int hn_backend_emu_create(const hn_backend_opts *opts, hn_backend **out, hn_err 
         return -1;
     }
     e->mem = emu_mem_create();
+    const char *env = getenv("HARNESS_EMU_SANITIZE");
+    if (!e->opts.sanitize && env && *env) {
+        /* every module is instrumented (emu_compile.c); findings fail launches */
+        unsigned bits;
+        if (hn_san_parse(env, &bits, err) != 0) {
+            hn_err_prefix(err, "HARNESS_EMU_SANITIZE");
+            emu_pool_destroy(e->pool);
+            emu_mem_destroy(e->mem);
+            free(e);
+            return -1;
+        }
+        e->opts.sanitize = bits;
+        e->san_strict = 1;
+    }
+    if (e->opts.sanitize || e->opts.profile) e->san = emu_san_create(e->opts.sanitize);
+    if (e->opts.profile) emu_san_profile(e->san, e->opts.profile_blocks);
     fill_info(&e->info, threads);
     *out = &e->base;
     return 0;

@@ -19,8 +19,16 @@
  * output and extra flags, so a second compile of the same thing loads from the
  * cache and an edited header recompiles.
  *
+ * An instrumented module (req->instrument, for the sanitizer and the profile)
+ * is built in two steps: the translation unit with the compiler's thread
+ * sanitizer instrumentation (-fsanitize=thread, -c: no sanitizer runtime is
+ * ever linked), then the shared object from that object and the shim's
+ * hn_emu_san_stub.cc, which defines the callbacks. Its key differs from the
+ * plain module's, so both live in the cache side by side.
+ *
  * Environment: HARNESS_CXX overrides the compiler (a command, split on spaces);
- * HARNESS_EMU_CXXFLAGS adds flags (both are part of the key).
+ * HARNESS_EMU_CXXFLAGS adds flags (both are part of the key);
+ * HARNESS_EMU_SANITIZE (set and not empty) instruments every module.
  *
  * Invariants: the .so appears in the cache only complete, with its record
  * (written to a temporary name, then renamed); compiles of the same key may
@@ -55,6 +63,27 @@ static const char *const emu_flags[] = {
     "-fvisibility=hidden",      /* only the hn_emu_ entry points are exported */
     "-fstack-clash-protection", /* large frames probe the fiber stack's guard page */
 };
+
+/* Instrumentation: every load and store the compiler cannot prove private to
+ * a thread becomes a call (__tsan_read4(addr) ...), volatile ones their own
+ * calls, atomics calls that perform them; no calls at function entry and exit.
+ * GCC takes --param, clang -mllvm options. */
+static const char *const instr_flags_gcc[] = {
+    "-fsanitize=thread", "--param", "tsan-distinguish-volatile=1", "--param",
+    "tsan-instrument-func-entry-exit=0",
+};
+static const char *const instr_flags_clang[] = {
+    "-fsanitize=thread", "-mllvm", "-tsan-distinguish-volatile=1", "-mllvm",
+    "-tsan-instrument-func-entry-exit=0",
+    /* clang drops a read followed by a write of the same place unless told to
+     * report the pair (__tsan_read_write4): the read matters to initcheck */
+    "-mllvm", "-tsan-compound-read-before-write=1",
+};
+/* The module's own memcpy/memmove/memset calls go through the stub too. */
+static const char *const instr_link_flags[] = {
+    "-Wl,--wrap=memcpy", "-Wl,--wrap=memmove", "-Wl,--wrap=memset",
+};
+#define EMU_SAN_STUB "hn_emu_san_stub.cc"
 
 /* What the source tree (the .cu and its quoted headers) contains, read before
  * compiling. */
@@ -142,6 +171,19 @@ static char *compiler_version(const char *cmd) {
     char *v = xstrdup(version_text);
     pthread_mutex_unlock(&version_mu);
     return v;
+}
+
+/* The instrumentation a request gets: its own, or every module's under
+ * HARNESS_EMU_SANITIZE (see backend_emu.c). */
+static int instrument_of(const hn_compile_req *req) {
+    const char *e = getenv("HARNESS_EMU_SANITIZE");
+    if (req->instrument) return HN_INSTRUMENT_ACCESSES; /* a profile's module is the same one */
+    return e && *e ? HN_INSTRUMENT_ACCESSES : HN_INSTRUMENT_NONE;
+}
+
+/* Whether the compiler's --version output names clang. */
+static int is_clang(const char *version) {
+    return version && strstr(version, "clang") != NULL;
 }
 
 /* The first line of log that reports an error, else its first line. An error
@@ -423,6 +465,75 @@ static int check_unsupported(const src_scan *sc, const char *abs_src, const char
     return hn_errf(err, "%s", what);
 }
 
+/* The two steps of an instrumented module: the translation unit to an
+ * instrumented object (next to out_so), then the shared object from it and the
+ * callback stub. Returns 0, or -1 with err and *log set. */
+static int compile_instrumented(const hn_compile_req *req, const char *cmd, const char *shim_dir,
+                                const char *src_dir, const src_scan *sc, const char *tu_path,
+                                const char *out_so, char **log, hn_err *err) {
+    char *obj = xasprintf("%s.o", out_so);
+    char *version = compiler_version(cmd);
+    int clang = is_clang(version);
+    free(version);
+    argv_t a = {0};
+    add_compile_args(&a, cmd, shim_dir, src_dir, req, sc);
+    const char *const *f = clang ? instr_flags_clang : instr_flags_gcc;
+    size_t nf = clang ? HN_ARRAY_LEN(instr_flags_clang) : HN_ARRAY_LEN(instr_flags_gcc);
+    for (size_t i = 0; i < nf; i++) argv_add(&a, f[i]);
+    argv_add(&a, "-DHN_EMU_INSTRUMENTED=1");
+    argv_add(&a, "-c");
+    argv_add(&a, "-x");
+    argv_add(&a, "c++");
+    argv_add(&a, tu_path);
+    argv_add(&a, "-o");
+    argv_add(&a, obj);
+    int rc = -1;
+    int st = run_capture(a.v, log);
+    argv_free(&a);
+    if (st != 0) {
+        char *first = first_error(*log);
+        hn_errf(err, "%s: host C++ compiler failed (emu, instrumented): %s", req->src_path, first);
+        free(first);
+        goto out;
+    }
+    free(*log);
+    *log = NULL;
+    char *stub = hn_path_join(shim_dir, EMU_SAN_STUB);
+    char *isys = xasprintf("-I%s", shim_dir);
+    argv_add_words(&a, cmd);
+    static const char *const link_flags[] = {"-std=c++17", "-O2", "-fPIC", "-shared", "-g1",
+                                             "-fvisibility=hidden"};
+    for (size_t i = 0; i < HN_ARRAY_LEN(link_flags); i++) argv_add(&a, link_flags[i]);
+    argv_add(&a, isys);
+    argv_add(&a, "-x");
+    argv_add(&a, "c++");
+    argv_add(&a, stub);
+    argv_add(&a, "-x");
+    argv_add(&a, "none");
+    argv_add(&a, obj);
+    argv_add(&a, "-o");
+    argv_add(&a, out_so);
+    argv_add(&a, "-Wl,-Bsymbolic");
+    for (size_t i = 0; i < HN_ARRAY_LEN(instr_link_flags); i++) argv_add(&a, instr_link_flags[i]);
+    argv_add(&a, "-lm");
+    st = run_capture(a.v, log);
+    argv_free(&a);
+    free(stub);
+    free(isys);
+    if (st != 0) {
+        char *first = first_error(*log);
+        hn_errf(err, "%s: linking the instrumented module failed (emu): %s", req->src_path, first);
+        free(first);
+        unlink(out_so);
+        goto out;
+    }
+    rc = 0;
+out:
+    unlink(obj);
+    free(obj);
+    return rc;
+}
+
 void hn_compile_emu_key(const hn_compile_req *req, char key[33]) {
     char resolved[PATH_MAX];
     const char *src = realpath(req->src_path, resolved) ? resolved : req->src_path;
@@ -445,11 +556,23 @@ void hn_compile_emu_key(const hn_compile_req *req, char key[33]) {
     hn_hash_adds(&h, version);
     hn_hash_adds(&h, getenv("HARNESS_EMU_CXXFLAGS"));
     for (size_t i = 0; i < HN_ARRAY_LEN(emu_flags); i++) hn_hash_adds(&h, emu_flags[i]);
+    int instrument = instrument_of(req);
+    if (instrument) {
+        /* a module of its own; the plain module's key is unchanged */
+        hn_hash_adds(&h, "instrument");
+        hn_hash_add(&h, &instrument, sizeof instrument);
+        int clang = is_clang(version);
+        const char *const *f = clang ? instr_flags_clang : instr_flags_gcc;
+        size_t nf = clang ? HN_ARRAY_LEN(instr_flags_clang) : HN_ARRAY_LEN(instr_flags_gcc);
+        for (size_t i = 0; i < nf; i++) hn_hash_adds(&h, f[i]);
+        hn_hash_adds(&h, "-DHN_EMU_INSTRUMENTED=1");
+        for (size_t i = 0; i < HN_ARRAY_LEN(instr_link_flags); i++) hn_hash_adds(&h, instr_link_flags[i]);
+    }
     hn_hash_hex(&h, key);
     free(version);
 }
 
-int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
+static int compile_module(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
     double t0 = hn_now();
     hn_err local_err;
     if (!err) err = &local_err;
@@ -518,21 +641,25 @@ int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_o
 
     /* compile */
     tmp_path = hn_cache_tmp_name(so_path);
-    add_compile_args(&a, cmd, shim_dir, src_dir, req, &sc);
-    argv_add(&a, "-x");
-    argv_add(&a, "c++");
-    argv_add(&a, tu_path);
-    argv_add(&a, "-o");
-    argv_add(&a, tmp_path);
-    argv_add(&a, "-Wl,-Bsymbolic");
-    argv_add(&a, "-lm");
-    int st = run_capture(a.v, &log);
-    if (st != 0) {
-        char *first = first_error(log);
-        hn_errf(err, "%s: host C++ compiler failed (emu): %s", req->src_path, first);
-        free(first);
-        unlink(tmp_path);
-        goto done;
+    if (instrument_of(req)) {
+        if (compile_instrumented(req, cmd, shim_dir, src_dir, &sc, tu_path, tmp_path, &log, err) != 0) goto done;
+    } else {
+        add_compile_args(&a, cmd, shim_dir, src_dir, req, &sc);
+        argv_add(&a, "-x");
+        argv_add(&a, "c++");
+        argv_add(&a, tu_path);
+        argv_add(&a, "-o");
+        argv_add(&a, tmp_path);
+        argv_add(&a, "-Wl,-Bsymbolic");
+        argv_add(&a, "-lm");
+        int st = run_capture(a.v, &log);
+        if (st != 0) {
+            char *first = first_error(log);
+            hn_errf(err, "%s: host C++ compiler failed (emu): %s", req->src_path, first);
+            free(first);
+            unlink(tmp_path);
+            goto done;
+        }
     }
     if (hn_cache_commit(tmp_path, so_path, err) != 0) goto done;
     rc = 0;
@@ -578,4 +705,51 @@ done:
     free(tmp_path);
     free(cache_bad);
     return rc;
+}
+
+/* Whether the source tree of req declares __device__ or __managed__ variables. */
+static int tree_declares_device_vars(const hn_compile_req *req) {
+    char resolved[PATH_MAX];
+    if (!realpath(req->src_path, resolved)) return 1; /* unknown: assume so */
+    char *dir = hn_dirname(resolved);
+    char **files = xcalloc(1, sizeof *files);
+    files[0] = xstrdup(resolved);
+    int nf = 1, found = 0;
+    for (int i = 0; i < nf && !found; i++) { /* grows as headers include headers */
+        char *text = NULL;
+        if (hn_read_file(files[i], &text, NULL, NULL) != 0) continue;
+        found = emu_src_declares_device_vars(text);
+        char *d = hn_dirname(files[i]);
+        emu_src_quoted_includes(text, d, req->include_dirs, req->n_include_dirs, &files, &nf);
+        free(d);
+        free(text);
+    }
+    for (int i = 0; i < nf; i++) free(files[i]);
+    free(files);
+    free(dir);
+    return found;
+}
+
+int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err) {
+    hn_err local;
+    if (!err) err = &local;
+    if (compile_module(req, out, log_out, err) != 0) return -1;
+    if (req->instrument != HN_INSTRUMENT_PROFILE) return 0;
+    /* a profile: the plain module beside the instrumented one */
+    hn_compile_req plain = *req;
+    plain.instrument = HN_INSTRUMENT_NONE;
+    hn_module_image pimg;
+    double t0 = hn_now();
+    if (compile_module(&plain, &pimg, log_out, err) != 0) {
+        hn_err_prefix(err, "the plain module of a profile");
+        hn_module_image_free(out);
+        return -1;
+    }
+    out->companion = pimg.path;
+    pimg.path = NULL;
+    out->from_cache = out->from_cache && pimg.from_cache;
+    hn_module_image_free(&pimg);
+    out->device_vars = tree_declares_device_vars(req);
+    out->seconds += hn_now() - t0;
+    return 0;
 }

@@ -118,6 +118,19 @@ void emu_mem_free(emu_mem *m, void *p) {
     pthread_mutex_unlock(&m->mu);
 }
 
+int emu_mem_info(emu_mem *m, const void *p, emu_region *out, unsigned long *id) {
+    int found = 0;
+    pthread_mutex_lock(&m->mu);
+    for (int i = 0; i < m->n && !found; i++) {
+        if (m->bufs[i].r.data != p) continue;
+        *out = m->bufs[i].r;
+        *id = m->bufs[i].id;
+        found = 1;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return found;
+}
+
 int emu_mem_contains(emu_mem *m, const void *p, size_t bytes) {
     uintptr_t a = (uintptr_t)p;
     int found = 0;

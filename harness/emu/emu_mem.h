@@ -47,6 +47,8 @@ void emu_mem_destroy(emu_mem *m);
 int emu_mem_alloc(emu_mem *m, size_t bytes, void **out, hn_err *err);
 /* Frees a buffer from emu_mem_alloc; unknown pointers are ignored. */
 void emu_mem_free(emu_mem *m, void *p);
+/* The region of the buffer that starts at p and its number; 0 if none. */
+int emu_mem_info(emu_mem *m, const void *p, emu_region *out, unsigned long *id);
 /* Whether [p, p + bytes) lies inside one buffer. */
 int emu_mem_contains(emu_mem *m, const void *p, size_t bytes);
 /* Describes a fault address near a buffer into out ("4 bytes past the end of

@@ -49,6 +49,8 @@ typedef struct emu_worker {
     size_t dyn_bytes;
     size_t dyn_pad;               /* canary bytes after dyn_ptr + dyn_bytes (< DYN_ALIGN) */
     emu_static *statics;          /* static __shared__ storage this worker handed out */
+    emu_san_worker *san;          /* its sanitizer state (created on first use) */
+    const void *cur_module;       /* the module the running block's code is from */
     int n_statics, cap_statics;
     void *altstack;
     sigjmp_buf jb;
@@ -114,6 +116,11 @@ static void chain(int sig, siginfo_t *si, void *uc) {
     signal(sig, SIG_DFL);
 }
 
+/* Whether pc is in the code of the launch's module(s). */
+static int in_kernel_text(const emu_launch_req *r, uintptr_t pc) {
+    return (pc >= r->text_lo && pc < r->text_hi) || (r->plain.fn && pc >= r->plain.text_lo && pc < r->plain.text_hi);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *ucv) {
     int saved_errno = errno;
     emu_worker *w = tl_worker;
@@ -133,8 +140,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
         emu_pool *p = w->pool;
         const emu_launch_req *r = p->req;
         if (sig == sig_intr) {
-            if (!atomic_load_explicit(&p->abort, memory_order_relaxed) || pc < r->text_lo ||
-                pc >= r->text_hi) {
+            if (!atomic_load_explicit(&p->abort, memory_order_relaxed) || !in_kernel_text(r, pc)) {
                 errno = saved_errno;
                 return; /* not in kernel code: it stops at its next scheduling point */
             }
@@ -194,6 +200,13 @@ static long dyn_canary_broken(const emu_worker *w) {
     return -1;
 }
 
+/* Tells the bound sanitizer about a static __shared__ variable. */
+static void san_static(const emu_static *st) {
+    char decl[160];
+    snprintf(decl, sizeof decl, "%s:%d", st->file, st->line);
+    emu_san_shared_add(st->reg.data, st->reg.size, st->reg.map, st->reg.map + st->reg.map_len, st->name, decl);
+}
+
 /* static __shared__ storage */
 
 static void *static_shared(unsigned long size, unsigned long align, int line, const char *file,
@@ -206,7 +219,7 @@ static void *static_shared(unsigned long size, unsigned long align, int line, co
     const emu_launch_req *r = w->pool->req;
     size_t total = w->dyn_bytes + size;
     for (int i = 0; i < w->n_statics; i++)
-        if (w->statics[i].module == r->module) total += w->statics[i].reg.size;
+        if (w->statics[i].module == w->cur_module) total += w->statics[i].reg.size;
     if (r->shared_limit && total > r->shared_limit) {
         snprintf(why, why_size,
                  "%lu bytes bring the block's shared memory (static %zu + dynamic %zu) over the "
@@ -215,7 +228,7 @@ static void *static_shared(unsigned long size, unsigned long align, int line, co
         return NULL;
     }
     if (align == 0 || (align & (align - 1)) || align > 4096) align = 16;
-    emu_static st = {.module = r->module, .line = line};
+    emu_static st = {.module = w->cur_module, .line = line};
     hn_err err;
     if (emu_region_map(&st.reg, size, align, &err) != 0) {
         snprintf(why, why_size, "%s", err.msg);
@@ -229,6 +242,7 @@ static void *static_shared(unsigned long size, unsigned long align, int line, co
         w->statics = xrealloc(w->statics, (size_t)w->cap_statics * sizeof *w->statics);
     }
     w->statics[w->n_statics++] = st;
+    if (r->san && w->cur_module == r->module) san_static(&w->statics[w->n_statics - 1]);
     return st.reg.data;
 }
 
@@ -261,6 +275,7 @@ static void run_launch(emu_worker *w) {
     if (sigsetjmp(w->jb, 1)) {
         /* back from a signal handler that left the kernel */
         emu_sched_landed(w->sched);
+        if (r->san) emu_san_worker_bind(w->san, NULL);
         if (w->fault == FAULT_SIGNAL) {
             w->result = -1;
             pthread_mutex_lock(&p->mu);
@@ -279,6 +294,14 @@ static void run_launch(emu_worker *w) {
     }
     hn_emu_block blk = p->proto;
     blk.dyn_shared = w->dyn_ptr;
+    w->cur_module = r->module;
+    if (r->san) {
+        if (!w->san) w->san = emu_san_worker_create();
+        emu_san_worker_bind(w->san, r->san);
+        emu_san_shared_add(w->dyn_ptr, w->dyn_bytes, w->dyn.map, w->dyn.map + w->dyn.map_len, NULL, NULL);
+        for (int i = 0; i < w->n_statics; i++)
+            if (w->statics[i].module == r->module) san_static(&w->statics[i]);
+    }
     w->armed = 1;
     for (;;) {
         if (atomic_load_explicit(&p->abort, memory_order_relaxed)) break;
@@ -288,6 +311,10 @@ static void run_launch(emu_worker *w) {
         blk.block_idx.y = (unsigned)(b / r->grid.x % r->grid.y);
         blk.block_idx.z = (unsigned)(b / r->grid.x / r->grid.y);
         w->fail_block = b;
+        /* a profile runs the blocks it does not record in the plain module */
+        int plain = r->plain.fn && !emu_san_profiles_block(r->san, b);
+        k.fn = plain ? r->plain.fn : r->fn;
+        w->cur_module = plain ? r->plain.module : r->module;
         int rc = emu_sched_run_block(w->sched, &k, &blk);
         long pad = rc == EMU_BLOCK_DONE && w->dyn_pad ? dyn_canary_broken(w) : -1;
         if (pad >= 0) {
@@ -313,6 +340,7 @@ static void run_launch(emu_worker *w) {
         }
         w->result = -1;
         snprintf(w->msg, sizeof w->msg, "%s", emu_sched_error(w->sched));
+        if (r->san && emu_sched_error_kind(w->sched) == EMU_FAIL_SYNC) emu_san_add_sync(r->san, b, w->msg);
         pthread_mutex_lock(&p->mu);
         atomic_store(&p->abort, 1);
         p->failed = 1;
@@ -321,6 +349,7 @@ static void run_launch(emu_worker *w) {
         break;
     }
     w->armed = 0;
+    if (r->san) emu_san_worker_bind(w->san, NULL);
 }
 
 static void *worker_main(void *arg) {
@@ -397,6 +426,7 @@ void emu_pool_destroy(emu_pool *p) {
         emu_worker *w = &p->w[i];
         if (w->started) pthread_join(w->th, NULL);
         emu_sched_destroy(w->sched);
+        emu_san_worker_destroy(w->san);
         emu_region_unmap(&w->dyn);
         for (int j = 0; j < w->n_statics; j++) emu_region_unmap(&w->statics[j].reg);
         free(w->statics);
@@ -450,6 +480,12 @@ static int addr2line(const char *so, uintptr_t off, char *out, size_t size) {
 }
 
 void emu_run_describe_pc(const emu_launch_req *req, uintptr_t pc, char *out, size_t size) {
+    if (req->plain.fn && pc >= req->plain.text_lo && pc < req->plain.text_hi && req->plain.so_path) {
+        emu_launch_req plain = {.text_lo = req->plain.text_lo, .text_hi = req->plain.text_hi,
+                                .so_base = req->plain.so_base, .so_path = req->plain.so_path};
+        emu_run_describe_pc(&plain, pc, out, size);
+        return;
+    }
     if (pc < req->text_lo || pc >= req->text_hi || !req->so_path) {
         snprintf(out, size, "an unknown place (pc %p)", (void *)pc);
         return;
@@ -478,10 +514,10 @@ static const char *sig_text(int sig, int code) {
 
 /* The first program counter of the fault that lies in kernel code. */
 static uintptr_t kernel_pc(const emu_launch_req *r, const emu_worker *w) {
-    if (w->f_pc >= r->text_lo && w->f_pc < r->text_hi) return w->f_pc;
+    if (in_kernel_text(r, w->f_pc)) return w->f_pc;
     for (int i = 0; i < w->f_nframes; i++) {
         uintptr_t a = (uintptr_t)w->f_frames[i];
-        if (a >= r->text_lo && a < r->text_hi) return a - 1; /* a return address */
+        if (in_kernel_text(r, a)) return a - 1; /* a return address */
     }
     return w->f_pc;
 }

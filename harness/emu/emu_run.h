@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "emu_mem.h"
+#include "emu_san.h"
 #include "shim/hn_emu_abi.h"
 #include "util.h"
 
@@ -62,6 +63,15 @@ typedef struct {
     const void *module;            /* the module's handle: owner of its static __shared__ */
     size_t shared_limit;           /* bytes of shared memory a block may have (dynamic
                                       plus static) */
+    emu_san *san;                  /* the sanitizer the instrumented module reports to,
+                                      or NULL (then its callbacks do nothing) */
+    struct {                       /* a profile's plain module (fn NULL if none): the
+                                      blocks the profile does not record run it */
+        void (*fn)(void **args);
+        const void *module;
+        uintptr_t text_lo, text_hi, so_base;
+        const char *so_path;
+    } plain;
 } emu_launch_req;
 
 /* Starts n worker threads (n >= 1) with fiber stacks of stack_bytes. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emu_fiber.h"
+#include "emu_san.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -81,6 +82,7 @@ struct emu_sched {
     size_t main_size;
     void *main_fake;
     int status;
+    int fail_kind;                           /* EMU_FAIL_* of a failed block */
     void *stop_pc;
     int stop_thread;
     char msg[2048];
@@ -388,6 +390,7 @@ __attribute__((noreturn)) static void deadlock(emu_sched *s, emu_fiber *me) {
     char copy[1536];
     snprintf(copy, sizeof copy, "%s", sb.buf);
     hn_sb_free(&sb);
+    s->fail_kind = EMU_FAIL_SYNC;
     fail(s, who, "%s", copy);
 }
 
@@ -416,6 +419,7 @@ static int coalesce_settle(emu_sched *s, emu_fiber *me) {
     int mine = 0;
     for (int i = 0; i < wp->nco; i++) {
         unsigned mask = wp->co[i].arrived;
+        if (emu_san_tl) emu_san_warp_sync(w, mask);
         for (int l = 0; l < nl; l++) {
             if (!(mask >> l & 1u)) continue;
             emu_fiber *f = s->f[base + l];
@@ -471,6 +475,7 @@ __attribute__((noinline, cold, noreturn)) static void barrier_exited(emu_sched *
     while (gone < s->n && s->f[gone]->state != F_DONE) gone++;
     char t[48];
     tid_of(s, gone, t, sizeof t);
+    s->fail_kind = EMU_FAIL_SYNC;
     fail(s, me,
          "divergent %s: waits at %s:%d, but thread %s has already exited "
          "(%d of %d threads exited) and will never arrive",
@@ -483,6 +488,7 @@ __attribute__((noinline, cold, noreturn)) static void barrier_diverged(emu_sched
                                                                      const char *file) {
     char t[48];
     tid_of(s, s->bar_first, t, sizeof t);
+    s->fail_kind = EMU_FAIL_SYNC;
     if (line == s->bar_line && file == s->bar_file)
         fail(s, me,
              "divergent %s: waits at %s:%d while thread %s waits at another "
@@ -523,6 +529,7 @@ static unsigned long long barrier(emu_sched *s, emu_fiber *me, int op, int pred,
     case HN_EMU_OP_SYNCTHREADS_OR: r = s->bar_true > 0; break;
     default: break;
     }
+    if (emu_san_tl) emu_san_barrier();
     for (int i = 0; i < s->bar_n - 1; i++) {
         emu_fiber *w = s->f[s->bar_wait[i]];
         w->ret = r;
@@ -637,6 +644,7 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
     int bop = op & HN_EMU_OP_MASK;
     if (bop == HN_EMU_OP_ACTIVEMASK) return exist & ~wp->done;
     if (bop == HN_EMU_OP_COALESCE) return coalesce(s, me, op, site, line, file);
+    s->fail_kind = EMU_FAIL_SYNC; /* what fails from here on is the collective's use */
     if (width < 1 || width > HN_EMU_WARP_SIZE || (width & (width - 1)))
         fail(s, me, "%s at %s:%d: width %d is not a power of two from 1 to 32", op_name(op),
              base_name(file), line, width);
@@ -686,6 +694,7 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
         fail(s, me, "divergent warp collectives: calls %s at %s:%d while lanes %s wait in %s at %s:%d",
              op_name(op), base_name(file), line, buf, op_name(g->op), base_name(g->file), g->line);
     }
+    s->fail_kind = EMU_FAIL_OTHER;
     me->w_val = value;
     me->w_param = param;
     me->w_width = width;
@@ -701,6 +710,7 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
         return me->ret;
     }
     warp_results(s, g, base);
+    if (emu_san_tl) emu_san_warp_sync(w, mask);
     *g = wp->g[--wp->n];
     for (int l = 0; l < HN_EMU_WARP_SIZE; l++) {
         if (!(mask >> l & 1u) || l == lane) continue;
@@ -720,6 +730,7 @@ static void fiber_exit(emu_sched *s, emu_fiber *me) {
     me->state = F_DONE;
     s->ndone++;
     wp->done |= 1u << lane;
+    s->fail_kind = EMU_FAIL_SYNC;
     if (s->bar_n > 0)
         fail(s, me,
              "exited while %d thread%s wait%s at __syncthreads (%s:%d): divergent __syncthreads "
@@ -736,6 +747,7 @@ static void fiber_exit(emu_sched *s, emu_fiber *me) {
              "names this lane: divergent %s (every lane of the mask must reach it)",
              a, w, op_name(g->op), base_name(g->file), g->line, g->mask, op_name(g->op));
     }
+    s->fail_kind = EMU_FAIL_OTHER;
     coalesce_settle(s, me);
     int next = pop(s);
     if (next >= 0) {
@@ -786,6 +798,16 @@ static void rt_yield(hn_emu_tctx *self) {
     me->state = F_READY;
     push(s, me->id);
     block_me(s, me);
+}
+
+void emu_sched_sanitizer_trap(const char *msg) {
+    emu_sched *s = tl_sched;
+    s->fail_kind = EMU_FAIL_SANITIZER;
+    fail(s, (emu_fiber *)emu_tl_cur, "%s", msg);
+}
+
+int emu_sched_error_kind(const emu_sched *s) {
+    return s->fail_kind;
 }
 
 static void rt_trap(hn_emu_tctx *self, const char *what, int line, const char *file) {
@@ -970,8 +992,10 @@ int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_bl
     s->qh = s->qn = 0;
     s->bar_n = 0;
     s->status = EMU_BLOCK_DONE;
+    s->fail_kind = EMU_FAIL_OTHER;
     s->stop_pc = NULL;
     s->msg[0] = '\0';
+    if (emu_san_tl) emu_san_block_begin(blk);
     for (int w = 0; w < (s->n + HN_EMU_WARP_SIZE - 1) / HN_EMU_WARP_SIZE; w++) {
         s->warps[w].n = 0;
         s->warps[w].nco = 0;
@@ -994,5 +1018,6 @@ int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_bl
     asan_finish(s->main_fake);
     emu_tl_cur = NULL;
     asan_clean_block(s);
+    if (emu_san_tl) emu_san_block_end(s->status == EMU_BLOCK_DONE);
     return s->status;
 }

@@ -52,6 +52,14 @@ void emu_sched_destroy(emu_sched *s);
  * EMU_BLOCK_STOPPED (k->abort was seen). */
 int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_block *blk);
 const char *emu_sched_error(const emu_sched *s);
+/* What a failed block's error is: the scheduler's checks of barriers and warp
+ * collectives (divergence, masks, deadlock), a sanitizer finding that had to
+ * stop the block, or anything else (a trap, an assert). */
+enum { EMU_FAIL_OTHER = 0, EMU_FAIL_SYNC, EMU_FAIL_SANITIZER };
+int emu_sched_error_kind(const emu_sched *s);
+/* Fails the running block with msg (from a sanitizer callback in kernel
+ * code, on the emulated thread's stack); does not return. */
+__attribute__((noreturn)) void emu_sched_sanitizer_trap(const char *msg);
 /* Where the last stopped thread was: a return address in the kernel module (or
  * NULL), and its linear thread id in *thread. */
 void *emu_sched_stop_pc(const emu_sched *s, int *thread);

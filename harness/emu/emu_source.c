@@ -677,6 +677,33 @@ int emu_src_uses_ident(const char *text, const char *word) {
     return found;
 }
 
+int emu_src_declares_device_vars(const char *text) {
+    toks ts = {0};
+    lex(text, &ts);
+    int found = 0;
+    for (int i = 0; i < ts.n && !found; i++) {
+        if (ts.t[i].k != T_IDENT) continue;
+        if (is(text, &ts.t[i], "__managed__")) {
+            found = 1;
+            break;
+        }
+        if (!is(text, &ts.t[i], "__device__")) continue;
+        /* a function's `(` (or a body) comes before any `;`, `=` or `[` */
+        for (int j = i + 1; j < ts.n; j++) {
+            const tok *t = &ts.t[j];
+            if (t->k != T_PUNCT) continue;
+            char c = text[t->b];
+            if (c == '(' || c == '{') break;
+            if (c == ';' || c == '=' || c == '[' || c == ',') {
+                found = 1;
+                break;
+            }
+        }
+    }
+    free(ts.t);
+    return found;
+}
+
 void emu_src_quoted_includes(const char *text, const char *dir, const char *const *include_dirs,
                              int n_include_dirs, char ***list, int *n) {
     toks ts = {0};

@@ -51,6 +51,10 @@ int emu_src_scan_unsupported(const char *text, const char *path, int preprocesse
 /* Whether identifier `word` appears in text (outside comments and literals). */
 int emu_src_uses_ident(const char *text, const char *word);
 
+/* Whether text declares a variable that lives in device memory for the whole
+ * program (`__device__ T x;`, `__managed__`): state blocks could share. */
+int emu_src_declares_device_vars(const char *text);
+
 /* The quoted includes (#include "x") of text, resolved beside `dir` and then in
  * include_dirs; appends existing paths not yet in *list (caller frees each
  * and the array). */

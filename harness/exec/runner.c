@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "profile.h"
 #include "peak.h"
 #include "sweep.h"
 
@@ -32,11 +33,15 @@
  * whose FLOP say nothing of their cost (the config's emu.max_mb). */
 #define HN_EMU_DEFAULT_MAX_MB 256.0
 
+/* Blocks of a launch the profile records by default (--profile-blocks). */
+#define HN_PROFILE_BLOCKS 8
+
 /* Lines of kernel printf a launch may print in a run (--printf-lines). */
 #define HN_RUN_PRINTF_LINES 100
 
 const char *const hn_status_names[HN_ST_COUNT] = {"ok",    "mismatch", "compile_error", "launch_error",
-                                                  "fault", "timeout",  "skipped"};
+                                                  "fault", "timeout",  "skipped",       "race",
+                                                  "memcheck", "initcheck", "synccheck"};
 
 int hn_status_failed(int status) {
     return status != HN_ST_OK && status != HN_ST_SKIPPED;
@@ -269,6 +274,8 @@ typedef struct {
     hn_run_stats stats;
     int restart;            /* a kernel faulted: finish the row, then leave */
     int row_ran;            /* the last variant downloaded its outputs */
+    unsigned sanitize;      /* HN_SAN_* checks (--sanitize): rows are one instrumented launch */
+    int profile;            /* --profile: rows are one profiled launch */
     int first_launch_done;  /* the row's first launch has run (printf windows) */
 } runner;
 
@@ -486,6 +493,11 @@ typedef struct {
     const char *timing;     /* the "timing" column */
 } row_job;
 
+/* The baseline a row measures (NULL for a variant's row). */
+static const hn_op_baseline *row_baseline(const runner *r, const row_job *j) {
+    return j->v ? NULL : &r->plan->op->baselines[j->slot - r->plan->n_variants];
+}
+
 /* The baseline of `family` that variants of `precision` are compared with:
  * the one of that precision, or -1. */
 static int baseline_for(const hn_op *op, const char *family, const char *precision) {
@@ -493,6 +505,225 @@ static int baseline_for(const hn_op *op, const char *family, const char *precisi
         if (strcmp(op->baselines[b].family, family) == 0 && strcmp(op->baselines[b].precision, precision) == 0)
             return b;
     return -1;
+}
+
+/* Where the sanitizer's full report of a row goes: stderr, and --report. */
+static void print_report(runner *r, const hn_workload *w, const row_job *j, const hn_san_findings *f) {
+    long total = 0;
+    for (int k = 0; k < HN_SAN_NCLASS; k++) total += f->n[k];
+    char *text = xasprintf("harness: sanitizer: variant %s, case %lld (%s): %ld finding%s\n%s",
+                           j->v ? j->v->label : hn_run_slot_name(r->plan, j->slot), (long long)w->c->id, w->label,
+                           total, total == 1 ? "" : "s", f->report ? f->report : "");
+    fputs(text, stderr);
+    fflush(stderr);
+    if (r->cli->report) {
+        FILE *out = fopen(r->cli->report, "a");
+        if (out) {
+            fputs(text, out);
+            fclose(out);
+        } else {
+            fprintf(stderr, "harness: --report %s: cannot append\n", r->cli->report);
+        }
+    }
+    free(text);
+}
+
+/* A row under the sanitizer: one launch of the instrumented kernel on
+ * poisoned outputs, its findings, the check of its outputs and inputs; no
+ * timing (an instrumented kernel's time says nothing). */
+static void sanitize_row(runner *r, hn_workload *w, const row_job *j) {
+    const hn_op *op = r->plan->op;
+    int64_t ci = w->c->id;
+    hn_err err;
+    char reason[sizeof err.msg] = "";
+    int status = HN_ST_OK;
+    hn_san_findings f = {.first_class = -1};
+    if (hn_poison_outputs(w, &err) != 0) {
+        emit_row(r, ci, j->slot, HN_ST_LAUNCH, err.msg, NAN, NAN);
+        return;
+    }
+    int launched = j->issue(j->ctx, &err) == 0 && r->be->ops->sync(r->be, &err) == 0;
+    r->first_launch_done = 1;
+    if (r->be->ops->sanitizer_take) r->be->ops->sanitizer_take(r->be, &f);
+    static const int class_status[HN_SAN_NCLASS] = {HN_ST_RACE, HN_ST_MEMCHECK, HN_ST_INITCHECK, HN_ST_SYNCCHECK};
+    if (f.first_class >= 0) {
+        print_report(r, w, j, &f);
+        status = class_status[f.first_class];
+        snprintf(reason, sizeof reason, "%s", f.first);
+        if (!launched) (void)launch_status(r, &err); /* a fault: the next rows run in a fresh process */
+    } else if (!launched) {
+        status = launch_status(r, &err);
+        snprintf(reason, sizeof reason, "%s", err.msg);
+    }
+    hn_san_findings_free(&f);
+    if (launched) {
+        hn_row_check rc;
+        if (hn_check_outputs(w, j->v, row_baseline(r, j), &rc, &err) != 0) {
+            emit_row(r, ci, j->slot, launch_status(r, &err), err.msg, NAN, NAN);
+            return;
+        }
+        r->row_ran = 1;
+        hn_row_check_columns(r->csv, w, &rc);
+        if (status == HN_ST_OK && !rc.passed) {
+            status = HN_ST_MISMATCH;
+            mismatch_reason(w, &rc, "check", reason, sizeof reason);
+        }
+        size_t n_diff = 0;
+        int clobbered = verify_inputs(w, &n_diff, &err);
+        if (clobbered >= 0 && status == HN_ST_OK) {
+            status = HN_ST_MISMATCH;
+            snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
+                     op->buffers[clobbered].name, n_diff);
+        }
+    }
+    emit_row(r, ci, j->slot, status, reason, NAN, NAN);
+}
+
+/* ---------------------------------------------------------------------- */
+/* profiles */
+
+static const char *const PROFILE_TAIL[] = {"label", "variant", "kernel", "file", "line", "function", "space",
+                                           "kind", "requests", "sectors_per_request", "bank_conflicts_per_request",
+                                           "accesses", "share_pct", "blocks_profiled", "blocks"};
+
+/* The columns of x.lines.csv: the case's axes, then PROFILE_TAIL. */
+static const char **profile_columns(const hn_plan *p, int *n) {
+    const char **cols = xcalloc((size_t)p->n_axes + HN_ARRAY_LEN(PROFILE_TAIL) + 1, sizeof *cols);
+    int k = 0;
+    cols[k++] = "case";
+    for (int a = 0; a < p->n_axes; a++) cols[k++] = p->axes[a].name;
+    for (size_t i = 0; i < HN_ARRAY_LEN(PROFILE_TAIL); i++) cols[k++] = PROFILE_TAIL[i];
+    *n = k;
+    return cols;
+}
+
+static char *profile_file(const char *out, const char *suffix) {
+    size_t n = strlen(out);
+    if (n > 4 && strcmp(out + n - 4, ".csv") == 0) n -= 4;
+    return xasprintf("%.*s%s", (int)n, out, suffix);
+}
+
+int hn_runner_profile_files(const hn_plan *p, const char *out, hn_err *err) {
+    int n;
+    const char **cols = profile_columns(p, &n);
+    char *lines = profile_file(out, ".lines.csv"), *text = profile_file(out, ".txt");
+    hn_csv *csv = NULL;
+    int rc = hn_csv_open(lines, cols, n, &csv, err);
+    hn_csv_close(csv);
+    if (rc == 0) rc = hn_write_file(text, "", 0, err);
+    free(cols);
+    free(lines);
+    free(text);
+    return rc;
+}
+
+/* Appends a row's profile to x.lines.csv and x.txt, and prints its table. */
+static void write_profile(runner *r, const hn_workload *w, const row_job *j, const hn_profile *prof) {
+    const hn_plan *p = r->plan;
+    const char *out = r->cli->results ? r->cli->results : r->cli->out;
+    if (!out) return;
+    char *lines = profile_file(out, ".lines.csv"), *text = profile_file(out, ".txt");
+    char title[512];
+    snprintf(title, sizeof title, "profile of variant %s, case %lld (%s)", j->v->label, (long long)w->c->id, w->label);
+    if (!r->cli->quiet) {
+        hn_profile_print_table(stdout, prof, title);
+        fflush(stdout);
+    }
+    FILE *f = fopen(text, "a");
+    if (f) {
+        hn_profile_print_table(f, prof, title);
+        hn_profile_print_listing(f, prof);
+        fprintf(f, "\n");
+        fclose(f);
+    } else {
+        fprintf(stderr, "harness: %s: cannot append the profile\n", text);
+    }
+    int n;
+    const char **cols = profile_columns(p, &n);
+    hn_csv *csv = NULL;
+    hn_err err;
+    if (hn_csv_append(lines, cols, n, &csv, &err) == 0) {
+        for (int i = 0; i < prof->n; i++) {
+            const hn_prof_row *row = &prof->rows[i];
+            hn_csv_setf_named(csv, "case", "%lld", (long long)w->c->id);
+            for (int a = 0; a < p->n_axes; a++) {
+                char buf[64];
+                hn_value_format(&w->c->values[a], buf, sizeof buf);
+                hn_csv_set_named(csv, p->axes[a].name, buf);
+            }
+            hn_csv_set_named(csv, "label", w->label);
+            hn_csv_set_named(csv, "variant", j->v->label);
+            hn_csv_set_named(csv, "kernel", prof->kernel);
+            hn_csv_set_named(csv, "file", row->file);
+            hn_csv_setf_named(csv, "line", "%d", row->line);
+            hn_csv_set_named(csv, "function", row->func);
+            hn_csv_set_named(csv, "space", hn_profile_space_name(row->space));
+            hn_csv_set_named(csv, "kind", hn_profile_kind_name(row->kind));
+            hn_csv_setf_named(csv, "requests", "%.6g", row->requests);
+            double sp = hn_profile_sectors_per_request(row), cp = hn_profile_conflicts_per_request(row);
+            if (!isnan(sp)) hn_csv_setf_named(csv, "sectors_per_request", "%.4g", sp);
+            if (!isnan(cp)) hn_csv_setf_named(csv, "bank_conflicts_per_request", "%.4g", cp);
+            hn_csv_setf_named(csv, "accesses", "%.6g", row->accesses);
+            hn_csv_setf_named(csv, "share_pct", "%.4g", hn_profile_share(prof, row));
+            hn_csv_setf_named(csv, "blocks_profiled", "%llu", prof->blocks_profiled);
+            hn_csv_setf_named(csv, "blocks", "%llu", prof->blocks);
+            if (hn_csv_write_row(csv, &err) != 0) {
+                fprintf(stderr, "harness: %s: %s\n", lines, err.msg);
+                break;
+            }
+        }
+        hn_csv_close(csv);
+    } else {
+        fprintf(stderr, "harness: %s\n", err.msg);
+    }
+    free(cols);
+    free(lines);
+    free(text);
+}
+
+/* A row under the profile: one launch of the instrumented kernel on poisoned
+ * outputs (the blocks the profile does not record run the plain one), its
+ * profile, the check of its outputs; no timing. */
+static void profile_row(runner *r, hn_workload *w, const row_job *j) {
+    int64_t ci = w->c->id;
+    hn_err err;
+    char reason[sizeof err.msg] = "";
+    if (hn_poison_outputs(w, &err) != 0) {
+        emit_row(r, ci, j->slot, HN_ST_LAUNCH, err.msg, NAN, NAN);
+        return;
+    }
+    int launched = j->issue(j->ctx, &err) == 0 && r->be->ops->sync(r->be, &err) == 0;
+    r->first_launch_done = 1;
+    hn_profile prof;
+    memset(&prof, 0, sizeof prof);
+    if (r->be->ops->profile_take) r->be->ops->profile_take(r->be, &prof);
+    if (!launched) {
+        hn_profile_free(&prof);
+        emit_row(r, ci, j->slot, launch_status(r, &err), err.msg, NAN, NAN);
+        return;
+    }
+    write_profile(r, w, j, &prof);
+    hn_profile_free(&prof);
+    hn_row_check rc;
+    if (hn_check_outputs(w, j->v, row_baseline(r, j), &rc, &err) != 0) {
+        emit_row(r, ci, j->slot, launch_status(r, &err), err.msg, NAN, NAN);
+        return;
+    }
+    r->row_ran = 1;
+    hn_row_check_columns(r->csv, w, &rc);
+    int status = HN_ST_OK;
+    if (!rc.passed) {
+        status = HN_ST_MISMATCH;
+        mismatch_reason(w, &rc, "check", reason, sizeof reason);
+    }
+    size_t n_diff = 0;
+    int clobbered = verify_inputs(w, &n_diff, &err);
+    if (clobbered >= 0 && status == HN_ST_OK) {
+        status = HN_ST_MISMATCH;
+        snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
+                 r->plan->op->buffers[clobbered].name, n_diff);
+    }
+    emit_row(r, ci, j->slot, status, reason, NAN, NAN);
 }
 
 /* The one execution path of a row, variants and baselines alike: poison the
@@ -508,9 +739,17 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     r->row_ran = 0;
     char precision[32];
     hn_variant_precision(p, j->v, w, precision, sizeof precision);
-    const hn_op_baseline *bl = j->v ? NULL : &op->baselines[j->slot - p->n_variants];
+    const hn_op_baseline *bl = row_baseline(r, j);
     if (bl) snprintf(precision, sizeof precision, "%s", bl->precision);
     hn_csv_set_named(csv, "precision", precision);
+    if (r->sanitize && j->v) {
+        sanitize_row(r, w, j);
+        return;
+    }
+    if (r->profile && j->v) {
+        profile_row(r, w, j);
+        return;
+    }
 
 #define FAIL(st, why)                                                                             \
     do {                                                                                          \
@@ -802,12 +1041,20 @@ static int runner_open(runner *r, const hn_cli *cli, const hn_plan *p, hn_run_sh
     r->lane = lane;
     r->sink = sink;
     hn_err err;
+    if (cli->sanitize && hn_san_parse(cli->sanitize, &r->sanitize, &err) != 0) {
+        fprintf(stderr, "harness: --sanitize: %s\n", err.msg);
+        return -1;
+    }
     const hn_run_lane *ln = &sh->lane[lane];
     hn_backend_opts bo = {.device = ln->device,
                           .emu_threads = ln->emu_threads > 0 ? ln->emu_threads : cli->emu_threads,
                           .kernel_timeout = cli->kernel_timeout > 0 ? cli->kernel_timeout : 60,
                           .printf_fifo = 0,
-                          .busy_since = &sh->lane[lane].busy_since};
+                          .busy_since = &sh->lane[lane].busy_since,
+                          .sanitize = r->sanitize,
+                          .profile = cli->profile,
+                          .profile_blocks = cli->profile_blocks >= 0 ? cli->profile_blocks : HN_PROFILE_BLOCKS};
+    r->profile = cli->profile;
     if (hn_backend_create(cli->backend, &bo, !cli->quiet, &r->be, &err) != 0) {
         if (strcmp(cli->backend, "cuda") == 0)
             fprintf(stderr, "harness: no CUDA device found: %s\n(use --backend emu to run on the CPU emulator)\n", err.msg);
@@ -975,6 +1222,8 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
         if (!selected[v]) continue;
         r.jobs[v] = xcalloc(1, sizeof *r.jobs[v]);
         hn_build_init(&r.jobs[v]->build, p, &p->variants[v], NULL, 0, r.is_emu ? NULL : r.d.dev.arch, cache_dir);
+        if (r.sanitize && r.is_emu) r.jobs[v]->build.req.instrument = HN_INSTRUMENT_ACCESSES;
+        if (r.profile && r.is_emu) r.jobs[v]->build.req.instrument = HN_INSTRUMENT_PROFILE;
     }
     compile_keys(&r, keys);
     if (sink->device(sink->ctx, &r.d, keys) != 0) {

@@ -162,6 +162,11 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
  * or the end of requests. Same exit codes. */
 int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *shared, int lane, const hn_run_sink *sink);
 
+/* A profile's files beside the results file out (x.csv): x.lines.csv, a row
+ * per source line of every row (created here with its header), and x.txt, the
+ * tables and annotated listings (created empty). The runner appends to both. */
+int hn_runner_profile_files(const hn_plan *p, const char *out, hn_err *err);
+
 /* The columns of a results file for p (caller frees the array, not the names). */
 const char **hn_run_columns(const hn_plan *p, int *n);
 

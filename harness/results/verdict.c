@@ -60,8 +60,14 @@ void hn_verdict_print(const hn_verdict_in *in, FILE *f) {
             times[c * nv + v] = ok ? in->median_ms[c * in->n_slots + v] : NAN;
         }
     }
-    fprintf(f, "\n%-48s %5s %8s %7s %6s %5s %7s %7s %12s %5s\n", "variant", "ok", "mismatch", "compile",
-            "launch", "fault", "timeout", "skipped", "geomean ms", "wins");
+    int sanitized = 0; /* rows the sanitizer judged: a column of their own */
+    for (int64_t i = 0; i < in->n_cases * in->n_slots; i++)
+        sanitized |= in->status[i] >= HN_ST_RACE && in->status[i] < HN_ST_COUNT;
+    fprintf(f, "\n%-48s %5s %8s %7s %6s %5s %7s %7s", "variant", "ok", "mismatch", "compile", "launch", "fault",
+            "timeout", "skipped");
+    if (sanitized) fprintf(f, " %6s %8s %9s %9s", "race", "memcheck", "initcheck", "synccheck");
+    if (in->untimed) fprintf(f, "\n");
+    else fprintf(f, " %12s %5s\n", "geomean ms", "wins");
     for (int v = 0; v < nv; v++) {
         if (!in->selected[v]) continue;
         int n[HN_ST_COUNT] = {0};
@@ -69,9 +75,17 @@ void hn_verdict_print(const hn_verdict_in *in, FILE *f) {
             int st = in->status[c * in->n_slots + v];
             if (st >= 0 && st < HN_ST_COUNT) n[st]++;
         }
-        fprintf(f, "%-48s %5d %8d %7d %6d %5d %7d %7d %12.4g %5d\n", p->variants[v].label, n[HN_ST_OK],
-                n[HN_ST_MISMATCH], n[HN_ST_COMPILE], n[HN_ST_LAUNCH], n[HN_ST_FAULT], n[HN_ST_TIMEOUT],
-                n[HN_ST_SKIPPED], geomean(&times[v], in->n_cases, nv), wins[v]);
+        fprintf(f, "%-48s %5d %8d %7d %6d %5d %7d %7d", p->variants[v].label, n[HN_ST_OK], n[HN_ST_MISMATCH],
+                n[HN_ST_COMPILE], n[HN_ST_LAUNCH], n[HN_ST_FAULT], n[HN_ST_TIMEOUT], n[HN_ST_SKIPPED]);
+        if (sanitized)
+            fprintf(f, " %6d %8d %9d %9d", n[HN_ST_RACE], n[HN_ST_MEMCHECK], n[HN_ST_INITCHECK], n[HN_ST_SYNCCHECK]);
+        if (in->untimed) fprintf(f, "\n");
+        else fprintf(f, " %12.4g %5d\n", geomean(&times[v], in->n_cases, nv), wins[v]);
+    }
+    if (in->untimed) {
+        free(times);
+        free(wins);
+        return;
     }
     fprintf(f, "\nfastest correct variant per case%s:\n", in->is_emu ? " (CPU-emulated times: not GPU speed)" : "");
     int shown = 0, within = 0;

@@ -26,6 +26,7 @@ typedef struct {
     const double *median_ms;       /* [n_cases * n_slots]: ok rows' medians, else NAN */
     const double *noise;           /* [n_cases * n_slots]: relative standard deviation, or NAN */
     int is_emu;                    /* times are CPU times of the emulator */
+    int untimed;                   /* rows were not timed (the sanitizer): counts only */
 } hn_verdict_in;
 
 /* Whether b's margin over a (medians ms_a <= ms_b, noises as fractions) is
@@ -33,7 +34,7 @@ typedef struct {
  * standard deviation of the two. Unknown noise is not "within". */
 int hn_verdict_within_noise(double ms_a, double noise_a, double ms_b, double noise_b);
 
-/* Prints the per-variant table and the per-case verdict. */
+/* Prints the per-variant table and (timed rows) the per-case verdict. */
 void hn_verdict_print(const hn_verdict_in *in, FILE *out);
 
 /* Writes the verdict as CSV to path: per case with a correct variant, the best

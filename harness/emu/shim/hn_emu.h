@@ -104,12 +104,29 @@
 inline const hn_emu_rt *hn_emu_rt_ = nullptr;
 inline long hn_emu_tls_off_ = 0;
 
+/* Reads of the runtime's own state (the %fs offset, the thread's indices): in
+ * an instrumented module (HN_EMU_INSTRUMENTED, see emu_compile.c) through an
+ * asm operand, which the instrumentation does not see, so only the kernel's
+ * own loads and stores reach the sanitizer and the profile. */
+#ifdef HN_EMU_INSTRUMENTED
+template <class T>
+static __inline__ __attribute__((always_inline)) T hn_emu_peek(const T &x) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a 4- or 8-byte value");
+    T v;
+    __asm__("mov %1, %0" : "=r"(v) : "m"(x));
+    return v;
+}
+#define HN_EMU_PEEK(x) hn_emu_peek(x)
+#else
+#define HN_EMU_PEEK(x) (x)
+#endif
+
 /* The running emulated thread. The runtime keeps its pointer in a thread-local
  * of the harness at a fixed offset from %fs; it is constant for the life of an
  * emulated thread, so the compiler may reuse the value. */
 static __inline__ __attribute__((always_inline)) hn_emu_tctx *hn_emu_self() {
     hn_emu_tctx *p;
-    __asm__("movq %%fs:(%1), %0" : "=r"(p) : "r"(hn_emu_tls_off_));
+    __asm__("movq %%fs:(%1), %0" : "=r"(p) : "r"(HN_EMU_PEEK(hn_emu_tls_off_)));
     return p;
 }
 
@@ -123,7 +140,7 @@ HN_EMU_EXPORT void hn_emu_module_init(const hn_emu_rt *rt, long tls_offset) {
 }
 
 static __inline__ void *hn_emu_dyn_shared() {
-    return hn_emu_self()->blk->dyn_shared;
+    return HN_EMU_PEEK(HN_EMU_PEEK(hn_emu_self()->blk)->dyn_shared);
 }
 
 /* Storage of one static __shared__ variable for the running block: the harness
@@ -208,10 +225,20 @@ struct dim3 {
 /* ------------------------------------------------------------------------- */
 /* built-in variables */
 
+#ifdef HN_EMU_INSTRUMENTED
+static __inline__ __attribute__((always_inline)) uint3 hn_emu_peek3(const uint3 &v) {
+    return uint3{hn_emu_peek(v.x), hn_emu_peek(v.y), hn_emu_peek(v.z)};
+}
+#define threadIdx (hn_emu_peek3(hn_emu_self()->tid))
+#define blockIdx (hn_emu_peek3(hn_emu_peek(hn_emu_self()->blk)->block_idx))
+#define blockDim (hn_emu_peek3(hn_emu_peek(hn_emu_self()->blk)->block_dim))
+#define gridDim (hn_emu_peek3(hn_emu_peek(hn_emu_self()->blk)->grid_dim))
+#else
 #define threadIdx (static_cast<const uint3 &>(hn_emu_self()->tid))
 #define blockIdx (static_cast<const uint3 &>(hn_emu_self()->blk->block_idx))
 #define blockDim (static_cast<const uint3 &>(hn_emu_self()->blk->block_dim))
 #define gridDim (static_cast<const uint3 &>(hn_emu_self()->blk->grid_dim))
+#endif
 static constexpr int warpSize = HN_EMU_WARP_SIZE;
 
 /* ------------------------------------------------------------------------- */
@@ -220,7 +247,7 @@ static constexpr int warpSize = HN_EMU_WARP_SIZE;
 static __inline__ unsigned long long hn_emu_coll(int op, unsigned mask, unsigned long long v,
                                                  int param, int width, int site, int line,
                                                  const char *file) {
-    return hn_emu_rt_->collective(hn_emu_self(), op, mask, v, param, width, site, line, file);
+    return HN_EMU_PEEK(hn_emu_rt_)->collective(hn_emu_self(), op, mask, v, param, width, site, line, file);
 }
 
 #define __syncthreads()                                                                     \

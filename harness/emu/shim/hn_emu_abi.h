@@ -13,6 +13,11 @@
  *                                                      current emulated thread
  *   const hn_emu_kinfo hn_emu_kernel_<i>_info          its name and signature
  *
+ * An instrumented module (compiled for `harness check` or `--profile`, see
+ * hn_emu_san_stub.cc) also exports
+ *   void hn_emu_module_san(const hn_emu_san_rt *)      where its memory-access
+ *                                                      callbacks report to
+ *
  * Invariants: while kernel code runs, the runtime's thread-local pointer (found
  * at %fs:offset) points at the running thread's hn_emu_tctx, which stays at the
  * same address for the whole life of that emulated thread; `blk` is never NULL
@@ -130,6 +135,55 @@ typedef struct hn_emu_rt {
     void *(*static_shared)(hn_emu_tctx *self, unsigned long size, unsigned long align, int line,
                            const char *file, const char *name);
 } hn_emu_rt;
+
+/* The sanitizer's entry points, handed to an instrumented module: every load
+ * and store the compiler instrumented calls `access` with its address, its
+ * size and HN_EMU_SAN_* flags in `info`, and the return address inside the
+ * module (`pc`, the source line of the access); atomics call `atomic`
+ * (before the operation), fences `fence`. The runtime decides what the access
+ * is (device memory, shared memory, anything else) and what to record. */
+#define HN_EMU_SAN_SIZE 0xffffffffu     /* bits of info: the size in bytes */
+#define HN_EMU_SAN_WRITE (1ull << 32)
+#define HN_EMU_SAN_READ (1ull << 33)    /* both for read-modify-write atomics */
+#define HN_EMU_SAN_VOLATILE (1ull << 34)
+#define HN_EMU_SAN_UNALIGNED (1ull << 35) /* the compiler did not know the alignment */
+#define HN_EMU_SAN_ATOMIC (1ull << 36)
+#define HN_EMU_SAN_ABI 5
+typedef struct hn_emu_san_rt {
+    int abi;
+    void (*access)(void *addr, unsigned long long info, void *pc);
+    void (*fence)(void *pc);
+    long tls_offset;   /* %fs offset of the worker's hn_emu_san_fast pointer */
+    /* an access inside shared variable number `var` of hn_emu_san_fast.shared */
+    void (*shared)(void *addr, unsigned long long info, void *pc, int var);
+} hn_emu_san_rt;
+
+/* What the callbacks decide without calling the runtime: an aligned plain load
+ * or store inside one of the device buffers the worker touched last, that
+ * reads bytes already written (or writes). The runtime keeps it up to date;
+ * the pointer at %fs:tls_offset is NULL when no sanitized launch runs on the
+ * calling thread (then every access goes to `access`, which ignores it). */
+#define HN_EMU_SAN_RECENT 4
+#define HN_EMU_SAN_SHARED 4
+typedef struct hn_emu_san_fast {
+    int mode;                           /* HN_EMU_SAN_FAST_*: what plain accesses need */
+    int check_align;                    /* misaligned accesses go to `access` */
+    int check_init;                     /* reads of unwritten bytes go to `access` */
+    int n_shared;
+    struct {
+        unsigned long long data, size;  /* the buffer */
+        unsigned char *init;            /* a byte per byte: 1 = written; NULL: every byte is */
+    } recent[HN_EMU_SAN_RECENT];        /* unused entries have size 0 */
+    struct {
+        unsigned long long lo, span;    /* a shared variable's mapping, guard pages included */
+    } shared[HN_EMU_SAN_SHARED];        /* the first n_shared of the block's: their accesses
+                                           go to `shared` at once */
+} hn_emu_san_fast;
+enum {
+    HN_EMU_SAN_FAST_CHECK = 0,          /* the fast path above, the rest to the runtime */
+    HN_EMU_SAN_FAST_ALL_SLOW = 1,       /* every access to the runtime (a block the profile records) */
+    HN_EMU_SAN_FAST_SKIP = 2,           /* nothing to do (a block the profile leaves out) */
+};
 
 /* A kernel's name expression and parameter signature: kinds[i] is 'p' pointer,
  * 'i' signed integer, 'u' unsigned integer (and bool), 'f' floating point, 'o'
