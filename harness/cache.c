@@ -70,6 +70,25 @@ static int write_all(int fd, const void *data, size_t n) {
     return 0;
 }
 
+/* Closes a written temporary entry and renames it over `path` (atomic: a
+ * reader sees the old entry or the whole new one); on any failure, the first
+ * errno (`e` when !ok) is reported and the temporary removed. */
+static int finish_entry(int fd, int ok, int e, const char *tmp, const char *path, hn_err *err) {
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        hn_errf(err, "%s: cannot write: %s", path, strerror(e));
+        unlink(tmp);
+    }
+    return ok ? 0 : -1;
+}
+
 int hn_cache_write(const char *path, const void *data, size_t size, hn_err *err) {
     char *tmp = hn_cache_tmp_name(path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -84,21 +103,9 @@ int hn_cache_write(const char *path, const void *data, size_t size, hn_err *err)
     char rec[HN_CACHE_RECORD_LEN + 1];
     format_record(rec, size, &h);
     int ok = write_all(fd, data, size) == 0 && write_all(fd, rec, HN_CACHE_RECORD_LEN) == 0;
-    int e = errno;
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        e = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        e = errno;
-    }
-    if (!ok) {
-        hn_errf(err, "%s: cannot write: %s", path, strerror(e));
-        unlink(tmp);
-    }
+    int rc = finish_entry(fd, ok, errno, tmp, path, err);
     free(tmp);
-    return ok ? 0 : -1;
+    return rc;
 }
 
 int hn_cache_commit(const char *tmp, const char *path, hn_err *err) {
@@ -128,19 +135,7 @@ int hn_cache_commit(const char *tmp, const char *path, hn_err *err) {
         ok = write_all(fd, rec, HN_CACHE_RECORD_LEN) == 0; /* at the end: the reads got there */
         e = errno;
     }
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        e = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        e = errno;
-    }
-    if (!ok) {
-        hn_errf(err, "%s: cannot write: %s", path, strerror(e));
-        unlink(tmp);
-    }
-    return ok ? 0 : -1;
+    return finish_entry(fd, ok, e, tmp, path, err);
 }
 
 /* ---------------------------------------------------------------------- */

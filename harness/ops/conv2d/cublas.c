@@ -52,20 +52,6 @@ typedef struct {
     hn_dptr filter_d, out_d; /* DGEMM: the filter and one image's result in double */
 } cublas_state;
 
-static const char *cublas_error(cublasStatus_t s) {
-    switch (s) {
-    case CUBLAS_STATUS_SUCCESS: return "success";
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "not initialized";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "allocation failed";
-    case CUBLAS_STATUS_INVALID_VALUE: return "invalid value";
-    case CUBLAS_STATUS_ARCH_MISMATCH: return "architecture mismatch";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "execution failed";
-    case CUBLAS_STATUS_INTERNAL_ERROR: return "internal error";
-    case CUBLAS_STATUS_NOT_SUPPORTED: return "not supported";
-    default: return "error";
-    }
-}
-
 static void *open_state(hn_backend *be, const hn_device_info *dev, int dbl, hn_err *err) {
     if (!hn_backend_cuda_stream(be)) {
         hn_errf(err, "cuBLAS runs on the cuda backend only");
@@ -91,7 +77,7 @@ static void *open_state(hn_backend *be, const hn_device_info *dev, int dbl, hn_e
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetStream(b->handle, (cudaStream_t)hn_backend_cuda_stream(be));
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(b->handle, CUBLAS_DEFAULT_MATH);
     if (st != CUBLAS_STATUS_SUCCESS) {
-        hn_errf(err, "cuBLAS: %s", cublas_error(st));
+        hn_errf(err, "cuBLAS: %s", cublasGetStatusString(st));
         goto fail;
     }
     return b;
@@ -209,7 +195,7 @@ static int issue_image(cublas_state *b, int img, hn_err *err) {
                              lda, (const float *)(uintptr_t)filter, K, &zero, (float *)(uintptr_t)c, (int)b->npix);
         }
         if (st != CUBLAS_STATUS_SUCCESS)
-            return hn_errf(err, "%s: %s", b->dbl ? "cublasDgemm" : "cublasSgemm", cublas_error(st));
+            return hn_errf(err, "%s: %s", b->dbl ? "cublasDgemm" : "cublasSgemm", cublasGetStatusString(st));
     }
     if (b->dbl) {
         long long n = (long long)out_ch * b->npix;

@@ -43,20 +43,6 @@ typedef struct {
     hn_dptr ones;   /* batch floats of 1.0 */
 } cublas_state;
 
-const char *linear_cublas_status(int status) {
-    switch ((cublasStatus_t)status) {
-    case CUBLAS_STATUS_SUCCESS: return "success";
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "not initialized";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "allocation failed";
-    case CUBLAS_STATUS_INVALID_VALUE: return "invalid value";
-    case CUBLAS_STATUS_ARCH_MISMATCH: return "architecture mismatch";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "execution failed";
-    case CUBLAS_STATUS_INTERNAL_ERROR: return "internal error";
-    case CUBLAS_STATUS_NOT_SUPPORTED: return "not supported";
-    default: return "error";
-    }
-}
-
 static void *open_state(hn_backend *be, int backward, hn_err *err) {
     if (!hn_backend_cuda_stream(be)) {
         hn_errf(err, "cuBLAS runs on the cuda backend only");
@@ -70,7 +56,7 @@ static void *open_state(hn_backend *be, int backward, hn_err *err) {
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(b->handle, CUBLAS_DEFAULT_MATH);
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetPointerMode(b->handle, CUBLAS_POINTER_MODE_HOST);
     if (st != CUBLAS_STATUS_SUCCESS) {
-        hn_errf(err, "cuBLAS: %s", linear_cublas_status(st));
+        hn_errf(err, "cuBLAS: %s", cublasGetStatusString(st));
         if (b->handle) cublasDestroy(b->handle);
         free(b);
         return NULL;
@@ -129,20 +115,20 @@ static int issue(void *state, hn_err *err) {
     if (!b->backward) {
         st = cublasSgemm(b->handle, CUBLAS_OP_T, CUBLAS_OP_N, out_f, batch, in_f, &one, F32(dev[F_WEIGHT]), in_f,
                          F32(dev[F_X]), in_f, &zero, F32(dev[F_Y]), out_f);
-        if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemm: %s", linear_cublas_status(st));
+        if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemm: %s", cublasGetStatusString(st));
         st = cublasSger(b->handle, out_f, batch, &one, F32(dev[F_BIAS]), 1, F32(b->ones), 1, F32(dev[F_Y]), out_f);
-        if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSger: %s", linear_cublas_status(st));
+        if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSger: %s", cublasGetStatusString(st));
         return 0;
     }
     st = cublasSgemm(b->handle, CUBLAS_OP_N, CUBLAS_OP_N, in_f, batch, out_f, &one, F32(dev[B_WEIGHT]), in_f,
                      F32(dev[B_DY]), out_f, &zero, F32(dev[B_DX]), in_f);
-    if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemm (dx): %s", linear_cublas_status(st));
+    if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemm (dx): %s", cublasGetStatusString(st));
     st = cublasSgemm(b->handle, CUBLAS_OP_N, CUBLAS_OP_T, in_f, out_f, batch, &one, F32(dev[B_X]), in_f,
                      F32(dev[B_DY]), out_f, &zero, F32(dev[B_DWEIGHT]), in_f);
-    if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemm (dweight): %s", linear_cublas_status(st));
+    if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemm (dweight): %s", cublasGetStatusString(st));
     st = cublasSgemv(b->handle, CUBLAS_OP_N, out_f, batch, &one, F32(dev[B_DY]), out_f, F32(b->ones), 1, &zero,
                      F32(dev[B_DBIAS]), 1);
-    if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemv (dbias): %s", linear_cublas_status(st));
+    if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemv (dbias): %s", cublasGetStatusString(st));
     return 0;
 }
 

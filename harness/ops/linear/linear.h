@@ -61,7 +61,4 @@ int64_t *linear_sample_rows(int64_t n_rows, double flop_per_row, double budget_g
 extern const hn_op_baseline linear_baselines[LINEAR_N_BASELINES];
 extern const hn_op_baseline linear_backward_baselines[LINEAR_BACKWARD_N_BASELINES];
 
-/* cuBLAS's name for a cublasStatus_t, for messages. */
-const char *linear_cublas_status(int status);
-
 #endif
