@@ -82,6 +82,17 @@ for o in outs:
 img = x.reshape(1, 64, 64); w = f.reshape(1, 1, 5, 5); r = ref.reshape(1, 64, 64)
 pad = np.pad(img[0].astype(np.float64), 2)
 assert abs((pad[10:15, 20:25] * w[0, 0]).sum() - r[0, 10, 20]) < 1e-9
+# The manifest: the operator, every parameter resolved, each buffer's dtype and shape.
+import json
+m = json.load(open(d + "/case.json"))
+assert m["op"] == "conv2d" and m["case"] == 1, m
+p = m["params"]
+assert (p["n"], p["in_ch"], p["out_ch"], p["filter_size"], p["h"], p["w"], p["padding"], p["pad"], p["layout"]) == \
+    (1, 1, 1, 5, 64, 64, -1, 0, "NCHW"), p
+for name, arr in (("in", x), ("filter", f), ("out", ref)):
+    b = m["buffers"][name]
+    assert tuple(b["shape"]) == arr.shape and b["role"] == ("out" if name == "out" else "in"), (name, b)
+assert m["buffers"]["in"]["dtype"] == "<f4"
 print("tensors ok:", len(outs), "outputs")
 PY
 )

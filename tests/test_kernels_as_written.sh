@@ -94,7 +94,7 @@ PY
 )
 [ "$st_rows" = "conv_plain=ok plain_f5_only=skipped conv_typo=compile_error" ] || fail "rows: $st_rows"
 files=$(cd "$st/case-0" && ls | tr '\n' ' ')
-[ "$files" = "bias.npy filter.npy in.npy out.conv_plain.npy out.reference.npy " ] || fail "saved files: $files"
+[ "$files" = "bias.npy case.json filter.npy in.npy out.conv_plain.npy out.reference.npy " ] || fail "saved files: $files"
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]

@@ -20,6 +20,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "npy.h"
 #include "profile.h"
 #include "peak.h"
@@ -378,7 +380,51 @@ static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, const 
              (long long)cr->nonfinite, cr->max_abs_err);
 }
 
-/* Writes the case's inputs and references (vi < 0) or variant vi's outputs. */
+/* DIR/case-<id>/case.json: what a checker outside the harness needs to
+ * recompute the case (torch.nn.functional on the saved inputs): the operator,
+ * every parameter's value (defaults resolved; a choice by its name), and each
+ * buffer's dtype, role and shape. */
+static void save_case_manifest(runner *r, const hn_workload *w, const char *dir) {
+    const hn_op *op = r->plan->op;
+    cJSON *root = cJSON_CreateObject(), *params = cJSON_CreateObject(), *bufs = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "op", op->name);
+    cJSON_AddNumberToObject(root, "case", (double)w->c->id);
+    cJSON_AddStringToObject(root, "label", w->label);
+    for (int i = 0; i < op->n_params; i++) {
+        const hn_op_param *pa = &op->params[i];
+        double v = w->params[i];
+        if (pa->type == 'c' && pa->choices) {
+            int k = 0;
+            while (pa->choices[k] && k < (int)v) k++;
+            cJSON_AddStringToObject(params, pa->name, pa->choices[k] ? pa->choices[k] : "?");
+        } else {
+            cJSON_AddNumberToObject(params, pa->name, v);
+        }
+    }
+    static const char *const ROLES[] = {"in", "out", "inout"};
+    for (int i = 0; i < op->n_buffers; i++) {
+        cJSON *b = cJSON_CreateObject(), *shape = cJSON_CreateArray();
+        int64_t dims[4];
+        int nd = op->dims(w->params, i, dims);
+        for (int d = 0; d < nd; d++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)dims[d]));
+        cJSON_AddStringToObject(b, "dtype", hn_dtype_numpy(op->buffers[i].dtype));
+        cJSON_AddStringToObject(b, "role", (unsigned)op->buffers[i].role < 3 ? ROLES[op->buffers[i].role] : "?");
+        cJSON_AddItemToObject(b, "shape", shape);
+        cJSON_AddItemToObject(bufs, op->buffers[i].name, b);
+    }
+    cJSON_AddItemToObject(root, "params", params);
+    cJSON_AddItemToObject(root, "buffers", bufs);
+    char *text = cJSON_Print(root), *path = xasprintf("%s/case.json", dir);
+    hn_err err;
+    if (!text || hn_write_file(path, text, strlen(text), &err) != 0)
+        fprintf(stderr, "harness: --save-tensors: %s\n", text ? err.msg : "out of memory");
+    cJSON_free(text);
+    cJSON_Delete(root);
+    free(path);
+}
+
+/* Writes the case's inputs, references and manifest (vi < 0) or variant vi's
+ * outputs. */
 static void save_tensors(runner *r, const hn_workload *w, int vi) {
     const hn_op *op = r->plan->op;
     char *dir = xasprintf("%s/case-%lld", r->cli->save_tensors, (long long)w->c->id);
@@ -388,6 +434,7 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
         free(dir);
         return;
     }
+    if (vi < 0) save_case_manifest(r, w, dir);
     for (int i = 0; i < op->n_buffers; i++) {
         /* the buffer's logical shape and dtype, as numpy will read it */
         int64_t shape[4];

@@ -14,6 +14,7 @@
 #      baseline row (cuBLAS, cuDNN: ok, or skipped with a reason; the cuDNN rows of
 #      conv2d's gradients must be ok but where cuDNN cannot pose the case:
 #      tests/gpu/check_baselines.py --require),
+#      and compares every operator's outputs with PyTorch (tests/torch_crosscheck.py),
 #   7. records a brute-force tune journal of tests/configs/conv2d_igemm_space.json,
 #      compares the strategies on it, and tunes configs/conv2d_tune.json,
 #   8. trains XOR and the chapter's CNN on Fashion-MNIST with harness train, and the
@@ -129,6 +130,8 @@ for cfg in configs/*_sweep.json; do
   case $name in conv2d_sweep|pool2d_backward_sweep) continue ;; esac
   step "op_$name" 120 $h run "$cfg" --backend cuda --quick --out "$out/$name.csv"
 done
+# every operator's GPU outputs (variants, cuBLAS, cuDNN) and references against PyTorch
+step torch_crosscheck 300 env CROSSCHECK_BACKEND=cuda python3 tests/torch_crosscheck.py $h "$out/crosscheck"
 step baselines 30 bash -c "python3 tests/gpu/check_baselines.py --require cudnn_conv_bwd_data \
   --require cudnn_conv_bwd_filter --require cudnn_conv_bwd_bias $out/*.csv"
 # harness tune: a brute-force journal of the committed space (for results/<gpu>/<date>/
