@@ -150,7 +150,9 @@ if [ ! -d "$data" ] && ls .deps/dataset-fashion-mnist*.deb >/dev/null 2>&1; then
   data=$root/.deps/prefix/usr/share/datasets/fashion-mnist
 fi
 step train_xor 60 $h train xor --backend cuda --out "$out/train_xor.csv"
-step train_mnist 300 $h train mnist --data "$data" --backend cuda --epochs 3 --out "$out/train_mnist.csv"
+step train_mnist 300 $h train mnist --data "$data" --backend cuda --epochs 3 --out "$out/train_mnist.csv" \
+  --save-tensors "$out/train_tensors"
+step train_tensors 120 python3 tests/train_torch_crosscheck.py "$out/train_tensors"
 step train_torch 300 python3 tests/gpu/train_torch.py "$data" --epochs 3
 step tests 600 bash -c "cd build-gpu && ctest --output-on-failure -j $jobs"
 finish
