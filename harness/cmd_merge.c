@@ -13,6 +13,7 @@
  * file is complete when the command exits 0.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,12 +199,19 @@ static int merge_rows(merge_ctx *m) {
     rows = xcalloc((size_t)total + 1, sizeof *rows);
     slots = xcalloc((size_t)total + 1, sizeof *slots);
     cases = xcalloc((size_t)total + 1, sizeof *cases);
-    int kept = 0, dups = 0, foreign = 0;
+    int kept = 0, dups = 0, foreign = 0, cut = 0;
     for (int i = 0; i < m->n; i++) {
         const hn_table *t = &tables[i];
         for (int r = 0; r < t->n_rows; r++) {
             int64_t c;
             int s;
+            if (hn_table_row_cut(t, r)) { /* its shard was stopped while writing it: not a result */
+                cut++;
+                fprintf(stderr, "harness merge: %s: row %d (case %s, %s) is cut short (%d of %d fields); left out\n",
+                        m->paths[i], r + 1, hn_table_get(t, r, "case"), hn_table_get(t, r, "variant"), t->n_read[r],
+                        t->n_cols);
+                continue;
+            }
             if (hn_rows_locate(p, t, r, &c, &s) != 0 || hn_rows_status(t, r) < 0) {
                 if (foreign++ < 10)
                     fprintf(stderr, "harness merge: %s: row %d (case %s, %s) is no row of %s; left out\n", m->paths[i],
@@ -267,7 +275,7 @@ static int merge_rows(merge_ctx *m) {
         fprintf(stderr, "harness merge: %s\n", err.msg);
         goto done;
     }
-    int complete = have_variant_rows == promised && !foreign;
+    int complete = have_variant_rows == promised && !foreign && !cut;
     hn_verdict_in vin = {.plan = p, .selected = selected, .n_cases = p->n_cases, .n_slots = n_slots,
                          .status = status, .median_ms = median, .noise = noise,
                          .is_emu = strcmp(x->backend, "emu") == 0};
@@ -329,7 +337,7 @@ static int merge_journals(merge_ctx *m) {
     }
     hn_journal_close(out);
     if (rc == 0 && rename(tmp, m->out) != 0) {
-        fprintf(stderr, "harness merge: cannot replace %s\n", m->out);
+        fprintf(stderr, "harness merge: cannot replace %s: %s\n", m->out, strerror(errno));
         rc = 2;
     }
     if (rc != 0) unlink(tmp);

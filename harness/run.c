@@ -287,7 +287,8 @@ static int resume_rows(run_ctx *r) {
     for (int i = 0; i < r->old.n_rows && rc == 0; i++) {
         int64_t c = -1;
         int slot = -1;
-        int match = hn_rows_locate(p, &r->old, i, &c, &slot) == 0 && r->sh->in_run[c];
+        /* a row cut short (the run killed while writing it) is run again */
+        int match = !hn_table_row_cut(&r->old, i) && hn_rows_locate(p, &r->old, i, &c, &slot) == 0 && r->sh->in_run[c];
         match = match && (slot >= r->nv || r->selected[slot]);
         match = match && strcmp(hn_table_get(&r->old, i, "backend"), r->dev.backend) == 0 &&
                 strcmp(hn_table_get(&r->old, i, "device"), r->dev.dev.name) == 0;

@@ -622,7 +622,12 @@ int emu_pool_launch(emu_pool *p, const emu_launch_req *req, hn_err *err) {
 
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
-    add_ns(&deadline, req->timeout > 0 ? (long)(req->timeout * 1e9) : 0);
+    /* whole seconds apart from the rest: a long --kernel-timeout (1e10 s) in
+     * nanoseconds overflowed a long and timed the launch out at once; past 1e9
+     * s (31 years) it never comes anyway */
+    double timeout_s = req->timeout > 0 ? (req->timeout < 1e9 ? req->timeout : 1e9) : 0;
+    deadline.tv_sec += (time_t)timeout_s;
+    add_ns(&deadline, (long)((timeout_s - (double)(time_t)timeout_s) * 1e9));
 
     pthread_mutex_lock(&p->mu);
     p->failed = 0;

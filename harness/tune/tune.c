@@ -1222,7 +1222,11 @@ int hn_cmd_tune(const hn_cli *cli) {
         const char **cols = hn_run_columns(p, &n_cols);
         char *cpath = xasprintf("%s.csv", t.prefix);
         int exists = hn_file_exists(cpath);
-        int crc = exists ? hn_csv_append(cpath, cols, n_cols, &t.csv, &err) : hn_csv_open(cpath, cols, n_cols, &t.csv, &err);
+        char *cdir = hn_dirname(cpath); /* --out's folder, which a --journal elsewhere did not make */
+        int crc = hn_mkdirs(cdir, &err);
+        free(cdir);
+        if (crc == 0)
+            crc = exists ? hn_csv_append(cpath, cols, n_cols, &t.csv, &err) : hn_csv_open(cpath, cols, n_cols, &t.csv, &err);
         free(cpath);
         free(cols);
         if (crc != 0) {
