@@ -185,6 +185,9 @@ static int merge_rows(merge_ctx *m) {
             goto done;
         }
         total += tables[i].n_rows;
+        if (tables[i].cut_tail)
+            fprintf(stderr, "harness merge: %s: its last row is cut short (inside a quoted field); left out\n",
+                    m->paths[i]);
     }
     /* every row, once, at its (case, slot) */
     int64_t cells = p->n_cases * n_slots;

@@ -222,11 +222,14 @@ static int parse_record(const char **p, strvec *fields, int *line, const char *n
     for (;;) {
         hn_sb_reset(&f);
         if (*s == '"') {
-            s++;
+            const char *open = s++;
             for (;;) {
                 if (!*s) {
                     hn_sb_free(&f);
-                    return hn_errf(err, "%s:%d: unterminated quoted field", name, *line);
+                    hn_errf(err, "%s:%d: unterminated quoted field", name, *line);
+                    /* -2: the field opened on the file's last line, which a
+                     * writer killed mid-row leaves (not a stray quote) */
+                    return strchr(open, '\n') ? -1 : -2;
                 }
                 if (*s == '"') {
                     if (s[1] == '"') {
@@ -276,9 +279,14 @@ int hn_table_parse(const char *text, const char *name, hn_table *t, hn_err *err)
         }
         int at = line;
         strvec fields = {0};
-        if (parse_record(&p, &fields, &line, name, err) != 0) {
+        int prc = parse_record(&p, &fields, &line, name, err);
+        if (prc != 0) {
             for (int i = 0; i < fields.n; i++) free(fields.v[i]);
             free(fields.v);
+            if (prc == -2) { /* a last row cut short inside a quoted field: not a row */
+                t->cut_tail = 1;
+                break;
+            }
             hn_table_free(t);
             return -1;
         }

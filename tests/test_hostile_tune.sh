@@ -7,7 +7,8 @@
 #     it; given to --replay or merge, it was "0 evaluations" (exit 1 or 0);
 #   - tune's <out>.csv of another config (other columns) was appended to, and a
 #     last row cut short had the next row joined onto it;
-#   - a shard's CSV row cut short merged as a complete row (exit 0);
+#   - a shard's CSV row cut short merged as a complete row (exit 0); cut inside
+#     a quoted field, it made the file unreadable to merge and run --resume;
 #   - a shard sidecar claiming 2e9 shards hung merge (and its memory);
 #   - /dev/zero as a config or journal was read until the memory ran out;
 #   - --kernel-timeout 1e10 timed every launch out at once; inf was taken by
@@ -111,6 +112,20 @@ expect 2 "--min-time: 'inf' is not a finite number" \
 expect 0 "1 rows written" "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --case 0 \
   --kernel-timeout 1e10 --out "$tmp/kt.csv"
 
+echo "== run --resume after a kill cut a row inside a quoted field"
+out="$tmp/r.csv"
+"$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --out "$out" >/dev/null 2>&1 || fail "run"
+python3 - "$out" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().rstrip("\n").split("\n")
+last = lines[-1]
+open(sys.argv[1], "w").write("\n".join(lines[:-1]) + "\n" + last[:last.index('"') + 3])
+PY
+touch "$out.unfinished"
+expect 0 "resume: 2 rows of $out kept" "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok \
+  --out "$out" --resume
+[ "$(grep -c ',conv_ok,.*,ok,' "$out")" = 3 ] || fail "resume after a cut quoted field: $(cat "$out")"
+
 echo "== merge: a row cut short, a sidecar of 2e9 shards, a binary journal"
 cfg="$root/tests/configs/scale_small.json"
 for i in 0 1; do
@@ -121,6 +136,14 @@ head -c $(($(stat -c %s "$tmp/s0.csv") - 100)) "$tmp/s0.csv" >"$tmp/cut.csv"
 cp "$tmp/s0.meta.json" "$tmp/cut.meta.json"
 expect 1 "cut.csv: row " "$h" merge "$tmp/m.csv" "$tmp/cut.csv" "$tmp/s1.csv"
 expect 1 "is cut short" "$h" merge "$tmp/m.csv" "$tmp/cut.csv" "$tmp/s1.csv"
+python3 - "$tmp/s0.csv" "$tmp/cutq.csv" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().rstrip("\n").split("\n")
+last = lines[-1]
+open(sys.argv[2], "w").write("\n".join(lines[:-1]) + "\n" + last[:last.index('"') + 3])
+PY
+cp "$tmp/s0.meta.json" "$tmp/cutq.meta.json"
+expect 1 "cutq.csv: its last row is cut short" "$h" merge "$tmp/m.csv" "$tmp/cutq.csv" "$tmp/s1.csv"
 expect 0 "merged 2 shard files of 2" "$h" merge "$tmp/m.csv" "$tmp/s0.csv" "$tmp/s1.csv"
 cp "$tmp/s0.csv" "$tmp/big.csv"
 python3 - "$tmp/s0.meta.json" "$tmp/big.meta.json" <<'PY'
