@@ -813,6 +813,21 @@ int hn_cmd_run(const hn_cli *cli_in) {
         }
         cli_copy.backend = "emu";
     }
+    /* --report is the sanitizer's: without it nothing would go there (never
+     * ignored in silence); with it, a place that cannot take the report is
+     * found before anything runs, not once per row after the findings */
+    if (cli_copy.report) {
+        hn_err e;
+        if (!cli_copy.sanitize) {
+            fprintf(stderr, "harness: --report %s: the sanitizer's report, which needs --sanitize (or harness check)\n",
+                    cli_copy.report);
+            return 2;
+        }
+        if (hn_check_appendable(cli_copy.report, &e) != 0) {
+            fprintf(stderr, "harness: --report: %s\n", e.msg);
+            return 2;
+        }
+    }
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.cli = cli;

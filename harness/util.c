@@ -241,6 +241,17 @@ int hn_write_file(const char *path, const void *data, size_t size, hn_err *err) 
     return 0;
 }
 
+int hn_check_appendable(const char *path, hn_err *err) {
+    char *dir = hn_dirname(path);
+    int rc = hn_mkdirs(dir, err);
+    free(dir);
+    if (rc != 0) return -1;
+    FILE *f = fopen(path, "a");
+    if (!f) return hn_errf(err, "%s: cannot append: %s", path, strerror(errno));
+    fclose(f);
+    return 0;
+}
+
 int hn_mkdirs(const char *path, hn_err *err) {
     char *p = xstrdup(path);
     for (char *s = p + 1; *s; s++) {

@@ -15,7 +15,10 @@
 #     every number option (--lr inf trained to NaN; --min-time inf was refused
 #     only after the results file and its unfinished marker were made);
 #   - tuning.budget 2.5 was rounded to 2 in silence;
-#   - train --save to a folder trained, then lost the weights (exit 1).
+#   - train --save to a folder trained, then lost the weights (exit 1);
+#   - --report to a folder was found unwritable only once a row had findings
+#     (and the summary still said the report went there); without --sanitize
+#     it was ignored in silence.
 # Each is now exit 2 with the file and what is wrong, or a result kept.
 set -u
 h=${HARNESS_BIN:?}
@@ -111,6 +114,14 @@ expect 2 "--min-time: 'inf' is not a finite number" \
 [ -e "$out" ] || [ -e "$out.unfinished" ] && fail "a refused run left $(ls "$tmp" | grep mt.csv)"
 expect 0 "1 rows written" "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --case 0 \
   --kernel-timeout 1e10 --out "$tmp/kt.csv"
+
+echo "== --report: a folder is refused before anything runs; without --sanitize it is an error"
+expect 2 "--report: $tmp: cannot append: Is a directory" \
+  "$h" check "$root/tests/configs/hostile.json" --variant conv_ok --case 0 --report "$tmp" --out "$tmp/ck.csv"
+[ -e "$tmp/ck.csv" ] && fail "check ran with an unwritable --report"
+expect 2 "needs --sanitize" "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --case 0 \
+  --report "$tmp/rep.txt" --out "$tmp/rep.csv"
+expect 2 "needs --sanitize" "$h" debug "$root/tests/configs/hostile.json" --kernel conv_ok --report "$tmp/rep.txt"
 
 echo "== run --resume after a kill cut a row inside a quoted field"
 out="$tmp/r.csv"
