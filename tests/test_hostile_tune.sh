@@ -14,7 +14,12 @@
 #   - --kernel-timeout 1e10 timed every launch out at once; inf was taken by
 #     every number option (--lr inf trained to NaN; --min-time inf was refused
 #     only after the results file and its unfinished marker were made);
-#   - tuning.budget 2.5 was rounded to 2 in silence;
+#   - tuning.budget 2.5 was rounded to 2 in silence; --repeats 0 ran 100 and
+#     --repeats without --compare-strategies, --with-best or --journal with
+#     --replay were ignored; --compare-strategies failed (exit 1) after its
+#     work when --out's folder did not exist;
+#   - a tune shard with no case (more shards than cases) was exit 2 and wrote
+#     no journal, so the merge of the shards could never be complete;
 #   - train --save to a folder trained, then lost the weights (exit 1);
 #   - --report to a folder was found unwritable only once a row had findings
 #     (and the summary still said the report went there); without --sanitize
@@ -168,6 +173,22 @@ tune --budget 1 --shard 0/2 --out "$tmp/j0" >/dev/null 2>&1 || fail "tune shard"
 cp "$tmp/j0.meta.json" "$tmp/bin.meta.json"
 expect 2 "bin.journal: not a tuning journal" "$h" merge "$tmp/m.journal" "$tmp/j0.journal" "$tmp/bin.journal"
 [ -e "$tmp/m.journal" ] && fail "a refused journal merge wrote its output"
+
+echo "== a tune shard with no case: done (exit 0), so the merge of all shards is complete"
+for i in 0 1 2; do # --case 0: one case, in shard 0
+  tune --budget 1 --shard $i/3 --out "$tmp/e$i" >"$tmp/e$i.out" 2>&1 || fail "tune shard $i/3: $(tail -3 "$tmp/e$i.out")"
+done
+grep -q "shard 2/3: no case to tune" "$tmp/e2.out" || fail "empty shard: $(cat "$tmp/e2.out")"
+expect 0 "merged 3 journals of 3 shards" "$h" merge "$tmp/e.journal" "$tmp"/e{0,1,2}.journal
+
+echo "== --compare-strategies and --replay: options that did nothing, a new --out folder"
+fix="$root/results/emu/2026-11-30/tune_small.journal"
+expect 2 "--repeats 0: expected 1 to 100000" "$h" tune "$tmp/t.json" --replay "$fix" --compare-strategies --repeats 0
+expect 2 "--repeats is the number of runs of --compare-strategies" "$h" tune "$tmp/t.json" --replay "$fix" --repeats 5
+expect 2 "--with-best: --replay evaluates from a recorded journal" \
+  "$h" tune "$tmp/t.json" --replay "$fix" --with-best "$tmp/x.best.json"
+expect 0 "per unit: $tmp/new/c.strategies.csv" \
+  "$h" tune "$tmp/t.json" --replay "$fix" --compare-strategies --repeats 2 --budget 3 --out "$tmp/new/c"
 
 echo "== train --save to a folder: refused before training"
 expect 2 "--save $tmp: is a folder" "$h" train xor --epochs 2 --save "$tmp" --out "$tmp/xor.csv"
