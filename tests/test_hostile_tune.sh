@@ -21,6 +21,8 @@
 #   - a tune shard with no case (more shards than cases) was exit 2 and wrote
 #     no journal, so the merge of the shards could never be complete;
 #   - train --save to a folder trained, then lost the weights (exit 1);
+#   - a training layer's kernel calling abort() (built for the host, #ifdef
+#     HN_EMU) killed harness train, which runs kernels in its own process;
 #   - --report to a folder was found unwritable only once a row had findings
 #     (and the summary still said the report went there); without --sanitize
 #     it was ignored in silence.
@@ -189,6 +191,26 @@ expect 2 "--with-best: --replay evaluates from a recorded journal" \
   "$h" tune "$tmp/t.json" --replay "$fix" --with-best "$tmp/x.best.json"
 expect 0 "per unit: $tmp/new/c.strategies.csv" \
   "$h" tune "$tmp/t.json" --replay "$fix" --compare-strategies --repeats 2 --budget 3 --out "$tmp/new/c"
+
+echo "== train: a layer's kernel that calls abort() fails the launch, not the process"
+mkdir -p "$tmp/tk/a/b"
+ln -s "$root/kernels" "$tmp/tk/kernels" # the config's ../../kernels
+cat >"$tmp/tk/abort.cu" <<'CU'
+#include <stdlib.h>
+__global__ void linear_tiled(const float *x, const float *w, const float *b, float *y, int batch, int in_f, int out_f) {
+#ifdef HN_EMU
+    abort();
+#endif
+}
+CU
+python3 - "$root/configs/train/default.json" "$tmp/tk/a/b/abort.json" "$tmp/tk/abort.cu" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["layers"]["linear"]["forward"]["file"] = sys.argv[3]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect 2 "SIGABRT (abort() called) at abort.cu:4" \
+  "$h" train xor --backend emu --epochs 1 --kernels "$tmp/tk/a/b/abort.json" --out "$tmp/tk.csv"
 
 echo "== train --save to a folder: refused before training"
 expect 2 "--save $tmp: is a folder" "$h" train xor --epochs 2 --save "$tmp" --out "$tmp/xor.csv"
