@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -363,9 +364,14 @@ int hn_cmd_merge(const hn_cli *cli) {
                 m.out);
         return 2;
     }
+    /* the same file under another spelling (./s0.csv for s0.csv) too: the
+     * merge would replace that shard and its sidecar */
+    struct stat so, si;
+    int out_exists = stat(m.out, &so) == 0;
     for (int i = 0; i < m.n; i++)
-        if (strcmp(m.paths[i], m.out) == 0) {
-            fprintf(stderr, "harness merge: %s is both the output and a shard\n", m.out);
+        if (strcmp(m.paths[i], m.out) == 0 ||
+            (out_exists && stat(m.paths[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)) {
+            fprintf(stderr, "harness merge: %s is both the output and a shard (%s)\n", m.out, m.paths[i]);
             return 2;
         }
     m.metas = xcalloc((size_t)m.n, sizeof *m.metas);

@@ -9,11 +9,13 @@
 #     last row cut short had the next row joined onto it;
 #   - a shard's CSV row cut short merged as a complete row (exit 0); cut inside
 #     a quoted field, it made the file unreadable to merge and run --resume;
-#   - a shard sidecar claiming 2e9 shards hung merge (and its memory);
+#   - a shard sidecar claiming 2e9 shards hung merge (and its memory); a merge
+#     into ./s0.csv with s0.csv among its shards replaced that shard;
 #   - /dev/zero as a config or journal was read until the memory ran out;
 #   - --kernel-timeout 1e10 timed every launch out at once; inf was taken by
 #     every number option (--lr inf trained to NaN; --min-time inf was refused
 #     only after the results file and its unfinished marker were made);
+#   - a restriction naming every tunable of a 6.9e10 space built it for hours;
 #   - tuning.budget 2.5 was rounded to 2 in silence; --repeats 0 ran 100 and
 #     --repeats without --compare-strategies, --with-best or --journal with
 #     --replay were ignored; --compare-strategies failed (exit 1) after its
@@ -59,6 +61,10 @@ json.dump(c, open(tmp + "/t2.json", "w"))
 c = json.load(open(tmp + "/t.json"))
 c["tuning"]["budget"] = 2.5
 json.dump(c, open(tmp + "/budget.json", "w"))
+c = json.load(open(tmp + "/t.json"))
+c["variants"][0]["tune"] = {k: {"range": [1, 4096, 1]} for k in ("BLOCK", "ITEMS", "ORDER")}
+c["variants"][0]["restrict"] = ["BLOCK * ITEMS * ORDER == 7"]
+json.dump(c, open(tmp + "/huge.json", "w"))
 PY
 tune_cmd=("$h" tune "$tmp/t.json" --backend emu --quick --case 0)
 tune() { "${tune_cmd[@]}" "$@"; }
@@ -113,6 +119,8 @@ PY
 
 echo "== numbers"
 expect 2 "budget.json: tuning.budget: 2.5: expected a whole number" "$h" tune "$tmp/budget.json" --space-only
+expect 2 "huge.json: variants[0].restrict: more than 1e+08 restriction evaluations" \
+  "$h" tune "$tmp/huge.json" --space-only --case 0
 expect 2 "--kernel-timeout: 'inf' is not a finite number" "${tune_cmd[@]}" --kernel-timeout inf --budget 1 --out "$tmp/k"
 expect 2 "--lr: 'inf' is not a finite number" "$h" train xor --lr inf
 out="$tmp/mt.csv"
@@ -163,6 +171,9 @@ PY
 cp "$tmp/s0.meta.json" "$tmp/cutq.meta.json"
 expect 1 "cutq.csv: its last row is cut short" "$h" merge "$tmp/m.csv" "$tmp/cutq.csv" "$tmp/s1.csv"
 expect 0 "merged 2 shard files of 2" "$h" merge "$tmp/m.csv" "$tmp/s0.csv" "$tmp/s1.csv"
+cp "$tmp/s0.meta.json" "$tmp/s0.meta.bak"
+expect 2 "is both the output and a shard" "$h" merge "$tmp/./s0.csv" "$tmp/s0.csv" "$tmp/s1.csv"
+cmp -s "$tmp/s0.meta.json" "$tmp/s0.meta.bak" || fail "a merge into ./s0.csv replaced shard 0's sidecar"
 cp "$tmp/s0.csv" "$tmp/big.csv"
 python3 - "$tmp/s0.meta.json" "$tmp/big.meta.json" <<'PY'
 import json, sys
