@@ -904,6 +904,17 @@ int hn_cmd_run(const hn_cli *cli_in) {
     int finished = run_lanes(&r, &stopped);
     progress_end(&r);
     if (r.write_failed || r.bad_devices || (r.fatal && !r.have_dev)) {
+        /* Nothing ran (the worker could not start: --emu-threads past the
+         * limit, a timing option it refused): the fresh file holds only a
+         * header, and with its unfinished marker it made the next run refuse
+         * without --force. Neither is left. */
+        if (r.fatal && !r.have_dev && !r.have_old && r.n_rows == 0 && !r.write_failed) {
+            hn_csv_close(r.csv);
+            r.csv = NULL;
+            unlink(r.out_path);
+            unlink(r.marker_path);
+            if (r.shard.count) unlink(r.meta_path);
+        }
         exit_code = 2;
         goto done;
     }

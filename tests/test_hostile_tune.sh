@@ -16,6 +16,9 @@
 #     every number option (--lr inf trained to NaN; --min-time inf was refused
 #     only after the results file and its unfinished marker were made);
 #   - a restriction naming every tunable of a 6.9e10 space built it for hours;
+#   - train --emu-threads 100000 died of an abort (out of memory); run with it
+#     (a worker that cannot start) left a header-only file and its unfinished
+#     marker, so the next run was refused without --force;
 #   - tuning.budget 2.5 was rounded to 2 in silence; --repeats 0 ran 100 and
 #     --repeats without --compare-strategies, --with-best or --journal with
 #     --replay were ignored; --compare-strategies failed (exit 1) after its
@@ -123,6 +126,13 @@ expect 2 "huge.json: variants[0].restrict: more than 1e+08 restriction evaluatio
   "$h" tune "$tmp/huge.json" --space-only --case 0
 expect 2 "--kernel-timeout: 'inf' is not a finite number" "${tune_cmd[@]}" --kernel-timeout inf --budget 1 --out "$tmp/k"
 expect 2 "--lr: 'inf' is not a finite number" "$h" train xor --lr inf
+expect 2 "--emu-threads 100000: at most 4096" "$h" train xor --backend emu --epochs 1 --emu-threads 100000 --out "$tmp/et.csv"
+out="$tmp/et2.csv"
+for i in 1 2; do # the second is not refused for an unfinished run the first left
+  expect 2 "--emu-threads 100000: at most 4096" "$h" run "$root/tests/configs/hostile.json" --backend emu \
+    --variant conv_ok --case 0 --emu-threads 100000 --out "$out"
+done
+[ -e "$out" ] || [ -e "$out.unfinished" ] && fail "a run whose worker could not start left $(ls "$tmp" | grep et2)"
 out="$tmp/mt.csv"
 expect 2 "--min-time: 'inf' is not a finite number" \
   "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --case 0 --min-time inf --out "$out"
