@@ -122,7 +122,7 @@ PY
 
 echo "== numbers"
 expect 2 "budget.json: tuning.budget: 2.5: expected a whole number" "$h" tune "$tmp/budget.json" --space-only
-expect 2 "huge.json: variants[0].restrict: more than 1e+08 restriction evaluations" \
+expect 2 "huge.json: variants[0].restrict: more than 2e+07 restriction evaluations" \
   "$h" tune "$tmp/huge.json" --space-only --case 0
 expect 2 "--kernel-timeout: 'inf' is not a finite number" "${tune_cmd[@]}" --kernel-timeout inf --budget 1 --out "$tmp/k"
 expect 2 "--lr: 'inf' is not a finite number" "$h" train xor --lr inf

@@ -10,7 +10,7 @@
  * take thousands (harness bench tune: 4367 for 11.3 million raw), this many
  * take seconds; beyond it a construction would run for hours (a restriction
  * naming all of 3 tunables of 4096 values each is 6.9e10 evaluations). */
-#define SPACE_MAX_EVALUATIONS 100000000LL
+#define SPACE_MAX_EVALUATIONS 20000000LL
 
 /* A restriction's results are remembered per combination of the tunables it
  * names when there are at most this many combinations. */
