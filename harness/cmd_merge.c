@@ -13,10 +13,12 @@
  * file is complete when the command exits 0.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -184,6 +186,9 @@ static int merge_rows(merge_ctx *m) {
             goto done;
         }
         total += tables[i].n_rows;
+        if (tables[i].cut_tail)
+            fprintf(stderr, "harness merge: %s: its last row is cut short (inside a quoted field); left out\n",
+                    m->paths[i]);
     }
     /* every row, once, at its (case, slot) */
     int64_t cells = p->n_cases * n_slots;
@@ -198,12 +203,19 @@ static int merge_rows(merge_ctx *m) {
     rows = xcalloc((size_t)total + 1, sizeof *rows);
     slots = xcalloc((size_t)total + 1, sizeof *slots);
     cases = xcalloc((size_t)total + 1, sizeof *cases);
-    int kept = 0, dups = 0, foreign = 0;
+    int kept = 0, dups = 0, foreign = 0, cut = 0;
     for (int i = 0; i < m->n; i++) {
         const hn_table *t = &tables[i];
         for (int r = 0; r < t->n_rows; r++) {
             int64_t c;
             int s;
+            if (hn_table_row_cut(t, r)) { /* its shard was stopped while writing it: not a result */
+                cut++;
+                fprintf(stderr, "harness merge: %s: row %d (case %s, %s) is cut short (%d of %d fields); left out\n",
+                        m->paths[i], r + 1, hn_table_get(t, r, "case"), hn_table_get(t, r, "variant"), t->n_read[r],
+                        t->n_cols);
+                continue;
+            }
             if (hn_rows_locate(p, t, r, &c, &s) != 0 || hn_rows_status(t, r) < 0) {
                 if (foreign++ < 10)
                     fprintf(stderr, "harness merge: %s: row %d (case %s, %s) is no row of %s; left out\n", m->paths[i],
@@ -267,7 +279,7 @@ static int merge_rows(merge_ctx *m) {
         fprintf(stderr, "harness merge: %s\n", err.msg);
         goto done;
     }
-    int complete = have_variant_rows == promised && !foreign;
+    int complete = have_variant_rows == promised && !foreign && !cut;
     hn_verdict_in vin = {.plan = p, .selected = selected, .n_cases = p->n_cases, .n_slots = n_slots,
                          .status = status, .median_ms = median, .noise = noise,
                          .is_emu = strcmp(x->backend, "emu") == 0};
@@ -329,7 +341,7 @@ static int merge_journals(merge_ctx *m) {
     }
     hn_journal_close(out);
     if (rc == 0 && rename(tmp, m->out) != 0) {
-        fprintf(stderr, "harness merge: cannot replace %s\n", m->out);
+        fprintf(stderr, "harness merge: cannot replace %s: %s\n", m->out, strerror(errno));
         rc = 2;
     }
     if (rc != 0) unlink(tmp);
@@ -352,9 +364,14 @@ int hn_cmd_merge(const hn_cli *cli) {
                 m.out);
         return 2;
     }
+    /* the same file under another spelling (./s0.csv for s0.csv) too: the
+     * merge would replace that shard and its sidecar */
+    struct stat so, si;
+    int out_exists = stat(m.out, &so) == 0;
     for (int i = 0; i < m.n; i++)
-        if (strcmp(m.paths[i], m.out) == 0) {
-            fprintf(stderr, "harness merge: %s is both the output and a shard\n", m.out);
+        if (strcmp(m.paths[i], m.out) == 0 ||
+            (out_exists && stat(m.paths[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)) {
+            fprintf(stderr, "harness merge: %s is both the output and a shard (%s)\n", m.out, m.paths[i]);
             return 2;
         }
     m.metas = xcalloc((size_t)m.n, sizeof *m.metas);

@@ -24,6 +24,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "commands.h"
@@ -604,6 +606,24 @@ int hn_cmd_train(const hn_cli *cli) {
     trainer t = {.cli = cli};
     hn_err err = {0};
     int rc = 0;
+    /* --save's place is made ready before training, not found unwritable after
+     * it (which lost the trained weights) */
+    if (cli->save) {
+        struct stat st;
+        char *dir = hn_dirname(cli->save);
+        int bad = stat(cli->save, &st) == 0 && S_ISDIR(st.st_mode);
+        if (bad) hn_errf(&err, "--save %s: is a folder (expected the weights file's name)", cli->save);
+        else if (hn_mkdirs(dir, &err) != 0) bad = 1;
+        else if (access(dir, W_OK) != 0) {
+            hn_errf(&err, "--save %s: cannot write in %s", cli->save, dir);
+            bad = 1;
+        }
+        free(dir);
+        if (bad) {
+            fprintf(stderr, "harness train %s: %s\n", task, err.msg);
+            return 2;
+        }
+    }
     if (open_backend(&t, &err) != 0) {
         fprintf(stderr, "harness train: %s\n", err.msg);
         close_trainer(&t);

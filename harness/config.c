@@ -1146,6 +1146,12 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             bad(c, "tuning.budget", "%g: a budget must allow at least one evaluation", bu->valuedouble);
             goto out;
         }
+        /* a count of evaluations, as --budget takes one: never rounded in silence */
+        if (bu && cJSON_IsNumber(bu) && (bu->valuedouble != floor(bu->valuedouble) || bu->valuedouble > 1e12)) {
+            bad(c, "tuning.budget", "%g: expected a whole number of evaluations up to 1e12 (or \"60s\", \"10%%\")",
+                bu->valuedouble);
+            goto out;
+        }
         if (bu) plan->tuning.budget = cJSON_IsString(bu) ? xstrdup(bu->valuestring) : xasprintf("%.0f", bu->valuedouble);
         if (ac && !cJSON_IsBool(ac)) {
             bad(c, "tuning.across", "expected true or false, got %s", json_type(ac));

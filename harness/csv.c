@@ -72,9 +72,44 @@ int hn_csv_open(const char *path, const char *const *columns, int n_columns, hn_
 int hn_csv_append(const char *path, const char *const *columns, int n_columns, hn_csv **out,
                   hn_err *err) {
     *out = NULL;
-    FILE *f = fopen(path, "a");
+    FILE *f = fopen(path, "a+");
     if (!f) return hn_errf(err, "%s: cannot open for appending: %s", path, strerror(errno));
-    *out = csv_new(f, 1, columns, n_columns, 0);
+    /* Rows go only under their own header: a file of other columns (another
+     * config's results under the same name) is left as it is. An empty file
+     * gets the header; a last row cut short (a process killed while writing
+     * it) is ended, so the next row starts a line of its own. */
+    hn_sb want;
+    hn_sb_init(&want);
+    for (int i = 0; i < n_columns; i++) {
+        if (i) hn_sb_addc(&want, ',');
+        hn_csv_quote(&want, columns[i]);
+    }
+    hn_sb_addc(&want, '\n');
+    char *have = xmalloc(want.len + 1);
+    rewind(f);
+    size_t got = fread(have, 1, want.len, f);
+    int rc = 0, header = got == 0;
+    if (got > 0 && (got != want.len || memcmp(have, want.buf, want.len) != 0))
+        rc = hn_errf(err, "%s: its header is not that of these results (other columns: another config's file of "
+                          "the same name?); it is left as it is: remove it or write elsewhere",
+                     path);
+    int c = EOF;
+    if (rc == 0 && got > 0 && fseek(f, -1, SEEK_END) == 0) c = fgetc(f);
+    fseek(f, 0, SEEK_END); /* from reading to writing: a positioning call between them */
+    if (rc == 0 && got > 0 && c != '\n' && (fputc('\n', f) == EOF || fflush(f) != 0))
+        rc = hn_errf(err, "%s: cannot write: %s", path, strerror(errno));
+    free(have);
+    hn_sb_free(&want);
+    if (rc != 0) {
+        fclose(f);
+        return -1;
+    }
+    *out = csv_new(f, 1, columns, n_columns, header);
+    if (!*out) {
+        int e = errno;
+        fclose(f);
+        return hn_errf(err, "%s: cannot write: %s", path, strerror(e));
+    }
     return 0;
 }
 
@@ -187,11 +222,14 @@ static int parse_record(const char **p, strvec *fields, int *line, const char *n
     for (;;) {
         hn_sb_reset(&f);
         if (*s == '"') {
-            s++;
+            const char *open = s++;
             for (;;) {
                 if (!*s) {
                     hn_sb_free(&f);
-                    return hn_errf(err, "%s:%d: unterminated quoted field", name, *line);
+                    hn_errf(err, "%s:%d: unterminated quoted field", name, *line);
+                    /* -2: the field opened on the file's last line, which a
+                     * writer killed mid-row leaves (not a stray quote) */
+                    return strchr(open, '\n') ? -1 : -2;
                 }
                 if (*s == '"') {
                     if (s[1] == '"') {
@@ -241,9 +279,14 @@ int hn_table_parse(const char *text, const char *name, hn_table *t, hn_err *err)
         }
         int at = line;
         strvec fields = {0};
-        if (parse_record(&p, &fields, &line, name, err) != 0) {
+        int prc = parse_record(&p, &fields, &line, name, err);
+        if (prc != 0) {
             for (int i = 0; i < fields.n; i++) free(fields.v[i]);
             free(fields.v);
+            if (prc == -2) { /* a last row cut short inside a quoted field: not a row */
+                t->cut_tail = 1;
+                break;
+            }
             hn_table_free(t);
             return -1;
         }
@@ -254,11 +297,14 @@ int hn_table_parse(const char *text, const char *name, hn_table *t, hn_err *err)
             return hn_errf(err, "%s:%d: %d fields, but the header has %d", name, at, fields.n,
                            header.n);
         }
+        int n_read = fields.n;
         while (fields.n < t->n_cols) strvec_push(&fields, xstrdup(""));
         if (t->n_rows == cap) {
             cap = cap ? cap * 2 : 64;
             t->rows = xrealloc(t->rows, (size_t)cap * sizeof *t->rows);
+            t->n_read = xrealloc(t->n_read, (size_t)cap * sizeof *t->n_read);
         }
+        t->n_read[t->n_rows] = n_read;
         t->rows[t->n_rows++] = fields.v;
     }
     return 0;
@@ -281,8 +327,13 @@ void hn_table_free(hn_table *t) {
     }
     for (int c = 0; c < t->n_cols; c++) free(t->header[c]);
     free(t->rows);
+    free(t->n_read);
     free(t->header);
     memset(t, 0, sizeof *t);
+}
+
+int hn_table_row_cut(const hn_table *t, int row) {
+    return t->n_read && row >= 0 && row < t->n_rows && t->n_read[row] < t->n_cols;
 }
 
 int hn_table_col(const hn_table *t, const char *name) {

@@ -51,12 +51,16 @@ typedef struct {
     int n_cols;
     char ***rows;   /* rows[r][c], never NULL */
     int n_rows;
+    int *n_read;    /* [r]: the fields row r had; fewer than n_cols when it was cut short (padded with "") */
+    int cut_tail;   /* 1: the file ended inside a quoted field of a last row, which is left out */
 } hn_table;
 
 int hn_table_load(const char *path, hn_table *t, hn_err *err);
 int hn_table_parse(const char *text, const char *name, hn_table *t, hn_err *err);
 void hn_table_free(hn_table *t);
-int hn_table_col(const hn_table *t, const char *name); /* index or -1 */
+int hn_table_col(const hn_table *t, const char *name);
+/* Whether row r had fewer fields than the header (a writer killed mid-row). */
+int hn_table_row_cut(const hn_table *t, int row); /* index or -1 */
 /* The field, or "" when the column does not exist. */
 const char *hn_table_get(const hn_table *t, int row, const char *name);
 

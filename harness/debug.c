@@ -14,6 +14,7 @@
  * failed, or the sanitizer found something), 2 for bad usage.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,12 +150,9 @@ static int sanitizer_report(const hn_cli *cli, hn_backend *be, const char *varia
     fflush(stdout);
     if (cli->report) {
         FILE *out = fopen(cli->report, "a");
-        if (out) {
-            fputs(text, out);
-            fclose(out);
-        } else {
-            fprintf(stderr, "harness debug: --report %s: cannot append\n", cli->report);
-        }
+        int ok = out && fputs(text, out) >= 0;
+        if (out && fclose(out) != 0) ok = 0;
+        if (!ok) fprintf(stderr, "harness debug: --report %s: cannot append: %s\n", cli->report, strerror(errno));
     }
     free(text);
     int found = f.first_class >= 0;
@@ -245,6 +243,14 @@ int hn_cmd_debug(const hn_cli *cli) {
             goto done;
         }
         backend = "emu";
+    }
+    if (cli->report && !cli->sanitize) {
+        fprintf(stderr, "harness debug: --report %s: the sanitizer's report, which needs --sanitize\n", cli->report);
+        goto done;
+    }
+    if (cli->report && hn_check_appendable(cli->report, &err) != 0) {
+        fprintf(stderr, "harness debug: --report: %s\n", err.msg);
+        goto done;
     }
     /* One emulator worker: blocks then run one at a time in linear order
      * whether or not the kernel waits on debug_counter. */

@@ -231,6 +231,13 @@ static int parse_number(const char *opt, const char *text, double *out) {
         fprintf(stderr, "harness: --%s: '%s' is not a number\n", opt, text);
         return -1;
     }
+    /* no option means anything by infinity (--kernel-timeout inf timed out at
+     * once, --lr inf trained to NaN, --min-time inf was refused only after the
+     * results file was started) */
+    if (!isfinite(*out)) {
+        fprintf(stderr, "harness: --%s: '%s' is not a finite number\n", opt, text);
+        return -1;
+    }
     return 0;
 }
 

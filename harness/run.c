@@ -287,7 +287,8 @@ static int resume_rows(run_ctx *r) {
     for (int i = 0; i < r->old.n_rows && rc == 0; i++) {
         int64_t c = -1;
         int slot = -1;
-        int match = hn_rows_locate(p, &r->old, i, &c, &slot) == 0 && r->sh->in_run[c];
+        /* a row cut short (the run killed while writing it) is run again */
+        int match = !hn_table_row_cut(&r->old, i) && hn_rows_locate(p, &r->old, i, &c, &slot) == 0 && r->sh->in_run[c];
         match = match && (slot >= r->nv || r->selected[slot]);
         match = match && strcmp(hn_table_get(&r->old, i, "backend"), r->dev.backend) == 0 &&
                 strcmp(hn_table_get(&r->old, i, "device"), r->dev.dev.name) == 0;
@@ -812,6 +813,21 @@ int hn_cmd_run(const hn_cli *cli_in) {
         }
         cli_copy.backend = "emu";
     }
+    /* --report is the sanitizer's: without it nothing would go there (never
+     * ignored in silence); with it, a place that cannot take the report is
+     * found before anything runs, not once per row after the findings */
+    if (cli_copy.report) {
+        hn_err e;
+        if (!cli_copy.sanitize) {
+            fprintf(stderr, "harness: --report %s: the sanitizer's report, which needs --sanitize (or harness check)\n",
+                    cli_copy.report);
+            return 2;
+        }
+        if (hn_check_appendable(cli_copy.report, &e) != 0) {
+            fprintf(stderr, "harness: --report: %s\n", e.msg);
+            return 2;
+        }
+    }
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.cli = cli;
@@ -888,6 +904,17 @@ int hn_cmd_run(const hn_cli *cli_in) {
     int finished = run_lanes(&r, &stopped);
     progress_end(&r);
     if (r.write_failed || r.bad_devices || (r.fatal && !r.have_dev)) {
+        /* Nothing ran (the worker could not start: --emu-threads past the
+         * limit, a timing option it refused): the fresh file holds only a
+         * header, and with its unfinished marker it made the next run refuse
+         * without --force. Neither is left. */
+        if (r.fatal && !r.have_dev && !r.have_old && r.n_rows == 0 && !r.write_failed) {
+            hn_csv_close(r.csv);
+            r.csv = NULL;
+            unlink(r.out_path);
+            unlink(r.marker_path);
+            if (r.shard.count) unlink(r.meta_path);
+        }
         exit_code = 2;
         goto done;
     }

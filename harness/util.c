@@ -178,19 +178,43 @@ char *hn_sb_detach(hn_sb *sb) {
 /* ---------------------------------------------------------------------- */
 /* files */
 
+/* The most read from a file that is not a regular one (a pipe, a device): a
+ * config or journal given as /dev/zero or /dev/urandom would otherwise be read
+ * until the memory runs out. */
+#define HN_READ_MAX_NONREGULAR ((size_t)64 << 20)
+
 int hn_read_file(const char *path, char **data, size_t *size, hn_err *err) {
     FILE *f = fopen(path, "rb");
     if (!f) return hn_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    int have_st = fstat(fileno(f), &st) == 0, regular = have_st && S_ISREG(st.st_mode);
+    if (have_st && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return hn_errf(err, "%s: is a folder, not a file", path);
+    }
     hn_sb sb;
     hn_sb_init(&sb);
     char chunk[65536];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) hn_sb_add(&sb, chunk, n);
+    int too_long = 0;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        hn_sb_add(&sb, chunk, n);
+        if (!regular && sb.len > HN_READ_MAX_NONREGULAR) {
+            too_long = 1;
+            break;
+        }
+    }
     int bad = ferror(f);
+    int e = errno;
     fclose(f);
+    if (too_long) {
+        hn_sb_free(&sb);
+        return hn_errf(err, "%s: not a regular file, and it gives more than %zu MiB (a device such as /dev/zero?)",
+                       path, HN_READ_MAX_NONREGULAR >> 20);
+    }
     if (bad) {
         hn_sb_free(&sb);
-        return hn_errf(err, "%s: read error", path);
+        return hn_errf(err, "%s: read error: %s", path, strerror(e));
     }
     if (size) *size = sb.len;
     *data = hn_sb_detach(&sb);
@@ -214,6 +238,17 @@ int hn_write_file(const char *path, const void *data, size_t size, hn_err *err) 
         return -1;
     }
     free(tmp);
+    return 0;
+}
+
+int hn_check_appendable(const char *path, hn_err *err) {
+    char *dir = hn_dirname(path);
+    int rc = hn_mkdirs(dir, err);
+    free(dir);
+    if (rc != 0) return -1;
+    FILE *f = fopen(path, "a");
+    if (!f) return hn_errf(err, "%s: cannot append: %s", path, strerror(errno));
+    fclose(f);
     return 0;
 }
 

@@ -524,6 +524,12 @@ int hn_backend_emu_create(const hn_backend_opts *opts, hn_backend **out, hn_err 
     e->base.ops = &emu_ops;
     if (opts) e->opts = *opts;
     int threads = e->opts.emu_threads > 0 ? e->opts.emu_threads : hn_cpu_count();
+    /* far more than any machine's cores; --emu-threads 100000 ran the process
+     * out of memory (an abort) before a thread could fail to start */
+    if (threads > 4096) {
+        free(e);
+        return hn_errf(err, "--emu-threads %d: at most 4096 emulator worker threads", threads);
+    }
     if (emu_pool_create(threads, hn_emu_stack_bytes(), &e->pool, err) != 0) {
         free(e);
         return -1;

@@ -99,7 +99,10 @@ static _Thread_local emu_worker *tl_worker __attribute__((tls_model("initial-exe
 static int sig_intr;                        /* the stop signal (a real-time one) */
 static struct sigaction old_act[NSIG];      /* what was there before ours, to chain to */
 static pthread_mutex_t sig_mu = PTHREAD_MUTEX_INITIALIZER;
-static const int fault_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+/* SIGABRT too: a kernel compiled for the host (#ifdef HN_EMU) may call abort(),
+ * which took the whole process down where kernels run in it (harness train,
+ * debug) instead of failing the launch; outside a kernel it is chained to */
+static const int fault_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 static void chain(int sig, siginfo_t *si, void *uc) {
     const struct sigaction *o = &old_act[sig];
@@ -504,6 +507,7 @@ static const char *sig_text(int sig, int code) {
     case SIGSEGV: return "SIGSEGV (invalid memory access)";
     case SIGBUS: return "SIGBUS (bus error)";
     case SIGILL: return "SIGILL (illegal instruction)";
+    case SIGABRT: return "SIGABRT (abort() called)";
     case SIGFPE:
         if (code == FPE_INTDIV) return "SIGFPE (integer division by zero)";
         if (code == FPE_INTOVF) return "SIGFPE (integer overflow in division)";
@@ -539,7 +543,10 @@ static void fault_message(const emu_launch_req *r, const emu_worker *w, hn_err *
     } else if (w->f_sig == SIGSEGV || w->f_sig == SIGBUS) {
         hn_sb_addf(&sb, "%s: invalid %s at address %p", sig_text(w->f_sig, w->f_code),
                    w->f_write ? "write" : "access", a);
-        if (w->f_addr < 65536) {
+        if (w->f_code == SI_KERNEL) {
+            /* a general protection fault: the CPU gives no address */
+            snprintf(near, sizeof near, "an address far outside memory (the CPU reports none)");
+        } else if (w->f_addr < 65536) {
             snprintf(near, sizeof near, "a null pointer");
         } else if (r->mem && emu_mem_describe(r->mem, a, near, sizeof near)) {
         } else {
@@ -622,7 +629,12 @@ int emu_pool_launch(emu_pool *p, const emu_launch_req *req, hn_err *err) {
 
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
-    add_ns(&deadline, req->timeout > 0 ? (long)(req->timeout * 1e9) : 0);
+    /* whole seconds apart from the rest: a long --kernel-timeout (1e10 s) in
+     * nanoseconds overflowed a long and timed the launch out at once; past 1e9
+     * s (31 years) it never comes anyway */
+    double timeout_s = req->timeout > 0 ? (req->timeout < 1e9 ? req->timeout : 1e9) : 0;
+    deadline.tv_sec += (time_t)timeout_s;
+    add_ns(&deadline, (long)((timeout_s - (double)(time_t)timeout_s) * 1e9));
 
     pthread_mutex_lock(&p->mu);
     p->failed = 0;

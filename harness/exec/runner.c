@@ -13,6 +13,7 @@
 
 #include "pool.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -565,12 +566,9 @@ static void print_report(runner *r, const hn_workload *w, const row_job *j, cons
     fflush(stderr);
     if (r->cli->report) {
         FILE *out = fopen(r->cli->report, "a");
-        if (out) {
-            fputs(text, out);
-            fclose(out);
-        } else {
-            fprintf(stderr, "harness: --report %s: cannot append\n", r->cli->report);
-        }
+        int ok = out && fputs(text, out) >= 0;
+        if (out && fclose(out) != 0) ok = 0;
+        if (!ok) fprintf(stderr, "harness: --report %s: cannot append: %s\n", r->cli->report, strerror(errno));
     }
     free(text);
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "meta.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,8 +82,18 @@ int hn_meta_load(const char *path, hn_meta *m, hn_err *err) {
     const cJSON *hash = o ? cJSON_GetObjectItemCaseSensitive(o, "config_hash") : NULL;
     const cJSON *cs = o ? cJSON_GetObjectItemCaseSensitive(o, "case_shard") : NULL;
     const cJSON *idx = cJSON_GetObjectItemCaseSensitive(sh, "index"), *cnt = cJSON_GetObjectItemCaseSensitive(sh, "count");
-    if (!o || !cJSON_IsString(hash) || strlen(hash->valuestring) != 32 || !cJSON_IsNumber(idx) || !cJSON_IsNumber(cnt) ||
-        !cJSON_IsArray(cs)) {
+    /* a split as --shard I/N makes one (N from 1 to 4096; I from 0, or -1 for a
+     * merge), every case in one of its shards or in none: anything else, sizes
+     * and loops are never taken from */
+    int valid = o && cJSON_IsString(hash) && strlen(hash->valuestring) == 32 && cJSON_IsNumber(idx) &&
+                cJSON_IsNumber(cnt) && cJSON_IsArray(cs) && cnt->valuedouble >= 1 && cnt->valuedouble <= 4096 &&
+                cnt->valuedouble == floor(cnt->valuedouble) && idx->valuedouble >= -1 &&
+                idx->valuedouble < cnt->valuedouble && idx->valuedouble == floor(idx->valuedouble);
+    const cJSON *v;
+    if (valid)
+        cJSON_ArrayForEach(v, cs) valid = valid && cJSON_IsNumber(v) && v->valuedouble >= -1 &&
+                                          v->valuedouble < cnt->valuedouble && v->valuedouble == floor(v->valuedouble);
+    if (!valid) {
         cJSON_Delete(o);
         return hn_errf(err, "%s: not a shard's description written by harness (--shard I/N writes one)", path);
     }
@@ -94,7 +105,7 @@ int hn_meta_load(const char *path, hn_meta *m, hn_err *err) {
     snprintf(m->config_hash, sizeof m->config_hash, "%s", hash->valuestring);
     const cJSON *seed = cJSON_GetObjectItemCaseSensitive(o, "seed");
     m->seed = cJSON_IsNumber(seed) ? (long long)seed->valuedouble : -1;
-    const cJSON *vs = cJSON_GetObjectItemCaseSensitive(o, "variants"), *v;
+    const cJSON *vs = cJSON_GetObjectItemCaseSensitive(o, "variants");
     m->variants = xcalloc((size_t)cJSON_GetArraySize(vs) + 1, sizeof *m->variants);
     cJSON_ArrayForEach(v, vs) if (cJSON_IsString(v)) m->variants[m->n_variants++] = xstrdup(v->valuestring);
     m->shard_index = idx->valueint;

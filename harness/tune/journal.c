@@ -184,10 +184,23 @@ static int journal_open(const char *path, int append, hn_journal **out, hn_err *
     }
     j->path = xstrdup(path);
     char *text = NULL;
-    if (hn_file_exists(path) && hn_read_file(path, &text, NULL, err) != 0) {
+    size_t size = 0;
+    if (hn_file_exists(path) && hn_read_file(path, &text, &size, err) != 0) {
         hn_journal_close(j);
         return -1;
     }
+    /* Every line harness writes starts so: a file with no entry that does not
+     * start so is something else (a CSV, a binary file given by mistake), which
+     * is neither replayed from nor appended to. A journal whose only line was
+     * cut short (a tune killed while writing its first entry) still opens. */
+    size_t lead = 0;
+    while (lead < size && (text[lead] == '\n' || text[lead] == '\r' || text[lead] == ' ')) lead++;
+    size_t head = size - lead < 7 ? size - lead : 7;
+    int looks_like = lead == size || strncmp(text + lead, "{\"key\":", head) == 0;
+    /* A tune killed while writing leaves its last line without a newline; the
+     * next entry goes on a line of its own, not onto that fragment (where it
+     * would be lost with it). */
+    int unterminated = size > 0 && text[size - 1] != '\n';
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
@@ -201,6 +214,11 @@ static int journal_open(const char *path, int append, hn_journal **out, hn_err *
         entry_free(&e);
     }
     free(text);
+    if (j->n == 0 && !looks_like) {
+        hn_errf(err, "%s: not a tuning journal (no line of it is an evaluation written by harness tune)", path);
+        hn_journal_close(j);
+        return -1;
+    }
     if (!append) {
         *out = j;
         return 0;
@@ -213,7 +231,7 @@ static int journal_open(const char *path, int append, hn_journal **out, hn_err *
         return -1;
     }
     j->f = fopen(path, "a");
-    if (!j->f) {
+    if (!j->f || (unterminated && (fputc('\n', j->f) == EOF || fflush(j->f) != 0))) {
         hn_errf(err, "%s: cannot open for appending: %s", path, strerror(errno));
         hn_journal_close(j);
         return -1;

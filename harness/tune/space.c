@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Restriction evaluations a space's construction may take: realistic spaces
+ * take thousands (harness bench tune: 4367 for 11.3 million raw), this many
+ * take seconds; beyond it a construction would run for hours (a restriction
+ * naming all of 3 tunables of 4096 values each is 6.9e10 evaluations). */
+#define SPACE_MAX_EVALUATIONS 20000000LL
+
 /* A restriction's results are remembered per combination of the tunables it
  * names when there are at most this many combinations. */
 #define MEMO_MAX ((int64_t)1 << 22)
@@ -184,6 +190,15 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
                 s->evaluations++;
                 ok = hn_value_truthy(&v);
                 if (m) *m = ok ? 1 : 2;
+                if (s->evaluations > SPACE_MAX_EVALUATIONS) {
+                    rc = hn_errf(err,
+                                 "variants[%d].restrict: more than %.0e restriction evaluations building a space of "
+                                 "%.3g raw configurations: a restriction is checked once its last tunable is bound, "
+                                 "so one that names every tunable cannot cut the space; restrict fewer tunables at a "
+                                 "time, or give them fewer values",
+                                 base->spec, (double)SPACE_MAX_EVALUATIONS, s->n_raw);
+                    break;
+                }
             }
             if (rc != 0 || !ok) continue;
             if (depth + 1 < s->n_tunables) {

@@ -945,6 +945,16 @@ static int write_outputs(tune_ctx *t, cJSON *units) {
 /* --compare-strategies: the units' names and case values for compare_strategies.c. */
 static int compare(tune_ctx *t, hn_space **spaces, int n_units, int across) {
     const hn_plan *p = t->plan;
+    /* the folder of --out, made before the comparison rather than found
+     * missing when its files are written */
+    hn_err derr;
+    char *dir = hn_dirname(t->prefix);
+    int drc = hn_mkdirs(dir, &derr);
+    free(dir);
+    if (drc != 0) {
+        fprintf(stderr, "harness tune: --out: %s\n", derr.msg);
+        return 2;
+    }
     char **names = xcalloc((size_t)n_units, sizeof *names);
     int *n_cases = xcalloc((size_t)n_units, sizeof *n_cases);
     char ***cvs = xcalloc((size_t)n_units, sizeof *cvs);
@@ -1080,6 +1090,21 @@ int hn_cmd_tune(const hn_cli *cli) {
                         "brute-force one: --strategy brute_force --budget 100%%)\n");
         goto done;
     }
+    /* options that would do nothing here are errors, never ignored in silence */
+    if (cli->repeats >= 0 && !cli->compare_strategies) {
+        fprintf(stderr, "harness tune: --repeats is the number of runs of --compare-strategies\n");
+        goto done;
+    }
+    if (cli->repeats == 0 || cli->repeats > 100000) {
+        fprintf(stderr, "harness tune: --repeats %d: expected 1 to 100000 runs per strategy\n", cli->repeats);
+        goto done;
+    }
+    if (cli->replay && (cli->journal || cli->with_best)) {
+        fprintf(stderr, "harness tune: %s: --replay evaluates from a recorded journal and writes no journal or "
+                        "header\n",
+                cli->journal ? "--journal" : "--with-best");
+        goto done;
+    }
     if (cli->compare_strategies && t.budget.seconds > 0) {
         fprintf(stderr, "harness tune: --compare-strategies: the budget must be evaluations or a fraction of the "
                         "space (a replayed evaluation takes no time)\n");
@@ -1144,11 +1169,32 @@ int hn_cmd_tune(const hn_cli *cli) {
             }
             t.cases[kept++] = t.cases[i];
         }
-        if (!kept) {
+        if (!kept && !t.shard.count) {
             fprintf(stderr, "harness tune: %s: no case is within the emulator's budget\n", p->path);
             goto done;
         }
         t.n_cases = kept;
+    }
+    /* A shard with no case to tune (more shards than cases, or all of its
+     * cases above the emulator's budget) is done at once: its empty journal and
+     * finished sidecar let the merge of all the shards be complete, where an
+     * error here left the merge forever missing this shard. */
+    if (t.shard.count && t.n_cases == 0) {
+        char *jpath = cli->journal ? xstrdup(cli->journal) : xasprintf("%s.journal", t.prefix);
+        meta_path = hn_meta_path(jpath);
+        meta.device = xstrdup(t.dev.dev.name);
+        meta.backend = xstrdup(t.dev.backend);
+        meta.finished = 1;
+        int jrc = hn_journal_open(jpath, &t.journal, &err);
+        if (jrc == 0 && hn_meta_write(meta_path, &meta, &err) == 0) {
+            printf("shard %d/%d: no case to tune; %s and its sidecar say so, for harness merge\n", t.shard.index,
+                   t.shard.count, jpath);
+            rc = 0;
+        } else {
+            fprintf(stderr, "harness tune: %s\n", err.msg);
+        }
+        free(jpath);
+        goto done;
     }
 
     /* the spaces: one per case, or their intersection across cases */
@@ -1222,7 +1268,11 @@ int hn_cmd_tune(const hn_cli *cli) {
         const char **cols = hn_run_columns(p, &n_cols);
         char *cpath = xasprintf("%s.csv", t.prefix);
         int exists = hn_file_exists(cpath);
-        int crc = exists ? hn_csv_append(cpath, cols, n_cols, &t.csv, &err) : hn_csv_open(cpath, cols, n_cols, &t.csv, &err);
+        char *cdir = hn_dirname(cpath); /* --out's folder, which a --journal elsewhere did not make */
+        int crc = hn_mkdirs(cdir, &err);
+        free(cdir);
+        if (crc == 0)
+            crc = exists ? hn_csv_append(cpath, cols, n_cols, &t.csv, &err) : hn_csv_open(cpath, cols, n_cols, &t.csv, &err);
         free(cpath);
         free(cols);
         if (crc != 0) {

@@ -8,12 +8,14 @@
 //   spin_forever   never finishes: the emulator stops it at --kernel-timeout
 //   sleep_forever  never finishes and never reaches kernel code the emulator can
 //                  stop: the parent's watchdog kills the worker process
-//   abort_worker   kills its own process (SIGABRT)
+//   abort_worker   kills its own process (SIGABRT, past the emulator's handler,
+//                  which makes a plain abort() a fault of the launch)
 //   clobber_input  correct output, then block (last) writes into its const input
 //   printf_flood   correct output, and three lines of printf per thread
 //   slow_conv      correct output, 40 ms per block (for interrupting a run)
 #include <stdio.h>
 #if defined(HN_EMU)
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 #endif
@@ -59,7 +61,10 @@ __global__ void sleep_forever(CONV_ARGS) {
 
 __global__ void abort_worker(CONV_ARGS) {
 #if defined(HN_EMU)
-    if (blockIdx.x == 0 && threadIdx.x == 0) abort();
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        signal(SIGABRT, SIG_DFL);
+        abort();
+    }
 #endif
     CONV_CALL;
 }
