@@ -60,14 +60,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 static int probe_env_init(probe_env *pe, hn_err *err) {
     memset(pe, 0, sizeof *pe);
-    const char *tmp = getenv("TMPDIR");
-    char *tmpl = xasprintf("%s/harness-info-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(tmpl)) {
-        hn_errf(err, "cannot create a scratch folder %s: %s", tmpl, strerror(errno));
-        free(tmpl);
-        return -1;
-    }
-    pe->dir = tmpl;
+    if (!(pe->dir = hn_mkdtemp("harness-info-", err))) return -1;
     pe->src = hn_path_join(pe->dir, "hn_info_probe.cu");
     return hn_write_file(pe->src, probe_src, strlen(probe_src), err);
 }

@@ -227,6 +227,27 @@ static void death_reason(run_ctx *r, const lane_ctx *ln, int code, int sig, char
 /* ---------------------------------------------------------------------- */
 /* the results file */
 
+/* --resume of a shard's file as another shard (or without --shard, or of an
+ * unsharded file with --shard) would drop every row of the other split as "not
+ * in the plan": refused, naming both splits. A sidecar that cannot be read
+ * is the merge's business, not this check's. */
+static int resume_same_split(const run_ctx *r) {
+    hn_meta old = {0};
+    hn_err err;
+    int had = hn_file_exists(r->meta_path) && hn_meta_load(r->meta_path, &old, &err) == 0;
+    int old_index = had ? old.shard_index : -1, old_count = had ? old.shard_count : 0;
+    if (had) hn_meta_free(&old);
+    if (old_count == r->shard.count && (!old_count || old_index == r->shard.index)) return 0;
+    char was[48] = "no --shard", now[48] = "no --shard";
+    if (old_count) snprintf(was, sizeof was, "--shard %d/%d", old_index, old_count);
+    if (r->shard.count) snprintf(now, sizeof now, "--shard %d/%d", r->shard.index, r->shard.count);
+    fprintf(stderr,
+            "harness: --resume: %s holds the rows of %s (%s), not of %s: resuming would drop them; give the same "
+            "--shard, another --out, or --force to start over\n",
+            r->out_path, was, had ? r->meta_path : "no sidecar", now);
+    return -1;
+}
+
 /* Refuses to overwrite an unfinished run; opens the file fresh, or (--resume)
  * loads what it holds for matching once the worker names its device. */
 static int open_results(run_ctx *r) {
@@ -234,6 +255,7 @@ static int open_results(run_ctx *r) {
     const hn_cli *cli = r->cli;
     int exists = hn_file_exists(r->out_path);
     if (exists && cli->resume) {
+        if (resume_same_split(r) != 0) return -1;
         if (hn_table_load(r->out_path, &r->old, &err) != 0) {
             fprintf(stderr, "harness: --resume: %s\n", err.msg);
             return -1;
@@ -263,6 +285,10 @@ static int open_results(run_ctx *r) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return -1;
     }
+    /* a fresh unsharded file: a shard's sidecar left beside it by an earlier
+     * run no longer describes it (merge and --resume would read it) */
+    if (!r->shard.count && unlink(r->meta_path) != 0 && errno != ENOENT)
+        fprintf(stderr, "harness: cannot remove %s: %s\n", r->meta_path, strerror(errno));
     if (cli->save_samples) { /* a fresh results file gets a fresh samples file (workers append) */
         char *sp = xasprintf("%s.samples.csv", r->out_path);
         if (unlink(sp) != 0 && errno != ENOENT) fprintf(stderr, "harness: cannot remove %s: %s\n", sp, strerror(errno));

@@ -252,6 +252,17 @@ int hn_check_appendable(const char *path, hn_err *err) {
     return 0;
 }
 
+char *hn_mkdtemp(const char *prefix, hn_err *err) {
+    const char *tmp = getenv("TMPDIR");
+    char *tmpl = xasprintf("%s/%sXXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    if (!mkdtemp(tmpl)) {
+        hn_errf(err, "cannot create a temporary folder %s: %s", tmpl, strerror(errno));
+        free(tmpl);
+        return NULL;
+    }
+    return tmpl;
+}
+
 int hn_mkdirs(const char *path, hn_err *err) {
     char *p = xstrdup(path);
     for (char *s = p + 1; *s; s++) {

@@ -81,6 +81,10 @@ int hn_read_file(const char *path, char **data, size_t *size, hn_err *err);
 int hn_write_file(const char *path, const void *data, size_t size, hn_err *err);
 /* mkdir -p; succeeds if the folder exists. */
 int hn_mkdirs(const char *path, hn_err *err);
+
+/* A new private folder $TMPDIR/<prefix>XXXXXX (/tmp without TMPDIR), caller
+ * frees the path; NULL with the reason in err. */
+char *hn_mkdtemp(const char *prefix, hn_err *err);
 /* Makes path's folder and checks that path can be appended to (creating it
  * empty when missing), for an output written later: 0, or -1 with err. */
 int hn_check_appendable(const char *path, hn_err *err);

@@ -9,6 +9,8 @@
 #   - refused (exit 2, nothing written): shards of an edited config, of an
 #     edited kernel, of another harness version, of another shard count, and a
 #     CSV with no sidecar;
+#   - --resume of a shard's file by another split (or unsharded) is refused and
+#     leaves the file as it was; a fresh unsharded run drops a stale sidecar;
 #   - tune shards: their journals merge into one with every evaluation once.
 set -u
 h=${HARNESS_BIN:?}
@@ -98,6 +100,28 @@ refuse "is a shard of 3 and" "$tmp/s0.csv" "$tmp/h1.csv"
 # no sidecar
 cp "$tmp/all.csv" "$tmp/plain.csv"
 refuse "has no" "$tmp/s0.csv" "$tmp/plain.csv"
+
+echo "== --resume of a shard's file by another split is refused"
+cp "$tmp/s0.csv" "$tmp/r0.csv"
+cp "$tmp/s0.meta.json" "$tmp/r0.meta.json"
+before=$(cksum <"$tmp/r0.csv")
+o=$("$h" run "$cfg" --backend emu --shard 1/3 --resume --out "$tmp/r0.csv" 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "resume as shard 1 of shard 0's file: exit $rc: $o"
+case "$o" in *"holds the rows of --shard 0/3"*"not of --shard 1/3"*) ;; *) fail "resume other shard: $o" ;; esac
+o=$("$h" run "$cfg" --backend emu --resume --out "$tmp/r0.csv" 2>&1)
+[ $? = 2 ] || fail "resume without --shard of a shard's file: $o"
+case "$o" in *"not of no --shard"*) ;; *) fail "resume unsharded: $o" ;; esac
+[ "$(cksum <"$tmp/r0.csv")" = "$before" ] || fail "a refused resume changed the file"
+# (exit 1, not 2: the planted kernel's rows are mismatches)
+o=$("$h" run "$cfg" --backend emu --shard 0/3 --resume --out "$tmp/r0.csv" 2>&1)
+[ $? = 1 ] || fail "resume of the same shard: $o"
+case "$o" in *"rows of $tmp/r0.csv kept"*) ;; *) fail "same-shard resume kept nothing: $o" ;; esac
+# a fresh unsharded run over the file drops the stale sidecar, so a later resume is not refused
+"$h" run "$cfg" --backend emu --force --case 0 --out "$tmp/r0.csv" >/dev/null 2>&1
+[ -e "$tmp/r0.meta.json" ] && fail "a fresh unsharded run left the shard's sidecar"
+o=$("$h" run "$cfg" --backend emu --resume --case 0 --out "$tmp/r0.csv" 2>&1)
+case "$o" in *"rows of $tmp/r0.csv kept"*) ;; *) fail "resume after the fresh unsharded run: $o" ;; esac
 
 echo "== tune shards: journals"
 tcfg="$root/tests/configs/tune_small.json"

@@ -600,12 +600,7 @@ static int compile_module(const hn_compile_req *req, hn_module_image *out, char 
         cache = xstrdup(req->cache_dir);
         if (hn_mkdirs(cache, err) != 0) goto done;
     } else {
-        char tmpl[] = "/tmp/harness-emu-XXXXXX";
-        if (!mkdtemp(tmpl)) {
-            hn_errf(err, "emulator: cannot create a temporary folder: %s", strerror(errno));
-            goto done;
-        }
-        cache = xstrdup(tmpl);
+        if (!(cache = hn_mkdtemp("harness-emu-", err))) goto done;
     }
     if (write_shim(cache, &shim_dir, err) != 0) goto done;
 

@@ -189,13 +189,12 @@ static int bench_strategies(FILE *out, const char *dir, hn_err *err) {
 }
 
 int hn_tune_bench(FILE *out) {
-    char tmpl[] = "/tmp/harness-bench-tune.XXXXXX";
-    char *dir = mkdtemp(tmpl);
+    hn_err err;
+    char *dir = hn_mkdtemp("harness-bench-tune.", &err);
     if (!dir) {
-        fprintf(stderr, "harness bench tune: cannot make a temporary folder\n");
+        fprintf(stderr, "harness bench tune: %s\n", err.msg);
         return -1;
     }
-    hn_err err;
     int rc = 0;
     fprintf(out, "-- space construction\n");
     fflush(out);
@@ -209,5 +208,6 @@ int hn_tune_bench(FILE *out) {
     bench_strategies(out, dir, &err);
     char *cmd[] = {"rm", "-rf", dir, NULL};
     hn_spawn(cmd, 0, NULL, NULL);
+    free(dir);
     return rc;
 }
