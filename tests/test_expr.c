@@ -184,6 +184,15 @@ static void test_limits(void) {
     t = ones(513);
     CHECK_CONTAINS(error_of(t), "expression has more than 1024 terms");
     free(t);
+    /* 1024 nodes made before the ?: node itself (511 ones, 510 '+', 1, - and 1):
+     * refused there, and everything made so far freed (the ASan build's leak check). */
+    t = ones(511);
+    char *te = xmalloc(strlen(t) + 16);
+    sprintf(te, "%s ? 1 : -1", t);
+    CHECK_STR(error_of(te), "at column 1023: expression has more than 1024 terms (numbers, names, "
+                            "strings, operators and calls)");
+    free(te);
+    free(t);
     /* Length: 4096 characters parse; 4097 do not, whatever they hold. */
     t = repeat(" ", 4095, "1", "");
     CHECK_INT(ival(t), 1);
@@ -211,6 +220,24 @@ static void test_limits(void) {
     t = repeat("(", 2000, "1", ")");
     CHECK_CONTAINS(error_of(t), "nested deeper than 256 levels");
     free(t);
+}
+
+/* Depth counts the levels open at a point, not the levels ever opened: a long sum
+ * of closed calls, parentheses, unary operators and ?: branches, then 200 nested
+ * parentheses, stays within 256 levels. */
+static void test_depth_is_given_back(void) {
+    static const char *const CLOSED[] = {"abs(1)+", "(1)+", "-1+", "!0+", "(0?0:1)+"};
+    for (size_t i = 0; i < HN_ARRAY_LEN(CLOSED); i++) {
+        hn_sb sb;
+        hn_sb_init(&sb);
+        for (int j = 0; j < 100; j++) hn_sb_adds(&sb, CLOSED[i]);
+        char *deep = repeat("(", 200, "7", ")");
+        hn_sb_adds(&sb, deep);
+        free(deep);
+        char *t = hn_sb_detach(&sb);
+        CHECK_MSG(ival(t) == (i == 2 ? -93 : 107), "100 x %s then 200 levels", CLOSED[i]);
+        free(t);
+    }
 }
 
 static void test_integer_corners(void) {
@@ -384,6 +411,9 @@ static void test_truth_and_strings(void) {
     CHECK_STR(error_of("+ACCUM_DTYPE"), "at column 1: unary + needs a number, got the string \"double\"");
     CHECK_CONTAINS(error_of("1 ? 2"), "expected ':'");
     CHECK_STR(error_of("1 + nope"), "at column 5: unknown name 'nope'");
+    CHECK_STR(error_of("nope ? 1 : 2"), "at column 1: unknown name 'nope'");
+    CHECK_STR(error_of("-nope"), "at column 2: unknown name 'nope'"); /* an operand's error propagates */
+    CHECK_STR(error_of("!(1 / 0)"), "at column 5: division by zero");
     /* "!=" where an operand should be is not a "!" followed by "=". */
     CHECK_CONTAINS(error_of("!= 1"), "at column 1: expected a number");
     CHECK_CONTAINS(error_of("1 & 2"), "expected an operator or the end, found '& 2'");
@@ -450,6 +480,12 @@ static void test_format(void) {
     CHECK_STR(buf, "fp32");
 }
 
+static int count_calls(void *ctx, const char *name) {
+    (void)name;
+    (*(int *)ctx)++;
+    return 0;
+}
+
 static int stop_at_first(void *ctx, const char *name) {
     collect(ctx, name);
     return -1;
@@ -463,6 +499,25 @@ static void test_names_listing(void) {
     hn_expr_names(e, collect, buf);
     CHECK_STR(buf, "w;TILE_SIZE;fs;");
     CHECK_STR(hn_expr_text(e), "ceil_div(w, TILE_SIZE) * w + max(fs, TILE_SIZE)");
+    hn_expr_free(e);
+    /* Names under unary operators and ?: count too. */
+    CHECK(hn_expr_parse("-w + !fs ? half : +TILE_SIZE", &e, &err) == 0);
+    buf[0] = '\0';
+    hn_expr_names(e, collect, buf);
+    CHECK_STR(buf, "w;fs;half;TILE_SIZE;");
+    hn_expr_free(e);
+    /* 64 distinct names, each twice: each reported once. */
+    hn_sb sb;
+    hn_sb_init(&sb);
+    for (int i = 0; i < 64; i++) hn_sb_addf(&sb, "%sn%d + n%d", i ? " + " : "", i, i);
+    char *t = hn_sb_detach(&sb);
+    CHECK(hn_expr_parse(t, &e, &err) == 0);
+    free(t);
+    int calls = 0;
+    hn_expr_names(e, count_calls, &calls);
+    CHECK_INT(calls, 64);
+    hn_expr_free(e);
+    CHECK(hn_expr_parse("-w + !fs ? half : +TILE_SIZE", &e, &err) == 0);
     buf[0] = '\0';
     CHECK_INT(hn_expr_names(e, stop_at_first, buf), -1); /* fn's refusal stops the walk */
     CHECK_STR(buf, "w;");
@@ -477,6 +532,7 @@ int main(void) {
     test_names_listing();
     test_limits();
     test_integer_corners();
+    test_depth_is_given_back();
     test_relations();
     test_float_arithmetic();
     test_functions();
