@@ -79,6 +79,23 @@ static void test_shape_errors(void) {
     params(p, 65536, 65536, 4);
     CHECK(fwd->shape(p, counts, &err) != 0);
     CHECK_CONTAINS(err.msg, "more than 2^31-1");
+    /* The message names the pair and both sizes (three distinct numbers, so a
+     * size printed in the wrong place shows). */
+    params(p, 100000, 30000, 1);
+    CHECK(fwd->shape(p, counts, &err) != 0);
+    CHECK_STR(err.msg, "linear: a (batch, in_f) = (100000, 30000) tensor would have 3000000000 elements (more than "
+                       "2^31-1; the kernels index with int)");
+    params(p, 1, 30000, 100000);
+    CHECK(fwd->shape(p, counts, &err) != 0);
+    CHECK_CONTAINS(err.msg, "a (out_f, in_f) = (100000, 30000) tensor");
+    params(p, 100000, 1, 30000);
+    CHECK(bwd->shape(p, counts, &err) != 0);
+    CHECK_CONTAINS(err.msg, "linear_backward: a (batch, out_f) = (100000, 30000) tensor");
+    params(p, 2, 32768, 32768); /* 2^30 elements: fine; 2^31 are not */
+    CHECK(fwd->shape(p, counts, &err) == 0);
+    params(p, 2, 65536, 32768);
+    CHECK(fwd->shape(p, counts, &err) != 0);
+    CHECK_CONTAINS(err.msg, "2147483648 elements");
     params(p, 1, 1, 1);
     CHECK(fwd->shape(p, counts, &err) == 0);
 
