@@ -286,6 +286,15 @@ static void test_generator(void) {
         CHECK(memcmp(a[i], c[i], (size_t)counts[i] * 4) != 0);
     }
     free_bufs(bwd, a, NULL), free_bufs(bwd, b, NULL), free_bufs(bwd, c, NULL);
+    /* x, weight and bias are independent streams for every seed: no buffer starts
+     * with another's values (streams from colliding seeds would). */
+    for (uint64_t seed = 0; seed < 8; seed++) {
+        void **f = make_bufs(fwd, p, counts, seed);
+        for (int i = 0; i < 3; i++)
+            for (int j = i + 1; j < 3; j++)
+                CHECK_MSG(memcmp(f[i], f[j], 7 * sizeof(float)) != 0, "seed %d: buffers %d and %d", (int)seed, i, j);
+        free_bufs(fwd, f, NULL);
+    }
 }
 
 static void test_kernels_on_emu(void) {
