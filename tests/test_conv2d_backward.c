@@ -346,6 +346,14 @@ static void test_counts_labels_shapes(void) {
         CHECK_CONTAINS(err.msg, "would have 2147483648 elements");
         params(op, p, &(geom){1, 1, 1, 1, 32768, 32768, 0, 0});
         CHECK_MSG(op->shape(p, counts, &err) == 0, "%s", err.msg);
+        /* padding up to 2^20 (here refused for the buffer's size, not for the
+         * padding), not past it */
+        params(op, p, &(geom){1, 1, 1, 1, 1, 1, 1 << 20, 0});
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "more than 2^31-1");
+        params(op, p, &(geom){1, 1, 1, 1, 1, 1, (1 << 20) + 1, 0});
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "padding = 1.04858e+06 must be");
         const geom fits = {1, 1, 1, 9, 5, 5, 2, 0}; /* 5 + 4 - 9 + 1 = 1 */
         params(op, p, &fits);
         CHECK(op->shape(p, counts, &err) == 0);

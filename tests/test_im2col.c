@@ -88,6 +88,12 @@ static void test_shape(void) {
         char want[96];
         snprintf(want, sizeof want, "im2col: %s = 0 must be between 1 and 2^30", NAMES[i]);
         CHECK_STR(err.msg, want);
+        if (i != 2) { /* the largest allowed, the others 1 (a filter as large needs too large an image) */
+            double one[5] = {1, 1, 1, 1, 1};
+            one[i] = 1 << 30;
+            CHECK_MSG(shape_of(one[0], one[1], one[2], one[3], one[4], 0, counts, &err) == 0, "%s = 2^30: %s",
+                      NAMES[i], err.msg);
+        }
         q[i] = (1 << 30) + 1.0;
         CHECK_MSG(shape_of(q[0], q[1], q[2], q[3], q[4], 0, counts, &err) != 0, "%s = 2^30 + 1", NAMES[i]);
     }
@@ -115,6 +121,9 @@ int main(void) {
     check_case(2, 2, 5, 11, 6, -1, 0.5, 2);
     check_case(1, 1, 3, 5, 5, 4, -2.0, 1); /* rows and columns entirely of pad */
     check_case(3, 2, 1, 4, 3, 0, 0.0, 2);
+    /* a filter wider than the image and its padding on one side: some rows of cols
+     * have no column inside the image, below rows that do */
+    check_case(1, 2, 7, 5, 2, 3, 0.75, 1);
     /* 17 MB of cols: streamed, split between threads */
     check_case(1, 4, 5, 150, 150, -1, 0.25, 1);
     check_case(1, 4, 5, 150, 150, -1, 0.25, 2);

@@ -45,6 +45,9 @@ static void test_counts_and_labels(void) {
     CHECK_INT(fwd->dims(p, hn_op_buffer_index(fwd, "y"), dims), 2);
     CHECK(dims[0] == 64 && dims[1] == 512);
     CHECK_INT(fwd->dims(p, hn_op_buffer_index(fwd, "bias"), dims), 1);
+    CHECK_INT(dims[0], 512);
+    CHECK_INT(fwd->dims(p, hn_op_buffer_index(fwd, "x"), dims), 2);
+    CHECK(dims[0] == 64 && dims[1] == 1024);
 
     CHECK(bwd->shape(p, counts, &err) == 0);
     CHECK_INT(counts[hn_op_buffer_index(bwd, "dy")], 64 * 512);
@@ -276,6 +279,29 @@ static void test_sampled(void) {
     }
 }
 
+/* linear_sample_rows against its contract: all rows (NULL) when they fit, else
+ * a sorted set without repeats holding the first and last rows, as many as the
+ * budget allows and at least 16; nearly every row asked for, so random draws
+ * collide often. */
+static void test_sample_rows(void) {
+    int64_t n_sel = -1;
+    CHECK(linear_sample_rows(20, 1e9, 20, 1, &n_sel) == NULL); /* exactly fits */
+    CHECK_INT(n_sel, 20);
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        static const double BUDGET[] = {19, 5, 0};
+        for (int b = 0; b < 3; b++) {
+            int64_t *rows = linear_sample_rows(20, 1e9, BUDGET[b], seed, &n_sel);
+            const int64_t want = b == 0 ? 19 : 16;
+            CHECK_MSG(rows && n_sel == want, "seed %d budget %g: %lld rows", (int)seed, BUDGET[b], (long long)n_sel);
+            if (!rows) continue;
+            int bad = rows[0] != 0 || rows[n_sel - 1] != 19;
+            for (int64_t i = 1; i < n_sel; i++) bad += rows[i] <= rows[i - 1];
+            CHECK_MSG(bad == 0, "seed %d budget %g: not sorted, repeated, or missing an end", (int)seed, BUDGET[b]);
+            free(rows);
+        }
+    }
+}
+
 static void test_generator(void) {
     double p[8];
     int64_t counts[16];
@@ -354,6 +380,7 @@ int main(void) {
     test_gemm();
     test_references();
     test_sampled();
+    test_sample_rows();
     test_generator();
     if (getenv("HARNESS_BIN")) test_kernels_on_emu(), test_partial_rows();
     else fprintf(stderr, "HARNESS_BIN not set: the kernels were not run on the emulator\n");
