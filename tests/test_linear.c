@@ -314,13 +314,20 @@ static void test_generator(void) {
     free_bufs(bwd, a, NULL), free_bufs(bwd, b, NULL), free_bufs(bwd, c, NULL);
     /* x, weight and bias are independent streams for every seed: no buffer starts
      * with another's values (streams from colliding seeds would). */
+    /* And each buffer changes with the seed (no two seeds share a stream). */
+    void **prev = NULL;
     for (uint64_t seed = 0; seed < 8; seed++) {
         void **f = make_bufs(fwd, p, counts, seed);
         for (int i = 0; i < 3; i++)
             for (int j = i + 1; j < 3; j++)
                 CHECK_MSG(memcmp(f[i], f[j], 7 * sizeof(float)) != 0, "seed %d: buffers %d and %d", (int)seed, i, j);
-        free_bufs(fwd, f, NULL);
+        for (int i = 0; prev && i < 3; i++)
+            CHECK_MSG(memcmp(f[i], prev[i], 7 * sizeof(float)) != 0, "seeds %d and %d: buffer %d", (int)seed - 1,
+                      (int)seed, i);
+        if (prev) free_bufs(fwd, prev, NULL);
+        prev = f;
     }
+    free_bufs(fwd, prev, NULL);
 }
 
 static void test_kernels_on_emu(void) {

@@ -94,6 +94,11 @@ static void test_generator(void) {
         CHECK_MSG(fabs(mean - OFFSET[b % 4]) < 1.5, "row %d: mean %g", b, mean);
     }
     free_bufs(a), free_bufs(b);
+    /* Labels change with the seed (seeds 2 and 3 give different ones: 8 uniform
+     * labels of 100 agree by chance with probability 1e-16). */
+    void **s2 = make_bufs(p, counts, 2), **s3 = make_bufs(p, counts, 3);
+    CHECK(memcmp(s2[B_LABELS], s3[B_LABELS], (size_t)counts[B_LABELS] * 4) != 0);
+    free_bufs(s2), free_bufs(s3);
 }
 
 static void check_against_loop(int batch, int classes, int threads) {
