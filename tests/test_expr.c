@@ -363,6 +363,8 @@ static void test_functions(void) {
     CHECK_FLOAT("min(1, half)", 0.5);
     CHECK_FLOAT("max(half, 2)", 2.0);
     CHECK_FLOAT("min(2.5, 3)", 2.5);
+    CHECK_FLOAT("max(2.5, 1)", 2.5); /* an integer against a float: compared as doubles */
+    CHECK_FLOAT("max(1, 1.5)", 1.5);
     CHECK_INTV("max(9007199254740992, 9007199254740993)", 9007199254740993LL);
     CHECK_INTV("min(9007199254740993, 9007199254740992)", 9007199254740992LL);
     CHECK_INTV("max(1, 2, 3, 4, 5, 6, 7, 8)", 8);
