@@ -6,6 +6,7 @@
  * columns of pad), odd sizes, a pad value other than 0, and a case large
  * enough to be streamed out, on one thread and two.
  */
+#include <math.h>
 #include <stdint.h>
 
 #include "hn_test.h"
@@ -115,7 +116,29 @@ static void test_shape(void) {
     CHECK_CONTAINS(err.msg, "buffer 'cols' would have 8589934592 elements");
 }
 
+/* The generator writes every input element (a NaN-filled buffer has none left),
+ * the same for a seed and different for another. */
+static void test_generator(void) {
+    const hn_op *op = hn_op_find("im2col");
+    double p[8] = {2, 3, 3, 7, 9, 0, 0};
+    int64_t counts[2];
+    hn_err err;
+    CHECK(op->shape(p, counts, &err) == 0);
+    float *a = xmalloc(sizeof *a * (size_t)counts[0]), *b = xmalloc(sizeof *b * (size_t)counts[0]);
+    for (int64_t i = 0; i < counts[0]; i++) a[i] = b[i] = NAN;
+    op->generate(p, (void *const[]){a, NULL}, 4);
+    int64_t unwritten = 0;
+    for (int64_t i = 0; i < counts[0]; i++) unwritten += isnan(a[i]);
+    CHECK_INT(unwritten, 0);
+    op->generate(p, (void *const[]){b, NULL}, 4);
+    CHECK(memcmp(a, b, sizeof *a * (size_t)counts[0]) == 0);
+    op->generate(p, (void *const[]){b, NULL}, 5);
+    CHECK(memcmp(a, b, sizeof *a * (size_t)counts[0]) != 0);
+    free(a), free(b);
+}
+
 int main(void) {
+    test_generator();
     test_shape();
     check_case(1, 3, 3, 7, 9, 0, 0.0, 1);
     check_case(2, 2, 5, 11, 6, -1, 0.5, 2);
