@@ -287,6 +287,12 @@ static void test_sample_rows(void) {
     int64_t n_sel = -1;
     CHECK(linear_sample_rows(20, 1e9, 20, 1, &n_sel) == NULL); /* exactly fits */
     CHECK_INT(n_sel, 20);
+    /* a row costs at least 1 flop: 50 flop of budget check 50 rows */
+    for (int c = 0; c < 2; c++) {
+        int64_t *rows = linear_sample_rows(100, c ? 1.0 : 0.25, 50e-9, 1, &n_sel);
+        CHECK_MSG(rows && n_sel == 50, "flop_per_row %g: %lld rows", c ? 1.0 : 0.25, (long long)n_sel);
+        free(rows);
+    }
     for (uint64_t seed = 0; seed < 20; seed++) {
         static const double BUDGET[] = {19, 5, 0};
         for (int b = 0; b < 3; b++) {
