@@ -89,9 +89,11 @@ static void test_generator(void) {
      * values: the mean is within 1.5 of it) */
     static const double OFFSET[4] = {-96, 96, -32, 32};
     for (int b = 0; b < 8; b++) {
-        double mean = 0;
+        double mean = 0, sq = 0;
         for (int c = 0; c < 100; c++) mean += x[b * 100 + c] / 100.0;
+        for (int c = 0; c < 100; c++) sq += (x[b * 100 + c] - mean) * (x[b * 100 + c] - mean) / 99.0;
         CHECK_MSG(fabs(mean - OFFSET[b % 4]) < 1.5, "row %d: mean %g", b, mean);
+        CHECK_MSG(sqrt(sq) > 2 && sqrt(sq) < 4, "row %d: standard deviation %g, want about 3", b, sqrt(sq));
     }
     free_bufs(a), free_bufs(b);
     /* Labels change with the seed (seeds 2 and 3 give different ones: 8 uniform
