@@ -22,6 +22,7 @@
 
 #include "csv.h"
 #include "hn_test.h"
+#include "ops/conv2d/backward.h"
 #include "ops/conv2d/ref.h"
 #include "ops/op.h"
 #include "util.h"
@@ -332,6 +333,27 @@ static void test_counts_labels_shapes(void) {
         CHECK(op->shape(p, counts, &err) != 0);
         CHECK_CONTAINS(err.msg, "does not fit a 5x5 image");
         CHECK_CONTAINS(err.msg, op->name);
+        /* A filter that fits one side only. */
+        params(op, p, &(geom){1, 1, 1, 3, 2, 9, 0, 0});
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "does not fit a 2x9 image (the output would be 0x7)");
+        params(op, p, &(geom){1, 1, 1, 3, 9, 2, 0, 0});
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "does not fit a 9x2 image");
+        /* 2^31 elements in a buffer are refused (the kernels index with int); 2^30 are not. */
+        params(op, p, &(geom){2, 1, 1, 1, 32768, 32768, 0, 0});
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "would have 2147483648 elements");
+        params(op, p, &(geom){1, 1, 1, 1, 32768, 32768, 0, 0});
+        CHECK_MSG(op->shape(p, counts, &err) == 0, "%s", err.msg);
+        /* padding up to 2^20 (here refused for the buffer's size, not for the
+         * padding), not past it */
+        params(op, p, &(geom){1, 1, 1, 1, 1, 1, 1 << 20, 0});
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "more than 2^31-1");
+        params(op, p, &(geom){1, 1, 1, 1, 1, 1, (1 << 20) + 1, 0});
+        CHECK(op->shape(p, counts, &err) != 0);
+        CHECK_CONTAINS(err.msg, "padding = 1.04858e+06 must be");
         const geom fits = {1, 1, 1, 9, 5, 5, 2, 0}; /* 5 + 4 - 9 + 1 = 1 */
         params(op, p, &fits);
         CHECK(op->shape(p, counts, &err) == 0);
@@ -467,6 +489,32 @@ static void test_pad_as_shift(void) {
 
 /* The sampled data reference: every border pixel (where the window leaves dout) of
  * every image and channel, plus at least 1024 random ones. */
+/* conv2d_bwd_sample_pixels directly: in increasing order, no pixel twice, every
+ * border pixel (a "same" 5x5 filter: the outer 2 rows and columns) and
+ * n_random others; at least 1024 random ones, at most all there are. */
+static void test_sample_pixels(void) {
+    conv2d_shape s;
+    conv2d_ref_shape(&s, 100, 120, 5, -1);
+    const int64_t border = 100 * 120 - 96 * 116;
+    static const int64_t ASK[] = {3000, 10, 1000000};
+    static const int64_t GET[] = {3000, 1024, 96 * 116};
+    for (int c = 0; c < 3; c++) {
+        int64_t n_sel = -1, n_border = -1;
+        int64_t *pix = conv2d_bwd_sample_pixels(&s, ASK[c], 7, &n_sel, &n_border);
+        CHECK_INT(n_border, border);
+        CHECK_INT(n_sel, border + GET[c]);
+        int64_t in_border = 0, out_of_order = 0;
+        for (int64_t i = 0; i < n_sel; i++) {
+            const int64_t y = pix[i] / 120, x = pix[i] % 120;
+            in_border += y < 2 || y >= 98 || x < 2 || x >= 118;
+            out_of_order += pix[i] < 0 || pix[i] >= 100 * 120 || (i > 0 && pix[i] <= pix[i - 1]);
+        }
+        CHECK_INT(in_border, border);
+        CHECK_INT(out_of_order, 0);
+        free(pix);
+    }
+}
+
 static void test_sampled_data_pixels(void) {
     const hn_op *op = find("conv2d_backward_data");
     if (!op) return;
@@ -627,6 +675,7 @@ int main(void) {
     test_operator_references();
     test_pad_as_shift();
     test_sampled_data_pixels();
+    test_sample_pixels();
     test_generator();
     const char *bin = getenv("HARNESS_BIN"), *tmp_env = getenv("HARNESS_TMP");
     if (!bin || !*bin) {

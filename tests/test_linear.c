@@ -45,6 +45,9 @@ static void test_counts_and_labels(void) {
     CHECK_INT(fwd->dims(p, hn_op_buffer_index(fwd, "y"), dims), 2);
     CHECK(dims[0] == 64 && dims[1] == 512);
     CHECK_INT(fwd->dims(p, hn_op_buffer_index(fwd, "bias"), dims), 1);
+    CHECK_INT(dims[0], 512);
+    CHECK_INT(fwd->dims(p, hn_op_buffer_index(fwd, "x"), dims), 2);
+    CHECK(dims[0] == 64 && dims[1] == 1024);
 
     CHECK(bwd->shape(p, counts, &err) == 0);
     CHECK_INT(counts[hn_op_buffer_index(bwd, "dy")], 64 * 512);
@@ -79,6 +82,23 @@ static void test_shape_errors(void) {
     params(p, 65536, 65536, 4);
     CHECK(fwd->shape(p, counts, &err) != 0);
     CHECK_CONTAINS(err.msg, "more than 2^31-1");
+    /* The message names the pair and both sizes (three distinct numbers, so a
+     * size printed in the wrong place shows). */
+    params(p, 100000, 30000, 1);
+    CHECK(fwd->shape(p, counts, &err) != 0);
+    CHECK_STR(err.msg, "linear: a (batch, in_f) = (100000, 30000) tensor would have 3000000000 elements (more than "
+                       "2^31-1; the kernels index with int)");
+    params(p, 1, 30000, 100000);
+    CHECK(fwd->shape(p, counts, &err) != 0);
+    CHECK_CONTAINS(err.msg, "a (out_f, in_f) = (100000, 30000) tensor");
+    params(p, 100000, 1, 30000);
+    CHECK(bwd->shape(p, counts, &err) != 0);
+    CHECK_CONTAINS(err.msg, "linear_backward: a (batch, out_f) = (100000, 30000) tensor");
+    params(p, 2, 32768, 32768); /* 2^30 elements: fine; 2^31 are not */
+    CHECK(fwd->shape(p, counts, &err) == 0);
+    params(p, 2, 65536, 32768);
+    CHECK(fwd->shape(p, counts, &err) != 0);
+    CHECK_CONTAINS(err.msg, "2147483648 elements");
     params(p, 1, 1, 1);
     CHECK(fwd->shape(p, counts, &err) == 0);
 
@@ -259,6 +279,35 @@ static void test_sampled(void) {
     }
 }
 
+/* linear_sample_rows against its contract: all rows (NULL) when they fit, else
+ * a sorted set without repeats holding the first and last rows, as many as the
+ * budget allows and at least 16; nearly every row asked for, so random draws
+ * collide often. */
+static void test_sample_rows(void) {
+    int64_t n_sel = -1;
+    CHECK(linear_sample_rows(20, 1e9, 20, 1, &n_sel) == NULL); /* exactly fits */
+    CHECK_INT(n_sel, 20);
+    /* a row costs at least 1 flop: 50 flop of budget check 50 rows */
+    for (int c = 0; c < 2; c++) {
+        int64_t *rows = linear_sample_rows(100, c ? 1.0 : 0.25, 50e-9, 1, &n_sel);
+        CHECK_MSG(rows && n_sel == 50, "flop_per_row %g: %lld rows", c ? 1.0 : 0.25, (long long)n_sel);
+        free(rows);
+    }
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        static const double BUDGET[] = {19, 5, 0};
+        for (int b = 0; b < 3; b++) {
+            int64_t *rows = linear_sample_rows(20, 1e9, BUDGET[b], seed, &n_sel);
+            const int64_t want = b == 0 ? 19 : 16;
+            CHECK_MSG(rows && n_sel == want, "seed %d budget %g: %lld rows", (int)seed, BUDGET[b], (long long)n_sel);
+            if (!rows) continue;
+            int bad = rows[0] != 0 || rows[n_sel - 1] != 19;
+            for (int64_t i = 1; i < n_sel; i++) bad += rows[i] <= rows[i - 1];
+            CHECK_MSG(bad == 0, "seed %d budget %g: not sorted, repeated, or missing an end", (int)seed, BUDGET[b]);
+            free(rows);
+        }
+    }
+}
+
 static void test_generator(void) {
     double p[8];
     int64_t counts[16];
@@ -269,6 +318,22 @@ static void test_generator(void) {
         CHECK(memcmp(a[i], c[i], (size_t)counts[i] * 4) != 0);
     }
     free_bufs(bwd, a, NULL), free_bufs(bwd, b, NULL), free_bufs(bwd, c, NULL);
+    /* x, weight and bias are independent streams for every seed: no buffer starts
+     * with another's values (streams from colliding seeds would). */
+    /* And each buffer changes with the seed (no two seeds share a stream). */
+    void **prev = NULL;
+    for (uint64_t seed = 0; seed < 8; seed++) {
+        void **f = make_bufs(fwd, p, counts, seed);
+        for (int i = 0; i < 3; i++)
+            for (int j = i + 1; j < 3; j++)
+                CHECK_MSG(memcmp(f[i], f[j], 7 * sizeof(float)) != 0, "seed %d: buffers %d and %d", (int)seed, i, j);
+        for (int i = 0; prev && i < 3; i++)
+            CHECK_MSG(memcmp(f[i], prev[i], 7 * sizeof(float)) != 0, "seeds %d and %d: buffer %d", (int)seed - 1,
+                      (int)seed, i);
+        if (prev) free_bufs(fwd, prev, NULL);
+        prev = f;
+    }
+    free_bufs(fwd, prev, NULL);
 }
 
 static void test_kernels_on_emu(void) {
@@ -328,6 +393,7 @@ int main(void) {
     test_gemm();
     test_references();
     test_sampled();
+    test_sample_rows();
     test_generator();
     if (getenv("HARNESS_BIN")) test_kernels_on_emu(), test_partial_rows();
     else fprintf(stderr, "HARNESS_BIN not set: the kernels were not run on the emulator\n");

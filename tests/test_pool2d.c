@@ -235,6 +235,20 @@ static void test_forward_reference(void) {
         for (int layout = 0; layout < 3; layout++)
             for (int avg = 0; avg < 2; avg++)
                 check_forward(SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], SHAPES[s][3], SHAPES[s][4], avg, layout, NULL);
+    /* Inner extents of 15 and 31 (NHWC channels, CHWN images): a whole vector of
+     * 16 lanes does not fit, the scalar tail takes them all or the last 15. */
+    for (int layout = 0; layout < 3; layout++)
+        for (int avg = 0; avg < 2; avg++) {
+            check_forward(1, 15, 6, 7, 2, avg, layout, NULL);
+            check_forward(31, 2, 5, 5, 2, avg, layout, NULL);
+        }
+    /* Output rows of more than 2048 elements (ow * inner: 2250 in NCHW, then in
+     * NHWC), which the reference takes one at a time rather than in groups. */
+    for (int layout = 0; layout < 3; layout++)
+        for (int avg = 0; avg < 2; avg++) {
+            check_forward(1, 1, 4, 4500, 2, avg, layout, NULL);
+            check_forward(2, 3, 4, 1500, 2, avg, layout, NULL);
+        }
 
     /* ties (few distinct values): the first maximum in row-major window order;
      * NaN: it wins, the last NaN of a window is the argmax; -inf windows: the first */

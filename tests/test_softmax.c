@@ -46,6 +46,11 @@ static void test_counts_and_errors(void) {
     p[0] = 4, p[1] = -3;
     CHECK(op->shape(p, counts, &err) != 0);
     CHECK_CONTAINS(err.msg, "classes = -3");
+    p[0] = 1, p[1] = 1 << 30; /* the largest size allowed */
+    CHECK_MSG(op->shape(p, counts, &err) == 0, "%s", err.msg);
+    p[0] = (1 << 30) + 1.0, p[1] = 1;
+    CHECK(op->shape(p, counts, &err) != 0);
+    CHECK_CONTAINS(err.msg, "batch = 1.07374e+09 must be");
     p[0] = 65536, p[1] = 65536;
     CHECK(op->shape(p, counts, &err) != 0);
     CHECK_CONTAINS(err.msg, "more than 2^31-1");
@@ -80,7 +85,22 @@ static void test_generator(void) {
     }
     CHECK_MSG(max1 > 89 && max0 < -80, "row maxima %g and %g", max1, max0);
     for (int b = 0; b < 8; b++) CHECK(labels[b] >= 0 && labels[b] < 100);
+    /* every row's mean is its offset, -96, 96, -32, 32 in turn (3 N(0, 1) over 100
+     * values: the mean is within 1.5 of it) */
+    static const double OFFSET[4] = {-96, 96, -32, 32};
+    for (int b = 0; b < 8; b++) {
+        double mean = 0, sq = 0;
+        for (int c = 0; c < 100; c++) mean += x[b * 100 + c] / 100.0;
+        for (int c = 0; c < 100; c++) sq += (x[b * 100 + c] - mean) * (x[b * 100 + c] - mean) / 99.0;
+        CHECK_MSG(fabs(mean - OFFSET[b % 4]) < 1.5, "row %d: mean %g", b, mean);
+        CHECK_MSG(sqrt(sq) > 2 && sqrt(sq) < 4, "row %d: standard deviation %g, want about 3", b, sqrt(sq));
+    }
     free_bufs(a), free_bufs(b);
+    /* Labels change with the seed (seeds 2 and 3 give different ones: 8 uniform
+     * labels of 100 agree by chance with probability 1e-16). */
+    void **s2 = make_bufs(p, counts, 2), **s3 = make_bufs(p, counts, 3);
+    CHECK(memcmp(s2[B_LABELS], s3[B_LABELS], (size_t)counts[B_LABELS] * 4) != 0);
+    free_bufs(s2), free_bufs(s3);
 }
 
 static void check_against_loop(int batch, int classes, int threads) {

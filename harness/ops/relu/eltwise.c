@@ -355,13 +355,23 @@ static void relu_generic(double *y, const float *x, const float *dy, int64_t n) 
     RELU_BODY
 }
 
-/* 2: AVX-512, 1: AVX2 + FMA, 0: neither. */
-static int elt_isa(void) {
+int eltwise_cpu_isa(void) {
 #if defined(ELT_X86)
     if (__builtin_cpu_supports("avx512f")) return 2;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
 #endif
     return 0;
+}
+
+/* The copy eltwise_force_isa asked for, or -1: the CPU's best. */
+static int elt_forced = -1;
+
+void eltwise_force_isa(int isa) {
+    elt_forced = isa;
+}
+
+static int elt_isa(void) {
+    return elt_forced >= 0 ? elt_forced : eltwise_cpu_isa();
 }
 
 void eltwise_exp(double *y, const double *x, int64_t n) {

@@ -77,6 +77,13 @@ float eltwise_max(const float *x, int64_t n);
  * two Newton steps (within 2 ulp). */
 void eltwise_sigmoid(double *out, const float *x, const float *dy, int64_t n);
 
+/* Which copy of the vector loops this CPU runs: 2 AVX-512, 1 AVX2 + FMA, 0 the
+ * baseline. eltwise_force_isa makes every loop run copy `isa` (<= the CPU's) until
+ * called again with -1, so tests check all three on one machine; call it while
+ * no loop runs. */
+int eltwise_cpu_isa(void);
+void eltwise_force_isa(int isa);
+
 /* out[i] = x[i] > 0 ? x[i] : 0 when dy is NULL, else x[i] > 0 ? dy[i] : 0; both
  * keep the value where x is NaN (as torch's relu and threshold_backward do:
  * they test x <= 0) and give +0 for x = -0. */
