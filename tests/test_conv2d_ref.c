@@ -260,11 +260,66 @@ static void test_method(void) {
     printf("conv2d reference: %s\n", m);
 }
 
+/* An empty pixel list needs no array and writes nothing (the header: pix may be
+ * NULL when n_pix is 0). */
+static void test_at_no_pixels(void) {
+    const float in[4] = {1, 2, 3, 4}, filter[1] = {2};
+    double out[2] = {-7.0, -7.0};
+    conv2d_forward_ref_at(out, NULL, 0, in, filter, 1, 1, 2, 2, 1, 0.0f, 1);
+    conv2d_forward_ref_at(NULL, NULL, 0, in, filter, 1, 1, 2, 2, 1, 0.0f, 1);
+    CHECK(out[0] == -7.0 && out[1] == -7.0);
+}
+
+/* The bench's quick run (the small shapes, once each): it must agree with its own
+ * naive loop (and OpenBLAS where linked), and each row's GFLOP must be the
+ * convolution's 2 * in_ch * out_ch * img^2 * fs^2, recomputed here from the row's
+ * own shape columns. */
+static void test_bench_quick(void) {
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK_INT(conv2d_ref_bench(f, 1), 0);
+    rewind(f);
+    char line[512];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        int ic, oc, fs, img;
+        double gflop, t_own, r_own;
+        char blas_s[32], blas_r[32], naive_r[32];
+        if (sscanf(line, "%d %d %d %d %lf %lf %lf %31s %31s %31s", &ic, &oc, &fs, &img, &gflop,
+                   &t_own, &r_own, blas_s, blas_r, naive_r) != 10)
+            continue; /* the header lines */
+        rows++;
+        CHECK_MSG(strstr(line, "MISMATCH") == NULL, "%s", line);
+        const double want = 2e-9 * ic * oc * (double)img * img * fs * fs;
+        CHECK_MSG(fabs(gflop - want) <= 0.0005 + 1e-9 * want, "%s: GFLOP %g, want %g", line, gflop,
+                  want);
+        /* times are printed to 0.1 ms, so a fast run may show 0; rates are > 0 */
+        CHECK_MSG(t_own >= 0.0 && r_own > 0.0, "%s", line);
+        char *end, *end_r;
+        const double t_blas = strtod(blas_s, &end), r_blas = strtod(blas_r, &end_r);
+#if defined(HN_HAVE_OPENBLAS)
+        CHECK_MSG(*end == '\0' && *end_r == '\0' && t_blas >= 0.0 && r_blas > 0.0,
+                  "%s: OpenBLAS is linked: want its time and rate", line);
+#else
+        (void)t_blas, (void)r_blas;
+        CHECK_MSG(strcmp(blas_s, "-") == 0 && strcmp(blas_r, "-") == 0, "%s", line);
+#endif
+        /* quick runs only the shapes small enough for the naive loop */
+        const double r_naive = strtod(naive_r, &end);
+        CHECK_MSG(*end == '\0' && r_naive > 0.0, "%s: want the naive loop's rate", line);
+    }
+    CHECK(rows >= 1);
+    fclose(f);
+}
+
 int main(void) {
     test_method();
     test_border_pixels();
     test_against_naive();
     test_automatic_blocks();
     test_deterministic();
+    test_at_no_pixels();
+    test_bench_quick();
     return hn_test_exit();
 }
