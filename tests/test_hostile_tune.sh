@@ -204,6 +204,12 @@ done
 grep -q "shard 2/3: no case to tune" "$tmp/e2.out" || fail "empty shard: $(cat "$tmp/e2.out")"
 expect 0 "merged 3 journals of 3 shards" "$h" merge "$tmp/e.journal" "$tmp"/e{0,1,2}.journal
 
+echo "== --with-best files checked before the tune, not after it"
+echo '{"not": "a best.json"}' >"$tmp/notbest.json"
+expect 2 "--with-best $tmp/notbest.json: not a best.json written by harness tune" \
+  "${tune_cmd[@]}" --budget 1 --out "$tmp/wb" --with-best "$tmp/notbest.json"
+[ -e "$tmp/wb.journal" ] && fail "--with-best refused only after the tune ran (a journal was written)"
+
 echo "== --compare-strategies and --replay: options that did nothing, a new --out folder"
 fix="$root/results/emu/2026-11-30/tune_small.journal"
 expect 2 "--repeats 0: expected 1 to 100000" "$h" tune "$tmp/t.json" --replay "$fix" --compare-strategies --repeats 0

@@ -864,6 +864,35 @@ static cJSON *best_doc(tune_ctx *t, cJSON *units) {
     return root;
 }
 
+/* --with-best's files (comma-separated) that are best.json files of `variant`
+ * into docs[*n ..] (up to max in all; with docs NULL only checked). -1 when one
+ * is not, each said on stderr. */
+static int load_with_best(const char *with_best, const char *variant, cJSON **docs, int *n, int max) {
+    int rc = 0;
+    char *list = with_best ? xstrdup(with_best) : NULL;
+    for (char *save = NULL, *f = list ? strtok_r(list, ",", &save) : NULL; f; f = strtok_r(NULL, ",", &save)) {
+        char *json = NULL;
+        cJSON *d = NULL;
+        hn_err err;
+        if (hn_read_file(f, &json, NULL, &err) == 0) d = cJSON_Parse(json);
+        free(json);
+        const cJSON *v = d ? cJSON_GetObjectItemCaseSensitive(d, "variant") : NULL;
+        if (!d || !cJSON_IsString(v) || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(d, "results"))) {
+            fprintf(stderr, "harness tune: --with-best %s: not a best.json written by harness tune\n", f);
+            rc = -1;
+        } else if (strcmp(v->valuestring, variant) != 0) {
+            fprintf(stderr, "harness tune: --with-best %s: tunes variant '%s', not '%s'\n", f, v->valuestring, variant);
+            rc = -1;
+        } else if (docs && *n < max) {
+            docs[(*n)++] = d;
+            d = NULL;
+        }
+        cJSON_Delete(d);
+    }
+    free(list);
+    return rc;
+}
+
 /* <prefix>.best.json, <prefix>.h (with --with-best's devices) and the T4 files;
  * takes units. 0, or 2 when one could not be written. */
 static int write_outputs(tune_ctx *t, cJSON *units) {
@@ -886,29 +915,7 @@ static int write_outputs(tune_ctx *t, cJSON *units) {
     hn_sb_free(&sb);
     free(bpath);
     /* other devices' results for the header */
-    char *list = t->cli->with_best ? xstrdup(t->cli->with_best) : NULL;
-    for (char *save = NULL, *f = list ? strtok_r(list, ",", &save) : NULL; f && n_docs < 33;
-         f = strtok_r(NULL, ",", &save)) {
-        char *json = NULL;
-        cJSON *d = NULL;
-        if (hn_read_file(f, &json, NULL, &err) == 0) d = cJSON_Parse(json);
-        free(json);
-        const cJSON *v = d ? cJSON_GetObjectItemCaseSensitive(d, "variant") : NULL;
-        if (!d || !cJSON_IsString(v) || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(d, "results"))) {
-            fprintf(stderr, "harness tune: --with-best %s: not a best.json written by harness tune\n", f);
-            cJSON_Delete(d);
-            rc = 2;
-            continue;
-        }
-        if (strcmp(v->valuestring, variant) != 0) {
-            fprintf(stderr, "harness tune: --with-best %s: tunes variant '%s', not '%s'\n", f, v->valuestring, variant);
-            cJSON_Delete(d);
-            rc = 2;
-            continue;
-        }
-        docs[n_docs++] = d;
-    }
-    free(list);
+    if (load_with_best(t->cli->with_best, variant, docs, &n_docs, 33) != 0) rc = 2;
     char *hpath = xasprintf("%s.h", t->prefix);
     if (hn_tune_write_header(hpath, variant, docs, n_docs, &err) != 0) {
         fprintf(stderr, "harness tune: %s\n", err.msg);
@@ -1105,6 +1112,8 @@ int hn_cmd_tune(const hn_cli *cli) {
                 cli->journal ? "--journal" : "--with-best");
         goto done;
     }
+    /* --with-best's files, before any work (they are read again at the end) */
+    if (load_with_best(cli->with_best, p->specs[spec].name, NULL, NULL, 0) != 0) goto done;
     if (cli->compare_strategies && t.budget.seconds > 0) {
         fprintf(stderr, "harness tune: --compare-strategies: the budget must be evaluations or a fraction of the "
                         "space (a replayed evaluation takes no time)\n");
