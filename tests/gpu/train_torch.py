@@ -3,7 +3,7 @@
 side of harness train's comparison on a GPU (issue 12): the chapter's CNN (Conv
 1->16 k3 p1, ReLU, MaxPool 2, Conv 16->32 k3 p1, ReLU, MaxPool 2, Linear
 1568->128, ReLU, Linear 128->10), Adam, softmax cross-entropy, the same recipe
-as `harness train mnist`, eager mode, data preloaded on the device (as harness
+as `harness train mnist` (its normalisation too), eager mode, data preloaded on the device (as harness
 does), the training set shuffled every epoch. Prints one line per epoch with its
 time and the test accuracy at the end, in the words harness train uses, so the
 two logs read side by side:
@@ -13,7 +13,8 @@ two logs read side by side:
     time per epoch: 4.18 s (mean of 3)
 
 Reads the four IDX files (gzipped or not) of DATA. Exit 2 when torch or CUDA is
-missing: this script only means something on a GPU.
+missing: its times only mean something on a GPU. `--cpu --limit N` is an
+accuracy-only run beside `harness train mnist --backend emu --limit N`.
 """
 import argparse
 import gzip
@@ -44,6 +45,9 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--limit", type=int, default=0, help="train on the first N images (harness train --limit)")
+    ap.add_argument("--cpu", action="store_true",
+                    help="run on the CPU: for an accuracy comparison with the emulator, not for time")
     a = ap.parse_args()
     try:
         import torch
@@ -51,10 +55,11 @@ def main():
     except ImportError:
         print("train_torch.py: no torch here", file=sys.stderr)
         return 2
-    if not torch.cuda.is_available():
-        print("train_torch.py: no CUDA device", file=sys.stderr)
+    if not a.cpu and not torch.cuda.is_available():
+        print("train_torch.py: no CUDA device (--cpu for an accuracy-only run)", file=sys.stderr)
         return 2
-    dev = torch.device("cuda")
+    dev = torch.device("cpu" if a.cpu else "cuda")
+    sync = (lambda: None) if a.cpu else torch.cuda.synchronize
     torch.manual_seed(a.seed)
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -68,7 +73,15 @@ def main():
         return x.to(dev), y.to(dev)
 
     xtr, ytr = load("train")
+    if a.limit > 0:
+        xtr, ytr = xtr[:a.limit], ytr[:a.limit]
     xte, yte = load("t10k")
+    # harness train's normalisation: (p / 255 - mean) / std with the mean and
+    # standard deviation of the training images used, in double
+    mean = xtr.double().mean().item()
+    std = max(xtr.double().pow(2).mean().item() - mean * mean, 1e-12) ** 0.5
+    xtr, xte = (xtr - mean) / std, (xte - mean) / std
+    print(f"normalised with mean {mean:.4f}, std {std:.4f} (of the training images used)")
     model = nn.Sequential(
         nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
@@ -77,7 +90,7 @@ def main():
     loss_fn = nn.CrossEntropyLoss()
     times = []
     for epoch in range(a.epochs):
-        torch.cuda.synchronize()
+        sync()
         t0 = time.perf_counter()
         order = torch.randperm(xtr.shape[0], device=dev)
         for i in range(0, xtr.shape[0], a.batch):
@@ -86,7 +99,7 @@ def main():
             loss = loss_fn(model(xtr[idx]), ytr[idx])
             loss.backward()
             opt.step()
-        torch.cuda.synchronize()
+        sync()
         times.append(time.perf_counter() - t0)
         print(f"epoch {epoch + 1}: {times[-1]:.2f} s (loss {loss.item():.4f})", flush=True)
     model.eval()
