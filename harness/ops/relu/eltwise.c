@@ -66,12 +66,15 @@ void eltwise_reference(eltwise_fn fn, const float *x, const float *dy, int64_t n
  *
  * exp(x): x clamped to [-708, 708] (NaN stays NaN); j = round(16 x / ln2) (by
  * adding 1.5 * 2^52, whose low bits then hold j), r = x - j ln2 / 16, |r| <=
- * ln2 / 32; exp(x) = 2^(j >> 4) * 2^((j & 15) / 16) * exp(r), the middle factor
- * from a table of 16 (two registers and one permute on AVX-512), exp(r) by its
- * Taylor polynomial of degree 7 (truncation under 2e-18 relative), 2^(j >> 4)
- * added into the exponent bits of the table's entry. The result is within
- * 1e-15 relatively of exp (about 2 ulp: the table's entry and a few roundings),
- * normal over the whole clamped range.
+ * ln2 / 32; exp(x) = 2^(j >> 4) * 2^((j & 15) / 16) * exp(r). The middle factor
+ * comes from a table of 16 (two registers and one permute on AVX-512) whose
+ * entries hold the bits of 2^(i / 16) less i << 48, so that adding j << 48
+ * (the sum's low bits shifted up: no mask, no subtraction) puts j >> 4 into the
+ * exponent. exp(r) is a degree-6 polynomial: Taylor's, with the r^7 term folded
+ * into r^5, r^3 and r by Chebyshev economisation on |r| <= ln2 / 32 (truncation
+ * under 1e-17 relative; one multiply-add fewer than degree 7 Taylor). The result
+ * is within 1e-15 relatively of exp (about 2 ulp: the table's entry and a few
+ * roundings), normal over the whole clamped range.
  */
 
 typedef double elt_v8d __attribute__((vector_size(64)));
@@ -81,20 +84,20 @@ typedef float elt_v8f __attribute__((vector_size(32)));
 typedef float elt_v16f __attribute__((vector_size(64)));
 typedef int elt_v16i __attribute__((vector_size(64)));
 
-/* 2^(i / 16), rounded to double. */
-static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
-    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
-    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
-    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
-    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0,
+/* The bits of 2^(i / 16), rounded to double, less i << 48 (see above). */
+static const uint64_t EXP2_16TH_BITS[16] __attribute__((aligned(64))) = {
+    0x3ff0000000000000ULL, 0x3fefb5586cf9890fULL, 0x3fef72b83c7d517bULL, 0x3fef387a6e756238ULL,
+    0x3fef06fe0a31b715ULL, 0x3feedea64c123422ULL, 0x3feebfdad5362a27ULL, 0x3feeab07dd485429ULL,
+    0x3feea09e667f3bcdULL, 0x3feea11473eb0187ULL, 0x3feeace5422aa0dbULL, 0x3feec49182a3f090ULL,
+    0x3feee89f995ad3adULL, 0x3fef199bdd85529cULL, 0x3fef5818dcfba487ULL, 0x3fefa4afa2a490daULL,
 };
 
-/* The table lookup T[i & 15] per lane, and the clamp of v to [-708, 708] (NaN
+/* The table lookup T[i & 15] per lane (as 64-bit integers), and the clamp of v to [-708, 708] (NaN
  * kept), as each target does them best: ELT_LOOKUP and ELT_CLAMP are defined
  * before each instantiation of the bodies below. */
 #define ELT_LOOKUP_LANES(out, idx)                                                                 \
     do {                                                                                           \
-        for (int l_ = 0; l_ < 8; l_++) (out)[l_] = EXP2_16TH[(idx)[l_] & 15];                      \
+        for (int l_ = 0; l_ < 8; l_++) (out)[l_] = EXP2_16TH_BITS[(idx)[l_] & 15];                      \
     } while (0)
 #define ELT_CLAMP_MASKS(v)                                                                         \
     do {                                                                                           \
@@ -116,18 +119,17 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
         const elt_v8d t_ = v_ * ((S) * 23.083120654223414) + shift_, k_ = t_ - shift_; /* 16/ln2 */ \
         elt_v8d w_ = v_ - k_ * ((S) * 0x1.62e42feep-5); /* ln2 / 16, high part (exact times k) */  \
         w_ = w_ - k_ * ((S) * 0x1.a39ef35793c76p-37);   /* ln2 / 16, low part */                   \
-        elt_v8d p_ = w_ * ((S) / 5040.0) + 1.0 / 720.0;                                            \
-        p_ = p_ * w_ + (S) / 120.0;                                                                \
+        elt_v8d p_ = w_ * (1.0 / 720.0) + (S) * 0x1.11126eebfffa7p-7; /* 1/120 + folded r^7 */      \
         p_ = p_ * w_ + 1.0 / 24.0;                                                                 \
-        p_ = p_ * w_ + (S) / 6.0;                                                                  \
+        p_ = p_ * w_ + (S) * 0x1.555555540527cp-3; /* 1/6 less folded r^7 */                      \
         p_ = p_ * w_ + 0.5;                                                                        \
-        p_ = p_ * w_ + (S);                                                                        \
+        p_ = p_ * w_ + (S) * 0x1.000000000000ap+0; /* 1 + folded r^7 */                            \
         p_ = p_ * w_ + 1.0;                                                                        \
-        /* the low 52 bits of t are 2^51 + j */                                                    \
-        const elt_v8l j_ = ((elt_v8l)t_ & 0xfffffffffffffLL) - (1LL << 51);                        \
-        elt_v8d tab_;                                                                              \
-        ELT_LOOKUP(tab_, j_);                                                                      \
-        *(vp) = p_ * (elt_v8d)((elt_v8u)tab_ + ((elt_v8u)(j_ >> 4) << 52));                        \
+        /* the low 52 bits of t are 2^51 + j: their low 4 bits pick the entry,  */                 \
+        /* and t << 48 is j << 48 (mod 2^64) */                                                    \
+        elt_v8u tab_;                                                                              \
+        ELT_LOOKUP(tab_, (elt_v8l)t_);                                                             \
+        *(vp) = p_ * (elt_v8d)(tab_ + ((elt_v8u)t_ << 48));                                        \
     } while (0)
 
 /* 8 lanes from src (n of them, the rest 0) into a vector, and back: whole
@@ -265,8 +267,8 @@ static const double EXP2_16TH[16] __attribute__((aligned(64))) = {
 /* AVX-512: the table in two registers, one two-source permute; the clamp by
  * min and max, which return their second operand (v) when it is NaN. */
 #define ELT_LOOKUP(out, idx)                                                                       \
-    (out) = (elt_v8d)_mm512_permutex2var_pd(_mm512_load_pd(EXP2_16TH), (__m512i)(idx),             \
-                                            _mm512_load_pd(EXP2_16TH + 8))
+    (out) = (elt_v8u)_mm512_permutex2var_epi64(_mm512_load_si512(EXP2_16TH_BITS), (__m512i)(idx), \
+                                               _mm512_load_si512(EXP2_16TH_BITS + 8))
 #define ELT_CLAMP(v)                                                                               \
     (v) = (elt_v8d)_mm512_max_pd(_mm512_set1_pd(-708.0), _mm512_min_pd(_mm512_set1_pd(708.0), (__m512d)(v)))
 #define ELT_LOADF8(v, src, n)                                                                      \
