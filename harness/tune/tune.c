@@ -15,6 +15,13 @@
  * device, so strategies can run anywhere (and be compared:
  * compare_strategies.c).
  *
+ * Interrupts (interrupt.h), from the first evaluation: the first SIGINT lets
+ * the evaluations in flight finish and starts no other; a second, or SIGTERM,
+ * kills the workers and drops theirs (not journaled: a resumed tune makes them).
+ * Either way the summary gives each unit's best so far, marked interrupted, and
+ * how to resume (exit 130 / 143); best.json and the other outputs are left to
+ * the tune that finishes.
+ *
  * Outputs: <out>.journal, <out>.csv (every evaluation as a row, as harness run
  * writes them), <out>.best.json, and a summary table.
  */
