@@ -16,9 +16,15 @@
  * running loss and accuracy) and synchronises only when it reports (every
  * --interval steps) and at the end of an epoch.
  *
+ * Interrupts (interrupt.h, in-process mode: the kernels run here): the first
+ * SIGINT or SIGTERM stops training at the end of the current step, writes the
+ * curve's row for it, prints the time per layer so far and saves --save's
+ * weights (no test pass, no final predictions); a second ends the process.
+ *
  * Exit codes: 0 trained (or gradcheck passed), 1 a kernel failed or gradcheck
  * found a wrong gradient, 2 bad usage or input (a missing, truncated or
- * mismatched IDX file, a bad config, a weights file of another model).
+ * mismatched IDX file, a bad config, a weights file of another model), 130 / 143
+ * interrupted by SIGINT / SIGTERM.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -30,6 +36,7 @@
 #include "backend.h"
 #include "commands.h"
 #include "csv.h"
+#include "interrupt.h"
 #include "npy.h"
 #include "train/gradcheck.h"
 #include "train/idx.h"
@@ -55,6 +62,8 @@ typedef struct {
     hn_prof data_prof;     /* the batch gather */
     int64_t steps_done;
     double t_start;
+    hn_interrupt_saved handlers;
+    int interrupted;       /* an interrupt ended training early */
 } trainer;
 
 /* ---------------------------------------------------------------------- */
@@ -78,6 +87,7 @@ static int open_backend(trainer *t, hn_err *err) {
 }
 
 static void close_trainer(trainer *t) {
+    hn_interrupt_restore(&t->handlers);
     hn_loss_free(&t->loss);
     hn_optim_free(&t->opt);
     for (int i = 0; i < 2; i++)
@@ -200,6 +210,26 @@ static void print_profile(const trainer *t, int64_t steps_per_epoch) {
            total * steps_per_epoch / 1000.0, (long long)steps_per_epoch);
 }
 
+/* Training that an interrupt stopped after the step just run (at `where`):
+ * where the time went so far, the curve, --save's weights. */
+static int end_interrupted(trainer *t, const char *where, double loss, int64_t steps_per_epoch, hn_err *err) {
+    const hn_cli *cli = t->cli;
+    printf("Interrupted at %s: training stopped after step %lld (%.2f s), loss %.6f\n", where,
+           (long long)t->steps_done, hn_now() - t->t_start, loss);
+    if (!cli->quiet) {
+        print_profile(t, steps_per_epoch);
+        printf("Loss curve so far: %s\n", t->csv_path);
+    }
+    if (cli->save) {
+        if (hn_model_save(t->m, cli->save, err) != 0) return -1;
+        if (!cli->quiet)
+            printf("Weights: %s (--load %s goes on from them; the optimizer's state starts afresh)\n", cli->save,
+                   cli->save);
+    }
+    fflush(stdout);
+    return 0;
+}
+
 /* --save-tensors: every layer's tensors and the loss's, for the step just run
  * (before the optimizer changes the weights). */
 static int save_tensors(trainer *t, int batch, hn_err *err) {
@@ -292,11 +322,13 @@ static int train_xor(trainer *t, hn_err *err) {
         printf("Running XOR on %s (%s), seed %llu\nStarting training...\n", t->dev.name, be->ops->name,
                (unsigned long long)seed);
     }
+    hn_interrupt_install(&t->handlers, HN_INTERRUPT_IN_PROCESS);
     t->t_start = hn_now();
-    int profile_all = t->is_emu;
-    for (int e = 1; e <= epochs; e++) {
+    int profile_all = t->is_emu, stop_epoch = 0;
+    double last_loss = NAN;
+    for (int e = 1; e <= epochs && !t->interrupted; e++) {
         if (hn_loss_reset(&t->loss, err) != 0) return -1;
-        for (int b0 = 0; b0 < 4; b0 += batch) {
+        for (int b0 = 0; b0 < 4 && !t->interrupted; b0 += batch) {
             int nb = b0 + batch <= 4 ? batch : 4 - b0;
             if (be->ops->upload(be, t->m->x, X[b0], (size_t)nb * 2 * sizeof(float), err) != 0 ||
                 be->ops->upload(be, t->loss.target, &Y[b0], (size_t)nb * sizeof(float), err) != 0)
@@ -307,14 +339,22 @@ static int train_xor(trainer *t, hn_err *err) {
             if (hn_optim_step(&t->opt, err) != 0) return -1;
             t->steps_done++;
             if (profile_all && collect_profile(t, err) != 0) return -1;
+            t->interrupted = hn_interrupted(); /* checked once a step is whole */
         }
-        if (e % interval == 0 || e == epochs) {
+        if (e % interval == 0 || e == epochs || t->interrupted) {
             double st[3];
             if (hn_loss_read(&t->loss, st, err) != 0) return -1;
             double loss = st[0] / st[2], acc = st[1] / st[2];
+            last_loss = loss;
+            stop_epoch = e;
             if (!cli->quiet) printf("Epoch [%d/%d], Loss: %.6f\n", e, epochs, loss);
             if (curve_row(t, "train", e, t->steps_done, t->steps_done * 4, loss, acc, 0, err) != 0) return -1;
         }
+    }
+    if (t->interrupted) {
+        char where[64];
+        snprintf(where, sizeof where, "epoch %d/%d", stop_epoch, epochs);
+        return end_interrupted(t, where, last_loss, 1, err);
     }
     double train_s = hn_now() - t->t_start;
     /* final predictions and loss, from a forward pass of all four */
@@ -488,11 +528,14 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
                t->opt.kind == HN_OPT_ADAM ? "Adam" : "SGD (momentum 0.9)", t->opt.lr, (unsigned long long)seed);
         fflush(stdout);
     }
+    hn_interrupt_install(&t->handlers, HN_INTERRUPT_IN_PROCESS);
     t->t_start = hn_now();
     double *epoch_s = xcalloc((size_t)epochs + 1, sizeof *epoch_s);
     int32_t *order = xmalloc((size_t)dtrain.n * sizeof *order);
     uint64_t rng = seed ^ 0x5eed5eed5eedULL;
-    for (int e = 1; e <= epochs; e++) {
+    char where[96] = "";
+    double last_loss = NAN;
+    for (int e = 1; e <= epochs && !t->interrupted; e++) {
         /* a new shuffle per epoch, on the host, uploaded once */
         for (int i = 0; i < dtrain.n; i++) order[i] = i;
         for (int i = dtrain.n - 1; i > 0; i--) {
@@ -507,7 +550,7 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         double te = hn_now(), ti = te;
         int64_t imgs_interval = 0;
         double st[3] = {0, 0, 0};
-        for (int64_t s = 0; s < steps; s++) {
+        for (int64_t s = 0; s < steps && !t->interrupted; s++) {
             int off = (int)(s * batch), nb = off + batch <= dtrain.n ? batch : dtrain.n - off;
             int report = (s + 1) % interval == 0 || s + 1 == steps;
             t->m->profile = t->is_emu || report;
@@ -516,8 +559,13 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
             if (hn_optim_step(&t->opt, err) != 0) goto epochs_done;
             t->steps_done++;
             imgs_interval += nb;
-            if (report) {
+            t->interrupted = hn_interrupted(); /* checked once a step is whole; its row is written */
+            if (t->interrupted)
+                snprintf(where, sizeof where, "epoch %d/%d, step %lld/%lld", e, epochs, (long long)(s + 1),
+                         (long long)steps);
+            if (report || t->interrupted) {
                 if (hn_loss_read(&t->loss, st, err) != 0) goto epochs_done;
+                last_loss = st[0] / st[2];
                 double now = hn_now(), ips = imgs_interval / (now - ti);
                 ti = now;
                 imgs_interval = 0;
@@ -532,13 +580,16 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
             }
             if (t->m->profile && collect_profile(t, err) != 0) goto epochs_done;
         }
+        if (t->interrupted) break;
         if (be->ops->sync(be, err) != 0) goto epochs_done;
         epoch_s[e] = hn_now() - te;
         if (!cli->quiet)
             printf("Epoch [%d/%d] completed in %.2f s (%.0f images/s), Loss: %.4f, Accuracy: %.2f%%\n", e, epochs,
                    epoch_s[e], dtrain.n / epoch_s[e], st[0] / st[2], 100 * st[1] / st[2]);
     }
-    {
+    if (t->interrupted) { /* no test pass: it takes a while, and the stop was asked for */
+        if (end_interrupted(t, where, last_loss, steps, err) != 0) goto epochs_done;
+    } else {
         double st[3];
         double tt = hn_now();
         if (evaluate(t, &dtest, batch, mean, inv_std, st, err) != 0) goto epochs_done;
@@ -645,6 +696,8 @@ int hn_cmd_train(const hn_cli *cli) {
             /* nothing trained (bad data, weights, options or config; a kernel that does
              * not compile) is 2; a failure once training ran is 1 */
             rc = input_error || t.steps_done == 0 ? 2 : 1;
+        } else if (t.interrupted) {
+            rc = hn_interrupt_exit_code();
         }
     }
     close_trainer(&t);

@@ -45,6 +45,7 @@
 #include "csv.h"
 #include "exec/runner.h"
 #include "exec/worker.h"
+#include "interrupt.h"
 #include "results/rows.h"
 #include "results/verdict.h"
 #include "scale/devices.h"
@@ -58,13 +59,6 @@
 
 /* How long the run waits for one variant's compile (--compile-timeout). */
 #define HN_COMPILE_TIMEOUT_S 600.0
-
-static volatile sig_atomic_t n_interrupts, got_term;
-
-static void on_signal(int sig) {
-    if (sig == SIGINT) n_interrupts++;
-    else got_term = 1;
-}
 
 /* One worker process and what the parent knows of it. */
 enum { LANE_START, LANE_RUNNING, LANE_DONE, LANE_RETIRED };
@@ -659,7 +653,7 @@ static void lane_ended(run_ctx *r, int i, int *stopped) {
     for (int k = 0; k < r->n_lanes; k++) live_before += k != i && r->lanes[k].state != LANE_RETIRED;
     if (r->write_failed || r->fatal) {
         ln->state = LANE_DONE;
-    } else if (got_term || n_interrupts >= 2) {
+    } else if (hn_interrupt_now()) {
         *stopped = 1;
         ln->state = LANE_DONE;
     } else if (ln->replan && !sig) {
@@ -687,8 +681,8 @@ static void lane_ended(run_ctx *r, int i, int *stopped) {
         if (!live_before) r->fatal = 1;
     } else {
         after_death(r, ln, i, code, sig);
-        ln->state = n_interrupts ? LANE_DONE : LANE_START;
-        if (n_interrupts) *stopped = 1;
+        ln->state = hn_interrupted() ? LANE_DONE : LANE_START;
+        if (hn_interrupted()) *stopped = 1;
     }
     hn_run_shared_release(r->sh, i);
     ln->held = 0;
@@ -702,10 +696,10 @@ static int run_lanes(run_ctx *r, int *stopped) {
     int stop_sent = 0;
     int64_t left_at_sweep = -1;
     for (;;) {
-        if ((got_term || n_interrupts >= 2) && !*stopped) {
+        if (hn_interrupt_now() && !*stopped) {
             kill_all(r);
             *stopped = 1;
-        } else if (n_interrupts == 1 && !stop_sent) {
+        } else if (hn_interrupt_count() == 1 && !stop_sent) {
             r->sh->stop = 1;
             stop_sent = 1;
             progress_end(r);
@@ -879,8 +873,7 @@ int hn_cmd_run(const hn_cli *cli_in) {
     r.seen = xcalloc((size_t)p->n_cases + 1, 1);
     for (int64_t i = 0; i < cells; i++) r.status[i] = -1, r.median[i] = r.noise[i] = NAN;
     int exit_code = 2;
-    struct sigaction old_int, old_term;
-    int handlers = 0;
+    hn_interrupt_saved handlers = {0};
     r.sh = hn_run_shared_create(p->n_cases, r.nv, p->op->n_baselines);
     if (!r.sh) {
         fprintf(stderr, "harness: cannot map memory shared with the worker process\n");
@@ -906,13 +899,7 @@ int hn_cmd_run(const hn_cli *cli_in) {
         goto done;
     }
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    handlers = 1;
+    hn_interrupt_install(&handlers, HN_INTERRUPT_WORKERS);
 
     /* The first lane; the others once it has named the backend (--devices),
      * or at once where the backend is known (--backend emu). */
@@ -987,13 +974,10 @@ int hn_cmd_run(const hn_cli *cli_in) {
     } else {
         printf("interrupted: the rows done are in %s; run the same command with --resume to finish it\n",
                r.out_path);
-        exit_code = got_term ? 143 : n_interrupts ? 130 : 1;
+        exit_code = hn_interrupted() ? hn_interrupt_exit_code() : 1;
     }
 done:
-    if (handlers) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-    }
+    hn_interrupt_restore(&handlers);
     for (int i = 0; i < r.n_lanes; i++) hn_worker_destroy(r.lanes[i].wk);
     hn_csv_close(r.csv);
     hn_csv_close(r.builder);

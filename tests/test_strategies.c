@@ -132,7 +132,7 @@ static hn_tune_trace trace;
 static void search(const hn_strategy *st, const hn_space *s, int kind, uint64_t seed, hn_tune_budget b, evaluator *e) {
     *e = (evaluator){.kind = kind};
     hn_err err;
-    int rc = hn_tune_search(st, s, seed, &b, (hn_tune_eval_fn){eval_fn, NULL, NULL}, e, &trace, &err);
+    int rc = hn_tune_search(st, s, seed, &b, (hn_tune_eval_fn){eval_fn, NULL, NULL, NULL}, e, &trace, &err);
     CHECK_MSG(rc == 0, "%s: search failed", st->name);
     CHECK_MSG(e->out_of_range == 0, "%s: %lld positions out of range", st->name, (long long)e->out_of_range);
     CHECK_MSG(e->n_log == trace.evals, "%s: %lld logged, %lld counted", st->name, (long long)e->n_log,
@@ -286,7 +286,7 @@ static int64_t evals_to_5pct(const hn_strategy *st, const hn_space *s, int kind,
     evaluator e = {.kind = kind, .target = 1.05 * optimum(s, kind)};
     hn_tune_budget b = {.fraction = 1.0};
     hn_err err;
-    hn_tune_search(st, s, seed, &b, (hn_tune_eval_fn){eval_fn, NULL, NULL}, &e, &trace, &err);
+    hn_tune_search(st, s, seed, &b, (hn_tune_eval_fn){eval_fn, NULL, NULL, NULL}, &e, &trace, &err);
     CHECK_MSG(e.reached, "%s: never within 5%% on %s", st->name, landscape_names[kind]);
     free(e.log);
     return e.n_log;

@@ -161,7 +161,7 @@ int hn_tune_compare(const hn_tune_compare_in *in, hn_err *err) {
         double *mean_best = xmalloc((size_t)B * sizeof *mean_best);
         int64_t *to5 = xmalloc((size_t)repeats * sizeof *to5);
         table_ctx tc = {cost};
-        hn_tune_eval_fn ev = {table_eval, NULL, NULL};
+        hn_tune_eval_fn ev = {table_eval, NULL, NULL, NULL};
         for (int si = 0; si < n_strat; si++) {
             strat_result *r = &res[si * in->n_units + u];
             memset(mean_best, 0, (size_t)B * sizeof *mean_best);

@@ -15,6 +15,13 @@
  * device, so strategies can run anywhere (and be compared:
  * compare_strategies.c).
  *
+ * Interrupts (interrupt.h), from the first evaluation: the first SIGINT lets
+ * the evaluations in flight finish and starts no other; a second, or SIGTERM,
+ * kills the workers and drops theirs (not journaled: a resumed tune makes them).
+ * Either way the summary gives each unit's best so far, marked interrupted, and
+ * how to resume (exit 130 / 143); best.json and the other outputs are left to
+ * the tune that finishes.
+ *
  * Outputs: <out>.journal, <out>.csv (every evaluation as a row, as harness run
  * writes them), <out>.best.json, and a summary table.
  */
@@ -35,6 +42,7 @@
 #include "emu/emu_source.h"
 #include "compare_strategies.h"
 #include "export.h"
+#include "interrupt.h"
 #include "journal.h"
 #include "results/verdict.h"
 #include "scale/devices.h"
@@ -82,7 +90,9 @@ typedef struct {
     int have_dev;
     int tag;                   /* the next request's tag */
     hn_csv *csv;               /* <prefix>.csv, or NULL */
+    char *journal_path;        /* NULL with --replay */
     int n_evals, n_failed, n_cached, n_missing;
+    int interrupt_said;        /* the first interrupt's notice is printed */
     double t_start;
 } tune_ctx;
 
@@ -254,11 +264,13 @@ typedef struct {
     int status;
     double ms, noise, compile_s;
     char reason[512];
+    int done;                /* its result is known (and journaled) */
 } tune_job;
 
 /* A job's result is known: journal it at once (so a killed tune loses none). */
 static int finish_job(tune_ctx *t, tune_job *j, hn_err *err) {
     const hn_plan *p = t->plan;
+    j->done = 1;
     t->n_evals++;
     if (!(j->status == HN_ST_OK && isfinite(j->ms))) t->n_failed++;
     hn_workload w;
@@ -298,9 +310,35 @@ static void lane_died(tune_ctx *t, int i, tune_job *j) {
     t->sh->lane[i].busy_since = t->sh->lane[i].compile_since = 0;
 }
 
+/* Says once that an interrupt came (and again when it turns to stopping now). */
+static void say_interrupt(tune_ctx *t) {
+    int level = hn_interrupt_now() ? 2 : hn_interrupted() ? 1 : 0;
+    if (level <= t->interrupt_said) return;
+    t->interrupt_said = level;
+    fprintf(stderr, "%sharness tune: interrupted: %s\n", isatty(2) ? "\n" : "",
+            level == 2 ? "stopping now (the configurations being measured are dropped, not journaled)"
+                       : "stopping after the configurations being measured (Ctrl-C again to stop now)");
+    fflush(stderr);
+}
+
+/* Stopping at once: every worker is killed with what it runs (and its
+ * compilers, its process group), so no kernel runs on without a parent; the
+ * evaluations in flight are not journaled, and a resumed tune makes them. */
+static void abandon_jobs(tune_ctx *t) {
+    for (int i = 0; i < t->n_lanes; i++) {
+        tune_lane *ln = &t->lanes[i];
+        hn_worker_destroy(ln->wk);
+        ln->wk = NULL;
+        ln->job = -1;
+        t->sh->lane[i].busy_since = t->sh->lane[i].compile_since = 0;
+    }
+}
+
 /* Measures jobs[0..n) on the lanes, each handed to the first lane free, each
  * journaled as it finishes. A worker that dies takes its job with it (fault
- * or timeout) and is replaced. -1 with err when no lane can run at all. */
+ * or timeout) and is replaced. -1 with err when no lane can run at all; 1 when
+ * an interrupt stopped it first (no new job starts after the first, the jobs
+ * in flight are dropped after a second): the jobs not done have done == 0. */
 static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
     int next = 0, left = n;
     int tags[HN_MAX_LANES];
@@ -308,13 +346,19 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
         jobs[i].status = HN_ST_FAULT;
         jobs[i].ms = jobs[i].noise = jobs[i].compile_s = NAN;
         jobs[i].reason[0] = '\0';
+        jobs[i].done = 0;
     }
     for (int i = 0; i < t->n_lanes; i++) t->lanes[i].job = -1;
     while (left > 0) {
+        say_interrupt(t);
+        if (hn_interrupt_now()) {
+            abandon_jobs(t);
+            return 1;
+        }
         int busy = 0;
         for (int i = 0; i < t->n_lanes; i++) {
             tune_lane *ln = &t->lanes[i];
-            if (ln->job < 0 && next < n && !ln->dead) {
+            if (ln->job < 0 && next < n && !ln->dead && !hn_interrupted()) {
                 if (!ln->wk && start_lane(t, i, err) != 0) {
                     ln->dead = 1; /* the others go on; with none left, the tune stops */
                     fprintf(stderr, "harness tune: device %d: %s\n", t->places[i].device, err->msg);
@@ -331,6 +375,7 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
             busy += ln->job >= 0;
         }
         if (!busy) {
+            if (next < n && hn_interrupted()) return 1;
             if (next < n) return hn_errf(err, "no device is left to evaluate on (each failed to start)");
             break;
         }
@@ -408,7 +453,9 @@ static void config_compile_key(const tune_ctx *t, const hn_variant *v, char key[
  * cases the geometric mean of its times (INFINITY if any failed), with the
  * worst noise. Each (configuration, case) comes from the journal when known,
  * else is replayed, or measured (all of the batch at once, on every lane) and
- * journaled. -1 with err when the tuning cannot go on. */
+ * journaled. -1 with err when the tuning cannot go on; 1 when an interrupt
+ * stopped the measuring: cost NAN for the configurations not measured on every
+ * case. */
 static int eval_configs(tune_ctx *t, const hn_space *s, const int64_t *raws, int n, const int64_t *cases,
                         int n_cases, int final, double *cost, double *noise, hn_err *err) {
     const hn_plan *p = t->plan;
@@ -467,14 +514,15 @@ static int eval_configs(tune_ctx *t, const hn_space *s, const int64_t *raws, int
             free(config);
             free(cv);
         }
-    if (n_jobs && run_jobs(t, jobs, n_jobs, err) != 0) rc = -1;
-    for (int i = 0; rc == 0 && i < n; i++) {
+    if (n_jobs) rc = run_jobs(t, jobs, n_jobs, err);
+    for (int i = 0; rc >= 0 && i < n; i++) {
         double logsum = 0, worst_noise = 0;
-        int failed = 0;
+        int failed = 0, unmeasured = 0;
         for (int k = 0; k < n_cases; k++) {
             int at = i * n_cases + k;
             if (job_of[at] >= 0) {
                 const tune_job *j = &jobs[job_of[at]];
+                unmeasured |= !j->done;
                 cc[at] = j->status == HN_ST_OK && isfinite(j->ms) ? j->ms : INFINITY;
                 cn[at] = j->noise;
             }
@@ -483,7 +531,7 @@ static int eval_configs(tune_ctx *t, const hn_space *s, const int64_t *raws, int
             if (isfinite(cn[at]) && cn[at] > worst_noise) worst_noise = cn[at];
         }
         noise[i] = worst_noise;
-        cost[i] = failed ? INFINITY : exp(logsum / n_cases);
+        cost[i] = unmeasured ? NAN : failed ? INFINITY : exp(logsum / n_cases);
     }
     for (int q = 0; q < n_jobs; q++) {
         free(jobs[q].v.choice);
@@ -503,7 +551,9 @@ static double eval_unit(tune_ctx *t, const hn_space *s, int64_t raw, const int64
                         double *noise, int *fresh, hn_err *err) {
     double cost;
     *fresh = 1;
-    return eval_configs(t, s, &raw, 1, cases, n_cases, final, &cost, noise, err) == 0 ? cost : NAN;
+    int rc = eval_configs(t, s, &raw, 1, cases, n_cases, final, &cost, noise, err);
+    if (rc == 1) hn_errf(err, "interrupted");
+    return rc == 0 ? cost : NAN;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -592,6 +642,10 @@ int hn_tune_search(const hn_strategy *st, const hn_space *s, uint64_t seed, cons
     int rc = 0;
     int64_t repeats = 0;
     while (trace->evals < max_evals && (budget->seconds <= 0 || hn_now() - t0 < budget->seconds)) {
+        if (eval.stop && eval.stop(ctx)) {
+            trace->stopped = 1;
+            break;
+        }
         int64_t batch[TUNE_BATCH];
         int room = max_evals - trace->evals < TUNE_BATCH ? (int)(max_evals - trace->evals) : TUNE_BATCH;
         int n = st->propose(state, batch, room);
@@ -608,10 +662,12 @@ int hn_tune_search(const hn_strategy *st, const hn_space *s, uint64_t seed, cons
             for (int k = 0; k < n_ask && !dup; k++) dup = ask[k] == batch[i];
             if (!dup) ask[n_ask++] = batch[i];
         }
-        if (n_ask && eval.batch(ctx, s, ask, n_ask, ask_cost, ask_noise, err) != 0) {
+        int brc = n_ask ? eval.batch(ctx, s, ask, n_ask, ask_cost, ask_noise, err) : 0;
+        if (brc < 0) {
             rc = -1;
             goto out;
         }
+        int partial = brc == 1; /* interrupted: keep what was measured, then end */
         int new_ones = 0;
         for (int i = 0; i < n && trace->evals < max_evals; i++) {
             double cost, noise;
@@ -620,7 +676,9 @@ int hn_tune_search(const hn_strategy *st, const hn_space *s, uint64_t seed, cons
                 int k = 0;
                 while (k < n_ask && ask[k] != batch[i]) k++;
                 if (k < n_ask) cost = ask_cost[k], noise = ask_noise[k];
+                else if (partial) continue;
                 else cost = eval.fn(ctx, s, batch[i], &noise, &fresh, err);
+                if (partial && isnan(cost)) continue; /* never measured */
                 if (isnan(cost)) {
                     rc = -1;
                     goto out;
@@ -632,6 +690,10 @@ int hn_tune_search(const hn_strategy *st, const hn_space *s, uint64_t seed, cons
                 if (cost < trace->best_cost) trace->best_cost = cost, trace->best_pos = batch[i], trace->best_at = trace->evals;
             }
             st->observe(state, batch[i], cost);
+        }
+        if (partial) {
+            trace->stopped = 1;
+            break;
         }
         /* a strategy that only proposes what it already knows is done */
         repeats = new_ones ? 0 : repeats + 1;
@@ -709,13 +771,22 @@ static int unit_batch(void *ctx, const hn_space *s, const int64_t *pos, int n, d
     int64_t raws[TUNE_BATCH] = {0};
     if (n > TUNE_BATCH) n = TUNE_BATCH;
     for (int i = 0; i < n; i++) raws[i] = s->valid[pos[i]];
-    if (eval_configs(u->t, s, raws, n, u->cases, u->n_cases, 0, cost, noise, err) != 0) return -1;
+    int rc = eval_configs(u->t, s, raws, n, u->cases, u->n_cases, 0, cost, noise, err);
+    if (rc < 0) return -1;
     for (int i = 0; i < n; i++) {
+        if (isnan(cost[i])) continue; /* interrupted before it was measured */
         u->done++;
         if (cost[i] < u->best) u->best = cost[i];
     }
     unit_progress(u);
-    return 0;
+    return rc;
+}
+
+/* An interrupt ends the search before its next batch. */
+static int unit_stop(void *ctx) {
+    unit_ctx *u = ctx;
+    say_interrupt(u->t);
+    return hn_interrupted();
 }
 
 /* Compiles a batch ahead: each configuration is queued by one lane (in turn),
@@ -949,6 +1020,37 @@ static int write_outputs(tune_ctx *t, cJSON *units) {
     return rc;
 }
 
+/* An interrupted unit's line of the summary: the search's best so far, not
+ * measured again (its final and runner-up columns are "-"). */
+static void print_interrupted_unit(tune_ctx *t, const hn_space *s, const char *what, const hn_tune_trace *trace,
+                                   const int64_t *cases, int n_cases) {
+    if (trace->best_pos < 0) {
+        printf("%-26s %-14s %6lld  interrupted before a configuration ran correctly\n", what, t->strategy->name,
+               (long long)trace->evals);
+        return;
+    }
+    char *cfg = hn_space_describe(s, s->valid[trace->best_pos]);
+    double known = best_known(t, s, cases, n_cases);
+    if (!(known < trace->best_cost)) known = trace->best_cost;
+    char of_best[16];
+    snprintf(of_best, sizeof of_best, "%.1f%%", 100.0 * known / trace->best_cost);
+    printf("%-26s %-14s %6lld %11.5g %8s %11s %11s %9s  %s (interrupted: best so far, not re-measured)\n", what,
+           t->strategy->name, (long long)trace->evals, trace->best_cost, of_best, "-", "-", "-", cfg);
+    free(cfg);
+}
+
+/* After an interrupt: what is kept and how to go on. */
+static void print_resume(const tune_ctx *t) {
+    if (t->replay) {
+        printf("interrupted: the replay stopped early; run it again for the whole search\n");
+        return;
+    }
+    printf("interrupted: every evaluation made is in %s (and %s.csv); run the same command again to resume: the "
+           "journal answers them, and the tune ends as an uninterrupted one would\n",
+           t->journal_path, t->prefix);
+    printf("(%s.best.json, .h and .t4/ are written when the tune finishes)\n", t->prefix);
+}
+
 /* --compare-strategies: the units' names and case values for compare_strategies.c. */
 static int compare(tune_ctx *t, hn_space **spaces, int n_units, int across) {
     const hn_plan *p = t->plan;
@@ -1048,6 +1150,8 @@ int hn_cmd_tune(const hn_cli *cli) {
     hn_meta meta;
     memset(&meta, 0, sizeof meta);
     char *meta_path = NULL;
+    hn_interrupt_saved handlers = {0};
+    int stopped = 0; /* an interrupt ended the tune before its last unit */
 
     /* the variant: --variant NAME, else the first with tunables */
     int spec = -1;
@@ -1268,7 +1372,7 @@ int hn_cmd_tune(const hn_cli *cli) {
             fprintf(stderr, "harness tune: %s: %d incomplete line(s) skipped (a tuning killed while writing)\n", jpath,
                     hn_journal_skipped(t.journal));
         if (jrc == 0) printf("journal: %s (%d evaluations known)\n", jpath, hn_journal_count(t.journal));
-        free(jpath);
+        t.journal_path = jpath;
         if (jrc != 0) {
             fprintf(stderr, "harness tune: %s\n", err.msg);
             goto done;
@@ -1296,6 +1400,9 @@ int hn_cmd_tune(const hn_cli *cli) {
            t.strategy->name, budget_text ? budget_text : "100", t.replay ? "a replayed journal" : t.dev.dev.name);
     fflush(stdout);
 
+    /* from here an interrupt leaves a summary: the journal and the CSV are
+     * complete up to the last evaluation, and the same command resumes */
+    hn_interrupt_install(&handlers, HN_INTERRUPT_WORKERS);
     trace = xmalloc(sizeof *trace);
     units = cJSON_CreateArray();
     printf("\n%-26s %-14s %6s %11s %8s %11s %11s %9s  %s\n", "unit", "strategy", "evals", "search ms", "of best",
@@ -1308,14 +1415,25 @@ int hn_cmd_tune(const hn_cli *cli) {
         char what[96];
         if (across) snprintf(what, sizeof what, "across %d cases", t.n_cases);
         else snprintf(what, sizeof what, "case %lld", (long long)t.cases[u]);
+        if (stopped || hn_interrupted()) {
+            printf("%-26s %-14s %6d  not tuned (interrupted)\n", what, t.strategy->name, 0);
+            stopped = 1;
+            continue;
+        }
         unit_ctx uc = {&t, across ? t.cases : &t.cases[u], across ? t.n_cases : 1, what,
                        hn_tune_max_evals(&t.budget, s), 0, hn_now(), INFINITY, 0, isatty(2)};
-        hn_tune_eval_fn ev = {unit_eval, unit_prefetch, t.replay ? NULL : unit_batch};
+        hn_tune_eval_fn ev = {unit_eval, unit_prefetch, t.replay ? NULL : unit_batch, unit_stop};
         uint64_t seed = cli->seed >= 0 ? (uint64_t)cli->seed : p->seed;
-        if (hn_tune_search(t.strategy, s, seed, &t.budget, ev, &uc, trace, &err) != 0) {
+        int src = hn_tune_search(t.strategy, s, seed, &t.budget, ev, &uc, trace, &err);
+        if (src != 0 && !hn_interrupted()) {
             fprintf(stderr, "harness tune: %s\n", err.msg);
             rc = 1;
             break;
+        }
+        if (src != 0 || trace->stopped) {
+            print_interrupted_unit(&t, s, what, trace, uc.cases, uc.n_cases);
+            stopped = 1;
+            continue;
         }
         /* the best few again, with the full sampling rules */
         int64_t win = -1, second = -1;
@@ -1328,8 +1446,15 @@ int hn_cmd_tune(const hn_cli *cli) {
             final_ms[k] = trace->top_cost[k];
             final_noise[k] = NAN;
         }
-        if (top_k > 0 && n_final > 0 &&
-            eval_configs(&t, s, final_raw, n_final, uc.cases, uc.n_cases, 1, final_ms, final_noise, &err) != 0) {
+        int frc = top_k > 0 && n_final > 0
+                      ? eval_configs(&t, s, final_raw, n_final, uc.cases, uc.n_cases, 1, final_ms, final_noise, &err)
+                      : 0;
+        if (frc == 1) { /* interrupted in the re-measure: the search's best stands */
+            print_interrupted_unit(&t, s, what, trace, uc.cases, uc.n_cases);
+            stopped = 1;
+            continue;
+        }
+        if (frc != 0) {
             fprintf(stderr, "harness tune: %s\n", err.msg);
             n_final = 0;
         }
@@ -1398,12 +1523,12 @@ int hn_cmd_tune(const hn_cli *cli) {
         cJSON_AddItemToArray(units, o);
         free(cfg);
     }
-    if (!t.replay) {
+    if (!t.replay && !stopped) {
         int wrc = write_outputs(&t, units);
         units = NULL;
         if (wrc) rc = wrc;
     }
-    if (meta_path) {
+    if (meta_path && !stopped) {
         meta.finished = 1;
         if (hn_meta_write(meta_path, &meta, &err) != 0) fprintf(stderr, "harness tune: %s\n", err.msg);
     }
@@ -1413,7 +1538,12 @@ int hn_cmd_tune(const hn_cli *cli) {
         printf("%d configuration(s) proposed are not in %s (counted as failed)\n", t.n_missing, cli->replay);
     printf("(of best: the best search time known for the unit, in the journal, over this search's best; ~ after a "
            "margin: within the measured noise)\n");
+    if (stopped) {
+        print_resume(&t);
+        rc = hn_interrupt_exit_code();
+    }
 done:
+    hn_interrupt_restore(&handlers);
     cJSON_Delete(units);
     free(trace);
     for (int u = 0; spaces && u < n_units; u++) hn_space_free(spaces[u]);
@@ -1428,6 +1558,7 @@ done:
     free(t.cases);
     free(t.prefix);
     free(t.cache_dir);
+    free(t.journal_path);
     hn_plan_free(p);
     return rc;
 }

@@ -28,13 +28,18 @@ int hn_tune_parse_budget(const char *text, hn_tune_budget *b, hn_err *err);
  * INFINITY when the configuration failed; NAN stops the search with err set);
  * prefetch (may be NULL) is told a batch about to be evaluated. batch (may be
  * NULL) answers several new positions at once (on several devices): cost[i]
- * and noise[i] of pos[i], -1 with err to stop the search. With batch, the
- * search asks the same positions in the same order and tells the strategy the
- * same costs as with fn; only the evaluations of a batch overlap in time. */
+ * and noise[i] of pos[i], -1 with err to stop the search, or 1 when it was
+ * interrupted partway (cost[i] NAN for the positions it did not evaluate; the
+ * search keeps the others and ends). With batch, the search asks the same
+ * positions in the same order and tells the strategy the same costs as with fn;
+ * only the evaluations of a batch overlap in time. stop (may be NULL) is asked
+ * before each batch: nonzero ends the search where it is (an interrupt), with
+ * what it found so far. */
 typedef struct {
     double (*fn)(void *ctx, const hn_space *s, int64_t pos, double *noise, int *fresh, hn_err *err);
     void (*prefetch)(void *ctx, const hn_space *s, const int64_t *pos, int n);
     int (*batch)(void *ctx, const hn_space *s, const int64_t *pos, int n, double *cost, double *noise, hn_err *err);
+    int (*stop)(void *ctx);
 } hn_tune_eval_fn;
 
 #define HN_TUNE_MAX_CURVE 100000
@@ -42,9 +47,11 @@ typedef struct {
 
 /* What a search found: the best cost after each evaluation (its curve), the
  * best position and when it was found, and the best few (for a final
- * re-measure), cheapest first. */
+ * re-measure), cheapest first; stopped: it ended early (eval.stop, or a batch
+ * interrupted), before its budget or the space ran out. */
 typedef struct {
     int64_t evals;
+    int stopped;
     double seconds;
     int64_t best_pos;
     double best_cost;
