@@ -1,7 +1,8 @@
 /*
  * test_emu_compile.c: the emulator's compile path: the on-disk cache (a second
  * compile loads, an edited header recompiles), unsupported constructs named at
- * compile time, compiler errors with the user's file:line, the parameter
+ * compile time, compiler errors with the user's file:line (also an error inside a
+ * define's expansion, which GCC puts at "<command-line>"), the parameter
  * signature of a kernel, and the rewrite of `extern __shared__` declarations
  * (unit tests of emu_source.c, then end to end in shared_decls.cu).
  */
@@ -175,6 +176,27 @@ static void test_compile_errors(void) {
     CHECK(rc != 0);
     CHECK_CONTAINS(log, "not_there");
     free(log);
+    /* a variant's define that is also a name of the source (-DT=16, template <int
+     * T>): GCC reports the error at "<command-line>" and the user's line only in a
+     * note; the message names the line and the macro */
+    char *p = write_tmp("e_define.cu", "template <int T>\n"
+                                       "__global__ void k(float *o) { o[0] = T; }\n"
+                                       "template __global__ void k<16>(float *);\n");
+    hn_module_image img;
+    hn_err err;
+    const char *ks[] = {"k<T>"}, *defs[] = {"T=16"};
+    log = NULL;
+    rc = emu_compile_file(p, ks, 1, defs, 1, &img, &log, &err);
+    CHECK(rc != 0);
+    if (rc != 0) {
+        CHECK_CONTAINS(err.msg, "e_define.cu:1:");
+        CHECK(strstr(err.msg, "<command-line>") == NULL);
+        if (strstr(log ? log : "", "in expansion of macro")) CHECK_CONTAINS(err.msg, "the macro");
+    } else {
+        hn_module_image_free(&img);
+    }
+    free(log);
+    free(p);
 }
 
 static void test_param_signature(void) {

@@ -186,6 +186,28 @@ static int is_clang(const char *version) {
     return version && strstr(version, "clang") != NULL;
 }
 
+/* GCC puts an error inside a command-line macro's expansion at "<command-line>"
+ * (a variant's define that is also a name of the source: -DT=16 with `template
+ * <int T>`), and the user's line only in the note that follows ("k.cu:3:15: note:
+ * in expansion of macro 'T'"). The message then names that line and the define, so
+ * it says where and why; without such a note, the error as it is. */
+static char *command_line_error(const char *what, size_t what_n, const char *rest) {
+    static const char note[] = ": note: in expansion of macro ";
+    for (const char *p = rest; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *at = memmem(p, n, note, sizeof note - 1);
+        if (at && !memmem(p, n, "/emu-shim-", 10) && strncmp(p, "<command-line>", 14) != 0) {
+            const char *macro = at + sizeof note - 1;
+            return xasprintf("%.*s: error: %.*s (where the macro %.*s, defined on the command line by a define of "
+                             "the variant, replaced a name of the source)",
+                             (int)(at - p), p, (int)what_n, what, (int)(n - (size_t)(macro - p)), macro);
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return xasprintf("<command-line>: error: %.*s", (int)what_n, what);
+}
+
 /* The first line of log that reports an error, else its first line. An error
  * raised inside the shim (a static_assert or #error naming an unsupported
  * construct) is reported at the user's line that led there ("required from
@@ -217,6 +239,8 @@ static char *first_error(const char *log) {
     const char *e = strchr(pick, '\n');
     size_t n = e ? (size_t)(e - pick) : strlen(pick);
     const char *what = memmem(pick, n, "error: ", 7);
+    if (strncmp(pick, "<command-line>", 14) == 0 && what && e)
+        return command_line_error(what + 7, n - (size_t)(what + 7 - pick), e + 1);
     if (user && what && memmem(pick, n, "/emu-shim-", 10)) {
         what += 7;
         return xasprintf("%.*s: %.*s", (int)user_n, user, (int)(n - (size_t)(what - pick)), what);
