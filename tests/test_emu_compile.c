@@ -116,6 +116,13 @@ static void test_unsupported(void) {
          "    child<<<1, 1>>>(o);\n"
          "}\n",
          "k", "u_dynpar.cu:3: dynamic parallelism"},
+        {"u_host_launch.cu",
+         "namespace ops {\n"
+         "__global__ void child(int *o) { o[0] = 1; }\n"
+         "void launch(int *o) { if (o) { auto go = [&] { child<<<1, 1>>>(o); }; go(); } }\n"
+         "}\n"
+         "__global__ void k(int *o) { o[0] = 2; }\n",
+         "k", "u_host_launch.cu:3: a kernel launch <<<...>>> in host code: the harness launches the kernels"},
         {"u_shfl.cu",
          "__global__ void k(int *o) {\n"
          "    o[0] = __shfl(o[1], 0);\n"
@@ -129,6 +136,10 @@ static void test_unsupported(void) {
          "#include <cooperative_groups.h>\n"
          "__global__ void k(int *o) { o[0] = (int)cooperative_groups::this_cluster(); }\n",
          "k", "this_cluster is not supported: thread block clusters"},
+        {"u_cuda_std_atomic.cu",
+         "#include <cuda/std/atomic>\n"
+         "__global__ void k(int *o) { o[0] = 1; }\n",
+         "k", "<cuda/std/atomic> is not supported (the emulator maps <cuda/std/X> to the host's"},
     };
     for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
         char msg[2048];
@@ -143,7 +154,8 @@ static void test_unsupported(void) {
         hn_sb_free(&both);
         free(log);
     }
-    /* asm in an inactive #if and in a comment is fine */
+    /* asm in an inactive #if and in a comment is fine, and so is a host launcher
+     * under #ifndef __CUDA_ARCH__ */
     char msg[2048];
     char *log = NULL;
     int rc = compile_text("u_asm_off.cu",
@@ -151,8 +163,30 @@ static void test_unsupported(void) {
                           "#define LANE(x) asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(x))\n"
                           "#endif\n"
                           "/* asm(\"...\") in a comment */\n"
-                          "__global__ void k(int *o) { o[0] = 1; }\n",
+                          "__global__ void k(int *o) { o[0] = 1; }\n"
+                          "#ifndef __CUDA_ARCH__\n" /* host code, as the message advises */
+                          "void launch(int *o) { k<<<1, 1>>>(o); }\n"
+                          "#endif\n",
                           "k", msg, sizeof msg, &log);
+    CHECK_MSG(rc == 0, "%s\n%s", msg, log ? log : "");
+    free(log);
+    /* libcu++'s <cuda/std/...> headers that have a C++17 host counterpart: cuda::std
+     * is the host's std (NVRTC has libcu++ itself) */
+    rc = compile_text("cuda_std.cu",
+                      "#include <cuda/std/cstdint>\n"
+                      "#include <cuda/std/limits>\n"
+                      "#include <cuda/std/type_traits>\n"
+                      "#include <cuda/std/utility>\n"
+                      "#include <cuda/std/array>\n"
+                      "#include <cuda/std/cmath>\n"
+                      "static_assert(sizeof(cuda::std::uint64_t) == 8, \"uint64_t\");\n"
+                      "static_assert(cuda::std::is_same<cuda::std::int32_t, int>::value, \"int32_t\");\n"
+                      "__global__ void k(float *o) {\n"
+                      "    cuda::std::array<float, 2> a{cuda::std::numeric_limits<float>::max(), 2.0f};\n"
+                      "    cuda::std::swap(a[0], a[1]);\n"
+                      "    o[0] = cuda::std::sqrt(a[0]);\n"
+                      "}\n",
+                      "k", msg, sizeof msg, &log);
     CHECK_MSG(rc == 0, "%s\n%s", msg, log ? log : "");
     free(log);
 }

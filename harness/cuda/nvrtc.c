@@ -332,8 +332,17 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
         hn_sb defs;
         hn_sb_init(&defs);
         for (int i = 0; i < req->n_defines; i++) hn_sb_addf(&defs, " -D%s", req->defines[i]);
-        hn_errf(err, "%s: NVRTC compile failed for %s (%s%s):\n%s", req->src_path, req->arch,
-                nvrtcGetErrorString(cr), defs.buf, log);
+        /* NVRTC's advice (-default-device) is wrong for the usual cause, a host
+         * launcher in a file written for nvcc */
+        const char *host_hint =
+            strstr(log, "host functions are not allowed in JIT mode")
+                ? "harness: NVRTC compiles device code only: put host code (a launcher, main) under #ifndef "
+                  "__CUDA_ARCH__ (nvcc's device pass, NVRTC and the CPU emulator all skip it), mark device "
+                  "helpers __device__; a generic lambda ([](auto v) {...}) in device code needs \"options\": "
+                  "[\"-default-device\"] in the variant\n"
+                : "";
+        hn_errf(err, "%s: NVRTC compile failed for %s (%s%s):\n%s%s", req->src_path, req->arch,
+                nvrtcGetErrorString(cr), defs.buf, log, host_hint);
         hn_sb_free(&defs);
         if (log_out) *log_out = log;
         else free(log);
