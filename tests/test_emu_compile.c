@@ -230,6 +230,17 @@ static void test_compile_errors(void) {
         hn_module_image_free(&img);
     }
     free(log);
+    /* the same define with a source that never names T: the name is one of the
+     * shim's, and the message says to rename the define */
+    free(p);
+    p = write_tmp("e_define_shim.cu", "__global__ void k(float *o) { o[0] = 1.0f; }\n");
+    const char *ks2[] = {"k"};
+    log = NULL;
+    rc = emu_compile_file(p, ks2, 1, defs, 1, &img, &log, &err);
+    CHECK(rc != 0);
+    if (rc != 0 && strstr(log ? log : "", "in expansion of macro")) CHECK_CONTAINS(err.msg, "rename the define");
+    if (rc == 0) hn_module_image_free(&img);
+    free(log);
     free(p);
 }
 

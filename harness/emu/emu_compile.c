@@ -193,18 +193,28 @@ static int is_clang(const char *version) {
  * it says where and why; without such a note, the error as it is. */
 static char *command_line_error(const char *what, size_t what_n, const char *rest) {
     static const char note[] = ": note: in expansion of macro ";
+    const char *shim_macro = NULL;
+    size_t shim_macro_n = 0;
     for (const char *p = rest; p && *p;) {
         const char *e = strchr(p, '\n');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         const char *at = memmem(p, n, note, sizeof note - 1);
-        if (at && !memmem(p, n, "/emu-shim-", 10) && strncmp(p, "<command-line>", 14) != 0) {
-            const char *macro = at + sizeof note - 1;
+        const char *macro = at ? at + sizeof note - 1 : NULL;
+        if (at && !memmem(p, n, "/emu-shim-", 10) && strncmp(p, "<command-line>", 14) != 0)
             return xasprintf("%.*s: error: %.*s (where the macro %.*s, defined on the command line by a define of "
                              "the variant, replaced a name of the source)",
                              (int)(at - p), p, (int)what_n, what, (int)(n - (size_t)(macro - p)), macro);
+        if (at && !shim_macro) {
+            shim_macro = macro;
+            shim_macro_n = n - (size_t)(macro - p);
         }
         p = e ? e + 1 : NULL;
     }
+    /* the name is one of the shim's (template <typename T>): only a new name helps */
+    if (shim_macro)
+        return xasprintf("<command-line>: error: %.*s (where the macro %.*s, defined on the command line by a define "
+                         "of the variant, replaced a name in the emulator's CUDA headers: rename the define)",
+                         (int)what_n, what, (int)shim_macro_n, shim_macro);
     return xasprintf("<command-line>: error: %.*s", (int)what_n, what);
 }
 
