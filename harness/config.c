@@ -1472,9 +1472,12 @@ int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err
         }
         given[a] = 1;
     }
+    /* an axis of one value needs no --set: it can have no other */
     for (int a = 0; a < p->n_axes; a++)
-        if (!given[a]) {
-            hn_errf(err, "--set: no value for axis '%s' (every axis must be given)", p->axes[a].name);
+        if (!given[a] && p->axes[a].n == 1) out->values[a] = p->axes[a].values[0];
+        else if (!given[a]) {
+            hn_errf(err, "--set: no value for axis '%s' (every axis with several values must be given)",
+                    p->axes[a].name);
             goto fail;
         }
     free(given);
