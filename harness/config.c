@@ -21,6 +21,7 @@
 typedef struct {
     const char *file;
     hn_err *err;
+    const hn_op *op; /* once known: its choices make a hint for an unquoted one */
 } ctx;
 
 static int bad(ctx *c, const char *jpath, const char *fmt, ...) HN_PRINTF(3, 4);
@@ -184,6 +185,23 @@ typedef struct {
     int n_defines;
 } name_sets;
 
+/* A hint for a name that is the value of one of the operator's choices (layout
+ * NHWC): in an expression a string is quoted ("\"NHWC\"" in the JSON), so an
+ * unquoted one is taken for a name. Static storage. */
+static const char *choice_hint(const ctx *c, const char *name) {
+    static char hint[160];
+    for (int i = 0; c->op && i < c->op->n_params; i++) {
+        const hn_op_param *prm = &c->op->params[i];
+        for (int k = 0; prm->type == 'c' && prm->choices && prm->choices[k]; k++)
+            if (strcmp(prm->choices[k], name) == 0) {
+                snprintf(hint, sizeof hint, "; '%s' is a value of %s: a string in an expression is quoted, \"\\\"%s\\\"\"",
+                         name, prm->name, name);
+                return hint;
+            }
+    }
+    return "";
+}
+
 /* Parses an expression field and checks its names; which: bit 1 axes, 2 params,
  * 4 defines, 8 the device's limits. */
 static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns, int which,
@@ -216,8 +234,8 @@ static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_set
                         seen = strcmp(nc.sets[t][k], nc.sets[s][i]) == 0;
                 if (!seen) hn_sb_addf(&names, "%s%s", names.len ? ", " : "", nc.sets[s][i]);
             }
-        bad(c, jpath, "in '%s': unknown name '%s' (known here: %s)", quoted, CUT(nc.bad_name),
-            names.len ? names.buf : "none");
+        bad(c, jpath, "in '%s': unknown name '%s' (known here: %s)%s", quoted, CUT(nc.bad_name),
+            names.len ? names.buf : "none", choice_hint(c, nc.bad_name));
         hn_sb_free(&names);
         hn_expr_free(*out);
         *out = NULL;
@@ -983,6 +1001,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
     if (!plan->op)
         return bad(c, "op", "unknown operator '%s' (known: %s)", CUT(j->valuestring), hn_op_names());
     const hn_op *op = plan->op;
+    c->op = op;
 
     /* axes */
     j = cJSON_GetObjectItemCaseSensitive(root, "axes");
@@ -1045,7 +1064,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             tmp.type = cJSON_String;
             tmp.valuestring = (char *)dflt;
             hn_err inner;
-            ctx quiet = {c->file, &inner};
+            ctx quiet = {c->file, &inner, c->op};
             prc = parse_field(&quiet, &tmp, p, &pns, 3, &plan->params[i]);
             if (prc != 0)
                 bad(c, p, "not set, and its default '%s' does not fit this config's axes (%s); set "
@@ -1273,7 +1292,7 @@ static int json_depth_at(const char *text, const char *at) {
 int hn_config_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
                   hn_err *err) {
     *out = NULL;
-    ctx c = {path, err};
+    ctx c = {path, err, NULL};
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root) {
@@ -1472,9 +1491,12 @@ int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err
         }
         given[a] = 1;
     }
+    /* an axis of one value needs no --set: it can have no other */
     for (int a = 0; a < p->n_axes; a++)
-        if (!given[a]) {
-            hn_errf(err, "--set: no value for axis '%s' (every axis must be given)", p->axes[a].name);
+        if (!given[a] && p->axes[a].n == 1) out->values[a] = p->axes[a].values[0];
+        else if (!given[a]) {
+            hn_errf(err, "--set: no value for axis '%s' (every axis with several values must be given)",
+                    p->axes[a].name);
             goto fail;
         }
     free(given);

@@ -186,7 +186,8 @@ const char *hn_variant_define(const hn_plan *p, const hn_variant *v, const char 
 /* Builds "NAME=VALUE" strings for v (caller frees each and the array). */
 char **hn_variant_define_args(const hn_plan *p, const hn_variant *v, int *n);
 
-/* Makes a case from assignments "a=1,b=2" (every axis must be given; values need
+/* Makes a case from assignments "a=1,b=2" (every axis of several values must be
+ * given, one of a single value takes it; values need
  * not be among the axis's values), for debug runs. The case gets id -1; release it
  * with hn_case_release. */
 int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err *err);

@@ -259,7 +259,7 @@ static const char *describe_param(const hn_param_info *pi, char *buf, size_t siz
                      : pi->kind == 'u' ? "unsigned integer"
                      : pi->kind == 'f' ? (pi->size == 8 ? "double" : "float")
                                        : "value";
-    snprintf(buf, size, "a %d-byte %s", pi->size, kind);
+    snprintf(buf, size, "%s %d-byte %s", pi->size == 8 ? "an" : "a", pi->size, kind);
     return buf;
 }
 
@@ -273,6 +273,15 @@ static void expected_param(char type, hn_param_info *pi) {
     case 'd': *pi = (hn_param_info){'f', 8}; break;
     default: *pi = (hn_param_info){'?', 0}; break;
     }
+}
+
+/* The typed-argument prefix ("long", "double" ...) that passes a value as the
+ * parameter pi wants, or NULL when none does (a pointer, a struct). */
+static const char *typed_prefix(const hn_param_info *pi) {
+    if (pi->kind == 'i' || pi->kind == 'u')
+        return pi->size == 8 ? "long" : pi->size == 4 ? (pi->kind == 'u' ? "unsigned" : "int") : NULL;
+    if (pi->kind == 'f') return pi->size == 8 ? "double" : pi->size == 4 ? "float" : NULL;
+    return NULL;
 }
 
 int hn_check_signature(const hn_plan *p, const hn_variant *v, hn_backend *be, hn_kernel *k,
@@ -295,10 +304,19 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, hn_backend *be, hn
         int kind_ok = params[i].kind == '?' || params[i].kind == 'o' || params[i].kind == e.kind ||
                       (params[i].kind == 'u' && e.kind == 'i') || (params[i].kind == 'i' && e.kind == 'u');
         if (!size_ok || !kind_ok) {
-            char a[64], b[64];
-            return hn_errf(err, "argument %d ('%s') is %s but parameter %d of %s is %s", i, text,
+            char a[64], b[64], hint[160] = "";
+            /* a value (not a buffer) can be converted: say how */
+            const char *prefix = typed_prefix(&params[i]);
+            if (i < s->n_args && s->args[i].kind != HN_ARG_BUFFER && s->args[i].kind != HN_ARG_DEBUG_COUNTER &&
+                e.kind != 'p' && prefix) {
+                const char *colon = strchr(text, ':');
+                const char *expr = s->args[i].kind == HN_ARG_EXPR && colon ? colon + 1 : text;
+                while (*expr == ' ') expr++;
+                snprintf(hint, sizeof hint, " (write \"%s: %.80s\" in args to pass it as one)", prefix, expr);
+            }
+            return hn_errf(err, "argument %d ('%s') is %s but parameter %d of %s is %s%s", i, text,
                            describe_param(&e, a, sizeof a), i, s->kernel,
-                           describe_param(&params[i], b, sizeof b));
+                           describe_param(&params[i], b, sizeof b), hint);
         }
     }
     return 0;

@@ -176,7 +176,10 @@ static void test_define_axes_and_where(void) {
     CHECK_INT(c.values[3].i, 5);
     hn_case_release(&c);
     CHECK(hn_plan_make_case(p, "in_ch=2,out_ch=1", &c, &err) != 0);
-    CHECK_CONTAINS(err.msg, "no value for axis 'filter_size'");
+    CHECK_CONTAINS(err.msg, "no value for axis 'img_size'"); /* filter_size has one value: taken */
+    CHECK(hn_plan_make_case(p, "in_ch=2,out_ch=1,img_size=7", &c, &err) == 0);
+    CHECK_INT(c.values[2].i, 3);
+    hn_case_release(&c);
     CHECK(hn_plan_make_case(p, "in_ch=2,bogus=1", &c, &err) != 0);
     CHECK_CONTAINS(err.msg, "'bogus' is not an axis");
     hn_plan_free(p);
@@ -194,6 +197,11 @@ static void test_bad_input(void) {
     e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"k\", \"block\": [1], "
                                   "\"grid\": [1, \"out_chan\"], \"args\": []}"));
     CHECK_CONTAINS(e, "variants[0].grid[1]: in 'out_chan': unknown name 'out_chan'");
+    CHECK(strstr(e, "is a value of") == NULL);
+    /* a choice's value unquoted in an expression: the message says to quote it */
+    e = error_of(SMALL_CONFIG(", \"params\": {\"layout\": \"NHWC\"}", BASE_VARIANT));
+    CHECK_CONTAINS(e, "params.layout: in 'NHWC': unknown name 'NHWC'");
+    CHECK_CONTAINS(e, "'NHWC' is a value of layout: a string in an expression is quoted, \"\\\"NHWC\\\"\"");
     e = error_of(SMALL_CONFIG("", "{\"file\": \"KERNEL\", \"kernel\": \"k\", \"block\": [1], "
                                   "\"grid\": [\"ceil_div(w, \"], \"args\": []}"));
     CHECK_CONTAINS(e, "variants[0].grid[0]: in 'ceil_div(w, ': at column");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_debug_options.sh: `harness debug` beyond the happy path (test_debug.sh):
-# bad usage is exit 2 with a message (unknown variant, --set naming no axis or a
-# value that does not evaluate, --case past the plan, a malformed --block, an
+# bad usage is exit 2 with a message (unknown variant, --set naming no axis, one
+# missing an axis of several values (one of a single value takes it) or a value
+# that does not evaluate, --case past the plan, a malformed --block, an
 # unknown backend, a config that does not load); a kernel without debug_counter
 # is launched without it, blocks still in order on one worker; more workers say
 # their output may interleave; a large case prints no matrices; a launch that
@@ -30,7 +31,11 @@ echo "== bad usage: exit 2, nothing compiled"
 expect 2 "no variant 'nope' in $planted (variants: conv2d_planted)" "$planted" --kernel nope
 expect 2 "--set: 'nope' is not an axis of planted (axes: in_ch, out_ch, filter_size, img_size)" \
   "$planted" --kernel conv2d_planted --set nope=1
-expect 2 "--set: no value for axis 'out_ch' (every axis must be given)" "$planted" --kernel conv2d_planted --set in_ch=2
+sed 's/"out_ch": \[3\]/"out_ch": [3, 4]/' "$planted" >"$tmp/two_out.json"
+sed -i "s|\"../kernels/|\"$root/tests/kernels/|" "$tmp/two_out.json"
+grep -q '"out_ch": \[3, 4\]' "$tmp/two_out.json" || fail "two_out.json: the sed did not apply"
+expect 2 "--set: no value for axis 'out_ch' (every axis with several values must be given)" \
+  "$tmp/two_out.json" --kernel conv2d_planted --set in_ch=2
 expect 2 "params.in_ch ('in_ch'): expected an integer, got x" \
   "$planted" --kernel conv2d_planted --set in_ch=x,out_ch=1,filter_size=3,img_size=8
 expect 2 "--case 5: the plan has 1 cases" "$planted" --kernel conv2d_planted --case 5
@@ -38,6 +43,10 @@ expect 2 "--block 1,2: expected X,Y,Z (e.g. 0,1,0)" "$planted" --kernel conv2d_p
 expect 2 "unknown backend 'nope' (expected cuda, emu or auto)" "$planted" --kernel conv2d_planted --backend nope
 expect 2 "missing.json: cannot open" "$tmp/missing.json" --kernel x
 case "$out" in *"debug:"*) fail "bad usage ran something: $out" ;; esac
+
+echo "== an axis of one value needs no --set"
+expect 1 "debug: conv2d_planted on case 8x8x5 -> 3, f:3x3 [" "$planted" --kernel conv2d_planted --set in_ch=5 \
+  --out "$tmp/dset"
 
 echo "== --case picks the plan's case; the default backend says which it took"
 expect 1 "debug: conv2d_planted on case 8x8x2 -> 3, f:3x3 [" "$planted" --kernel conv2d_planted --case 0 --out "$tmp/d0"

@@ -1,7 +1,8 @@
 /*
  * test_emu_compile.c: the emulator's compile path: the on-disk cache (a second
  * compile loads, an edited header recompiles), unsupported constructs named at
- * compile time, compiler errors with the user's file:line, the parameter
+ * compile time, compiler errors with the user's file:line (also an error inside a
+ * define's expansion, which GCC puts at "<command-line>"), the parameter
  * signature of a kernel, and the rewrite of `extern __shared__` declarations
  * (unit tests of emu_source.c, then end to end in shared_decls.cu).
  */
@@ -115,6 +116,13 @@ static void test_unsupported(void) {
          "    child<<<1, 1>>>(o);\n"
          "}\n",
          "k", "u_dynpar.cu:3: dynamic parallelism"},
+        {"u_host_launch.cu",
+         "namespace ops {\n"
+         "__global__ void child(int *o) { o[0] = 1; }\n"
+         "void launch(int *o) { if (o) { auto go = [&] { child<<<1, 1>>>(o); }; go(); } }\n"
+         "}\n"
+         "__global__ void k(int *o) { o[0] = 2; }\n",
+         "k", "u_host_launch.cu:3: a kernel launch <<<...>>> in host code: the harness launches the kernels"},
         {"u_shfl.cu",
          "__global__ void k(int *o) {\n"
          "    o[0] = __shfl(o[1], 0);\n"
@@ -128,6 +136,10 @@ static void test_unsupported(void) {
          "#include <cooperative_groups.h>\n"
          "__global__ void k(int *o) { o[0] = (int)cooperative_groups::this_cluster(); }\n",
          "k", "this_cluster is not supported: thread block clusters"},
+        {"u_cuda_std_atomic.cu",
+         "#include <cuda/std/atomic>\n"
+         "__global__ void k(int *o) { o[0] = 1; }\n",
+         "k", "<cuda/std/atomic> is not supported (the emulator maps <cuda/std/X> to the host's"},
     };
     for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
         char msg[2048];
@@ -142,7 +154,8 @@ static void test_unsupported(void) {
         hn_sb_free(&both);
         free(log);
     }
-    /* asm in an inactive #if and in a comment is fine */
+    /* asm in an inactive #if and in a comment is fine, and so is a host launcher
+     * under #ifndef __CUDA_ARCH__ */
     char msg[2048];
     char *log = NULL;
     int rc = compile_text("u_asm_off.cu",
@@ -150,8 +163,30 @@ static void test_unsupported(void) {
                           "#define LANE(x) asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(x))\n"
                           "#endif\n"
                           "/* asm(\"...\") in a comment */\n"
-                          "__global__ void k(int *o) { o[0] = 1; }\n",
+                          "__global__ void k(int *o) { o[0] = 1; }\n"
+                          "#ifndef __CUDA_ARCH__\n" /* host code, as the message advises */
+                          "void launch(int *o) { k<<<1, 1>>>(o); }\n"
+                          "#endif\n",
                           "k", msg, sizeof msg, &log);
+    CHECK_MSG(rc == 0, "%s\n%s", msg, log ? log : "");
+    free(log);
+    /* libcu++'s <cuda/std/...> headers that have a C++17 host counterpart: cuda::std
+     * is the host's std (NVRTC has libcu++ itself) */
+    rc = compile_text("cuda_std.cu",
+                      "#include <cuda/std/cstdint>\n"
+                      "#include <cuda/std/limits>\n"
+                      "#include <cuda/std/type_traits>\n"
+                      "#include <cuda/std/utility>\n"
+                      "#include <cuda/std/array>\n"
+                      "#include <cuda/std/cmath>\n"
+                      "static_assert(sizeof(cuda::std::uint64_t) == 8, \"uint64_t\");\n"
+                      "static_assert(cuda::std::is_same<cuda::std::int32_t, int>::value, \"int32_t\");\n"
+                      "__global__ void k(float *o) {\n"
+                      "    cuda::std::array<float, 2> a{cuda::std::numeric_limits<float>::max(), 2.0f};\n"
+                      "    cuda::std::swap(a[0], a[1]);\n"
+                      "    o[0] = cuda::std::sqrt(a[0]);\n"
+                      "}\n",
+                      "k", msg, sizeof msg, &log);
     CHECK_MSG(rc == 0, "%s\n%s", msg, log ? log : "");
     free(log);
 }
@@ -175,6 +210,38 @@ static void test_compile_errors(void) {
     CHECK(rc != 0);
     CHECK_CONTAINS(log, "not_there");
     free(log);
+    /* a variant's define that is also a name of the source (-DT=16, template <int
+     * T>): GCC reports the error at "<command-line>" and the user's line only in a
+     * note; the message names the line and the macro */
+    char *p = write_tmp("e_define.cu", "template <int T>\n"
+                                       "__global__ void k(float *o) { o[0] = T; }\n"
+                                       "template __global__ void k<16>(float *);\n");
+    hn_module_image img;
+    hn_err err;
+    const char *ks[] = {"k<T>"}, *defs[] = {"T=16"};
+    log = NULL;
+    rc = emu_compile_file(p, ks, 1, defs, 1, &img, &log, &err);
+    CHECK(rc != 0);
+    if (rc != 0) {
+        CHECK_CONTAINS(err.msg, "e_define.cu:1:");
+        CHECK(strstr(err.msg, "<command-line>") == NULL);
+        if (strstr(log ? log : "", "in expansion of macro")) CHECK_CONTAINS(err.msg, "the macro");
+    } else {
+        hn_module_image_free(&img);
+    }
+    free(log);
+    /* the same define with a source that never names T: the name is one of the
+     * shim's, and the message says to rename the define */
+    free(p);
+    p = write_tmp("e_define_shim.cu", "__global__ void k(float *o) { o[0] = 1.0f; }\n");
+    const char *ks2[] = {"k"};
+    log = NULL;
+    rc = emu_compile_file(p, ks2, 1, defs, 1, &img, &log, &err);
+    CHECK(rc != 0);
+    if (rc != 0 && strstr(log ? log : "", "in expansion of macro")) CHECK_CONTAINS(err.msg, "rename the define");
+    if (rc == 0) hn_module_image_free(&img);
+    free(log);
+    free(p);
 }
 
 static void test_param_signature(void) {

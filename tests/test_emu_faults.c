@@ -1,7 +1,8 @@
 /*
  * test_emu_faults.c: the emulator turns broken kernels (tests/kernels/emu/broken.cu)
  * into messages, not hangs or crashes: divergent barriers, deadlocks, warp masks
- * naming lanes that never arrive, out-of-range writes, stack overflow, time-outs,
+ * naming lanes that never arrive, out-of-range writes (also into a buffer's slack, which no
+ * guard page covers: found after the launch), stack overflow, time-outs,
  * assert, division by zero. Each message must name the kernel, block, thread and
  * line; after each failure a correct kernel must still run in the same process.
  */
@@ -16,13 +17,13 @@ static const char *const kernels[] = {
     "dyn_pad_write",     "static_overflow",   "static_read_overflow", "ok_sum",
     "early_exit_shfl",   "late_exit_shfl",    "bad_width",       "mask_without_self",
     "mask_mismatch",     "barrier_deadlock",  "exit_before_barrier", "spin_alone",
-    "bad_collective",
+    "bad_collective",    "under_write",
 };
 enum {
     K_DIVERGENT, K_SAME_LINE, K_EXIT, K_DEADLOCK, K_MISSING, K_EXITED, K_OOB, K_NULL, K_DEEP,
     K_SPIN, K_SPIN_ATOMIC, K_CRASH_SPIN, K_ASSERT, K_DIV, K_DYN, K_DYN_READ, K_DYN_PAD,
     K_STATIC, K_STATIC_READ, K_OK, K_EARLY_EXIT, K_LATE_EXIT, K_BAD_WIDTH, K_NO_SELF, K_MISMATCH,
-    K_BAR_DEADLOCK, K_EXIT_BEFORE, K_SPIN_ALONE, K_BAD_OP, K_COUNT
+    K_BAR_DEADLOCK, K_EXIT_BEFORE, K_SPIN_ALONE, K_BAD_OP, K_UNDER, K_COUNT
 };
 
 static hn_module_image img;
@@ -170,6 +171,27 @@ static void test_oob_write(void) {
     CHECK_CONTAINS(m, "0 bytes past the end of device buffer");
     CHECK_CONTAINS(m, "4000 bytes");
     CHECK_AT(m, "oob");
+    be->ops->free(be, d);
+    check_still_works();
+
+    /* one element past 1001 floats (4004 bytes) is in the 12 bytes up to the
+     * guard page: no signal, found after the launch (in both slack bytes of a
+     * buffer after its end and before its start), and the next launch is clean */
+    n = 1001;
+    d = emu_buf(be, NULL, (size_t)n * 4);
+    m = expect_fail(be, ks[K_OOB], 4, 256, 0, args);
+    CHECK_CONTAINS(m, "kernel 'oob_write'");
+    CHECK_CONTAINS(m, "a write 0 bytes past the end of device buffer");
+    CHECK_CONTAINS(m, "4004 bytes");
+    CHECK_CONTAINS(m, "harness check names the thread and line");
+    n = 1000;
+    hn_err err;
+    CHECK_MSG(emu_launch(be, ks[K_OOB], 4, 1, 1, 250, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    int back = 3;
+    void *au[] = {&d, &back};
+    m = expect_fail(be, ks[K_UNDER], 1, 32, 0, au);
+    CHECK_CONTAINS(m, "kernel 'under_write'");
+    CHECK_CONTAINS(m, "a write 12 bytes before the start of device buffer");
     be->ops->free(be, d);
     check_still_works();
 

@@ -8,7 +8,8 @@
 #   - run from another folder, every row is ok on the emulator and the config's
 #     timing applies there (3 samples), unless --quick or a command-line option;
 #   - harness debug runs a kernel with the counter and one without, blocks in order;
-#   - --save-tensors writes an output file only for rows that ran.
+#   - --save-tensors writes an output file only for rows that ran;
+#   - a define that is also a name of the source: the row's reason names the line.
 set -u
 h=${HARNESS_BIN:?}
 root=${HARNESS_ROOT:?}
@@ -95,6 +96,18 @@ PY
 [ "$st_rows" = "conv_plain=ok plain_f5_only=skipped conv_typo=compile_error" ] || fail "rows: $st_rows"
 files=$(cd "$st/case-0" && ls | tr '\n' ' ')
 [ "$files" = "bias.npy case.json filter.npy in.npy out.conv_plain.npy out.reference.npy " ] || fail "saved files: $files"
+
+echo "== a compile error inside a define's expansion: the row's reason names the user's line"
+cat >"$tmp/shadowed.json" <<EOF
+{"name": "shadowed", "op": "relu", "axes": {"n": [5]},
+ "variants": [{"file": "$root/tests/kernels/nvcc_style/relu_shadowed.cu", "kernel": "relu_shadowed<BLOCK>",
+               "defines": {"BLOCK": 64}, "block": ["BLOCK"], "grid": [1], "args": ["x", "y", "n"]}]}
+EOF
+out=$("$h" run "$tmp/shadowed.json" --backend emu --out "$tmp/shadowed.csv" 2>&1)
+[ $? = 1 ] || fail "a compile error should make the run exit 1: $out"
+reason=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["reason"])' "$tmp/shadowed.csv")
+case "$reason" in *"relu_shadowed.cu:5:"*) ;; *) fail "the reason does not name relu_shadowed.cu:5: $reason" ;; esac
+case "$reason" in *"<command-line>"*) fail "the reason names <command-line>: $reason" ;; esac
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]

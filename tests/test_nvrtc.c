@@ -138,6 +138,27 @@ static void test_compile_error(void) {
     hn_first_error_line(log, line, sizeof line);
     CHECK_CONTAINS(line, "error");
     free(log);
+    /* a host launcher in the file: NVRTC's "-default-device" advice is wrong for
+     * it, the message says what to do */
+    write_text(src, "__global__ void broken(float *x) { x[0] = 1.0f; }\n"
+                    "void launch(float *x) { broken<<<1, 1>>>(x); }\n");
+    log = NULL;
+    CHECK(hn_compile_cuda(&req, &img, &log, &err) != 0);
+    CHECK_CONTAINS(err.msg, "host functions are not allowed in JIT mode");
+    CHECK_CONTAINS(err.msg, "put host code (a launcher, main) under #ifndef __CUDA_ARCH__");
+    free(log);
+    /* a define named like a name of NVRTC's built-in header (T): the error is in
+     * that header, and the message says which define to rename */
+    write_text(src, "__global__ void broken(float *x) { x[0] = 1.0f; }\n");
+    const char *defs[] = {"T=float"};
+    req.defines = defs;
+    req.n_defines = 1;
+    log = NULL;
+    CHECK(hn_compile_cuda(&req, &img, &log, &err) != 0);
+    CHECK_CONTAINS(err.msg, "harness: the define T (-DT=float) replaced a name in ");
+    req.defines = NULL;
+    req.n_defines = 0;
+    free(log);
     /* A kernel name that does not exist. */
     write_text(src, "__global__ void present(float *x) { x[0] = 1; }\n");
     const char *missing[] = {"absent"};

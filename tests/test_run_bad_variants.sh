@@ -3,7 +3,8 @@
 # launch_error row saying why, and the sweep goes on (exit 1, the good variant ok):
 # a block or grid under 1, negative shared memory, typed arguments that do not fit
 # (int, unsigned, long, a string), debug_counter outside a debug run, arguments
-# whose kind or count differs from the kernel's parameters; typed expressions
+# whose kind or count differs from the kernel's parameters (naming the typed
+# argument that would fit: "long: n" for a size_t); typed expressions
 # that do fit bind like the operator's own parameters. Also --backend names.
 set -u
 h=${HARNESS_BIN:?}
@@ -42,6 +43,7 @@ cat >"$tmp/bad.json" <<JSON
   {"name": "ptrpad", "args": [$A, "filter_size", "in"]},
   {"name": "toomany", "args": [$A, "filter_size", "pad", "int: 1"]},
   {"name": "fraclong", "file": "odd.cu", "kernel": "k_long", "args": ["out", "long: 2.5"]},
+  {"name": "intlong", "file": "odd.cu", "kernel": "k_long", "args": ["out", "filter_size"]},
   {"name": "counter", "file": "odd.cu", "kernel": "k_counter", "args": ["out", "debug_counter"]},
   {"name": "typedok", "args": ["in", "out", "filter", "int: h", "unsigned: w", "int: in_ch", "int: out_ch",
                                "int: filter_size", "float: 0"]}
@@ -62,10 +64,11 @@ sharedneg launch_error | shared_bytes '-4' = -4 is negative
 bigint launch_error | args[7] 'int: BIG': = 3e+09 does not fit an int
 negunsigned launch_error | args[7] 'unsigned: -1': = -1 does not fit an unsigned int
 stringarg launch_error | args[7] 'int: NAME': is the string \"x\", not a number
-doublepad launch_error | argument 8 ('double: 0.5') is a 8-byte double but parameter 8 of conv2d_pad is a 4-byte float
-ptrpad launch_error | argument 8 ('in') is a 8-byte pointer but parameter 8 of conv2d_pad is a 4-byte float
+doublepad launch_error | argument 8 ('double: 0.5') is an 8-byte double but parameter 8 of conv2d_pad is a 4-byte float (write \"float: 0.5\" in args to pass it as one)
+ptrpad launch_error | argument 8 ('in') is an 8-byte pointer but parameter 8 of conv2d_pad is a 4-byte float
 toomany launch_error | kernel conv2d_pad takes 9 parameters but the config binds 10 arguments
 fraclong launch_error | args[1] 'long: 2.5': = 2.5 is not an integer
+intlong launch_error | argument 1 ('filter_size') is a 4-byte signed integer but parameter 1 of k_long is an 8-byte signed integer (write \"long: filter_size\" in args to pass it as one)
 counter launch_error | args[1] binds debug_counter, which exists only in debug runs (SINGLE_BLOCK)
 typedok ok | "
 [ "$got" = "$want" ] || fail "rows:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_tune.sh: harness tune on the emulator (tests/configs/tune_small.json: 24 raw
 # configurations, 22 valid): the space's sizes, bad input (an empty space, a
-# tunable the kernel never uses, a budget of 0), a tune that writes its journal and
+# tunable neither the kernel nor its launch uses, a budget of 0; one only the launch
+# uses is accepted), a tune that writes its journal and
 # best.json and resumes from the journal without measuring again, a brute-force
 # tune killed with kill -9 and resumed without repeating an evaluation, and a
 # replay of the recorded journal that finds the recorded optimum.
@@ -38,7 +39,14 @@ expect 2 "empty.json: variants[0].restrict: no configuration of the tunables sat
   "$h" tune "$tmp/empty.json" --backend emu --space-only
 sed 's/"ORDER": \[0, 1\]}/"ORDER": [0, 1], "UNUSED_KNOB": [1, 2]}/' "$cfg" >"$tmp/unused.json"
 sed -i "s|\"../kernels/tune/|\"$root/tests/kernels/tune/|" "$tmp/unused.json"
-expect 2 "variants[0].tune.UNUSED_KNOB: the kernel's source" "$h" tune "$tmp/unused.json" --backend emu --space-only
+expect 2 "variants[0].tune.UNUSED_KNOB: neither the kernel's source" "$h" tune "$tmp/unused.json" --backend emu --space-only
+# a tunable only the launch uses (a grid factor, a block size the kernel reads from
+# blockDim, a template argument of the kernel's name) changes what runs: accepted
+sed 's/"ORDER": \[0, 1\]}/"ORDER": [0, 1], "GRID_X": [1, 2]}/; s/BLOCK \* ITEMS)"\]/BLOCK * ITEMS) * GRID_X"]/' \
+  "$cfg" >"$tmp/launch_only.json"
+sed -i "s|\"../kernels/tune/|\"$root/tests/kernels/tune/|" "$tmp/launch_only.json"
+grep -q 'ITEMS) \* GRID_X' "$tmp/launch_only.json" || fail "launch_only.json: the sed did not apply"
+expect 0 "48 raw configurations, 44 valid" "$h" tune "$tmp/launch_only.json" --backend emu --space-only
 expect 2 "--budget 0" "$h" tune "$cfg" --backend emu --budget 0
 sed 's/"budget": 6/"budget": 0/' "$cfg" >"$tmp/budget0.json"
 sed -i "s|\"../kernels/tune/|\"$root/tests/kernels/tune/|" "$tmp/budget0.json"

@@ -15,6 +15,7 @@
  * provides, what NVRTC has built in and what is left out: docs/nvrtc_headers.md.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,48 @@ void hn_compile_cuda_key(const hn_compile_req *req, char key[33]) {
     hn_hash_adds(&h, "|");
     for (int i = 0; i < req->n_options; i++) hn_hash_adds(&h, req->options[i]);
     hn_hash_hex(&h, key);
+}
+
+/* Whether the text [p, p + n) holds name as a whole identifier. */
+static int has_ident(const char *p, size_t n, const char *name) {
+    size_t k = strlen(name);
+    for (const char *q = p; k && (q = memmem(q, n - (size_t)(q - p), name, k)) != NULL; q++) {
+        int before = q > p && (isalnum((unsigned char)q[-1]) || q[-1] == '_');
+        int after = (size_t)(q - p) + k < n && (isalnum((unsigned char)q[k]) || q[k] == '_');
+        if (!before && !after) return 1;
+    }
+    return 0;
+}
+
+/* A define named like a name of a header the source did not write (-DT=float
+ * and NVRTC's built-in "template<typename T>"): the log's first error is in
+ * that header, and its echoed source line holds the define's name. Returns a
+ * line saying so, or "" (static storage). */
+static const char *define_clash_hint(const char *log, const hn_compile_req *req) {
+    static char hint[512];
+    const char *err_line = strstr(log, "): error");
+    if (!err_line) return "";
+    const char *bol = err_line;
+    while (bol > log && bol[-1] != '\n') bol--;
+    if (strncmp(bol, req->src_path, strlen(req->src_path)) == 0) return "";
+    const char *echo = strchr(err_line, '\n');
+    if (!echo) return "";
+    echo++;
+    const char *eol = strchr(echo, '\n');
+    size_t n = eol ? (size_t)(eol - echo) : strlen(echo);
+    for (int i = 0; i < req->n_defines; i++) {
+        char name[128];
+        size_t k = strcspn(req->defines[i], "=");
+        if (k == 0 || k >= sizeof name) continue;
+        memcpy(name, req->defines[i], k);
+        name[k] = '\0';
+        if (!has_ident(echo, n, name)) continue;
+        snprintf(hint, sizeof hint,
+                 "harness: the define %s (-D%s) replaced a name in %.*s, where the error is: rename the define\n",
+                 name, req->defines[i], (int)(strchr(bol, '(') ? strchr(bol, '(') - bol : 0), bol);
+        return hint;
+    }
+    return "";
 }
 
 static void fill_image(hn_module_image *out, const hn_compile_req *req) {
@@ -332,8 +375,18 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
         hn_sb defs;
         hn_sb_init(&defs);
         for (int i = 0; i < req->n_defines; i++) hn_sb_addf(&defs, " -D%s", req->defines[i]);
-        hn_errf(err, "%s: NVRTC compile failed for %s (%s%s):\n%s", req->src_path, req->arch,
-                nvrtcGetErrorString(cr), defs.buf, log);
+        /* NVRTC's advice (-default-device) is wrong for the usual cause, a host
+         * launcher in a file written for nvcc */
+        const char *host_hint =
+            strstr(log, "host functions are not allowed in JIT mode")
+                ? "harness: NVRTC compiles device code only: put host code (a launcher, main) under #ifndef "
+                  "__CUDA_ARCH__ (nvcc's device pass, NVRTC and the CPU emulator all skip it), mark device "
+                  "helpers __device__; a generic lambda ([](auto v) {...}) in device code needs \"options\": "
+                  "[\"-default-device\"] in the variant\n"
+                : "";
+        /* the hints before the log, which can be longer than a message holds */
+        hn_errf(err, "%s: NVRTC compile failed for %s (%s%s):\n%s%s%s", req->src_path, req->arch,
+                nvrtcGetErrorString(cr), defs.buf, host_hint, define_clash_hint(log, req), log);
         hn_sb_free(&defs);
         if (log_out) *log_out = log;
         else free(log);

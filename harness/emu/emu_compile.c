@@ -186,6 +186,38 @@ static int is_clang(const char *version) {
     return version && strstr(version, "clang") != NULL;
 }
 
+/* GCC puts an error inside a command-line macro's expansion at "<command-line>"
+ * (a variant's define that is also a name of the source: -DT=16 with `template
+ * <int T>`), and the user's line only in the note that follows ("k.cu:3:15: note:
+ * in expansion of macro 'T'"). The message then names that line and the define, so
+ * it says where and why; without such a note, the error as it is. */
+static char *command_line_error(const char *what, size_t what_n, const char *rest) {
+    static const char note[] = ": note: in expansion of macro ";
+    const char *shim_macro = NULL;
+    size_t shim_macro_n = 0;
+    for (const char *p = rest; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *at = memmem(p, n, note, sizeof note - 1);
+        const char *macro = at ? at + sizeof note - 1 : NULL;
+        if (at && !memmem(p, n, "/emu-shim-", 10) && strncmp(p, "<command-line>", 14) != 0)
+            return xasprintf("%.*s: error: %.*s (where the macro %.*s, defined on the command line by a define of "
+                             "the variant, replaced a name of the source)",
+                             (int)(at - p), p, (int)what_n, what, (int)(n - (size_t)(macro - p)), macro);
+        if (at && !shim_macro) {
+            shim_macro = macro;
+            shim_macro_n = n - (size_t)(macro - p);
+        }
+        p = e ? e + 1 : NULL;
+    }
+    /* the name is one of the shim's (template <typename T>): only a new name helps */
+    if (shim_macro)
+        return xasprintf("<command-line>: error: %.*s (where the macro %.*s, defined on the command line by a define "
+                         "of the variant, replaced a name in the emulator's CUDA headers: rename the define)",
+                         (int)what_n, what, (int)shim_macro_n, shim_macro);
+    return xasprintf("<command-line>: error: %.*s", (int)what_n, what);
+}
+
 /* The first line of log that reports an error, else its first line. An error
  * raised inside the shim (a static_assert or #error naming an unsupported
  * construct) is reported at the user's line that led there ("required from
@@ -217,6 +249,8 @@ static char *first_error(const char *log) {
     const char *e = strchr(pick, '\n');
     size_t n = e ? (size_t)(e - pick) : strlen(pick);
     const char *what = memmem(pick, n, "error: ", 7);
+    if (strncmp(pick, "<command-line>", 14) == 0 && what && e)
+        return command_line_error(what + 7, n - (size_t)(what + 7 - pick), e + 1);
     if (user && what && memmem(pick, n, "/emu-shim-", 10)) {
         what += 7;
         return xasprintf("%.*s: %.*s", (int)user_n, user, (int)(n - (size_t)(what - pick)), what);

@@ -13,6 +13,15 @@
 /* How far from a buffer a fault still counts as "near" it. */
 #define NEAR_AFTER ((size_t)1 << 20)
 
+/* What a device buffer's slack (the bytes of its pages outside its data) holds:
+ * a byte that differs from one buffer to the next, so a kernel that copies one
+ * element past the end of its input to one past the end of its output still
+ * changes the output's slack. */
+static unsigned char slack_canary(unsigned long id) {
+    unsigned char c = (unsigned char)(0x5A + 0x3B * id);
+    return c == 0 || c == 0xff ? 0xA5 : c; /* never the bytes kernels write most */
+}
+
 static size_t page_size(void) {
     long p = sysconf(_SC_PAGESIZE);
     return p > 0 ? (size_t)p : 4096;
@@ -69,6 +78,30 @@ typedef struct {
     unsigned long id;
 } emu_buf;
 
+/* A buffer's slack: the bytes of its data pages below its start (its first page
+ * up to the start) and past its end (up to the next multiple of 16, where the
+ * guard page begins). The guard pages cannot see a write there, so the slack
+ * holds a canary byte and emu_mem_check_slack looks at it after each launch. */
+static void slack_of(const emu_region *r, char **front, size_t *front_n, char **tail, size_t *tail_n) {
+    size_t pg = page_size();
+    *front = r->map + pg;
+    *front_n = (size_t)(r->data - *front);
+    *tail = r->data + r->size;
+    *tail_n = (size_t)(r->map + r->map_len - pg - *tail);
+}
+
+/* Whether n bytes at p (n a multiple of 8) all hold byte c: a word at a time,
+ * since a first page's slack is up to a page long. */
+static int words_intact(const char *p, size_t n, unsigned char c) {
+    uint64_t acc = 0, word = 0x0101010101010101ULL * c;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        acc |= v ^ word;
+    }
+    return acc == 0;
+}
+
 struct emu_mem {
     pthread_mutex_t mu;
     emu_buf *bufs;
@@ -98,12 +131,51 @@ int emu_mem_alloc(emu_mem *m, size_t bytes, void **out, hn_err *err) {
         m->cap = m->cap ? 2 * m->cap : 16;
         m->bufs = xrealloc(m->bufs, (size_t)m->cap * sizeof *m->bufs);
     }
+    unsigned long id = ++m->next_id;
     m->bufs[m->n].r = r;
-    m->bufs[m->n].id = ++m->next_id;
+    m->bufs[m->n].id = id;
     m->n++;
     pthread_mutex_unlock(&m->mu);
+    char *front, *tail;
+    size_t front_n, tail_n;
+    slack_of(&r, &front, &front_n, &tail, &tail_n);
+    memset(front, slack_canary(id), front_n);
+    memset(tail, slack_canary(id), tail_n);
     *out = r.data;
     return 0;
+}
+
+int emu_mem_check_slack(emu_mem *m, char *out, size_t size) {
+    int broken = 0;
+    unsigned long first = 0;
+    pthread_mutex_lock(&m->mu);
+    for (int i = 0; i < m->n; i++) {
+        const emu_buf *b = &m->bufs[i];
+        char *front, *tail;
+        size_t front_n, tail_n;
+        slack_of(&b->r, &front, &front_n, &tail, &tail_n);
+        unsigned char c = slack_canary(b->id);
+        long past = -1, before = -1;
+        for (size_t k = 0; k < tail_n && past < 0; k++)
+            if ((unsigned char)tail[k] != c) past = (long)k;
+        if (!words_intact(front, front_n, c)) /* the lowest byte written: where the access began */
+            for (size_t k = 0; k < front_n && before < 0; k++)
+                if ((unsigned char)front[k] != c) before = (long)(front_n - k);
+        if (past < 0 && before < 0) continue;
+        if (!broken++ || b->id < first) {
+            first = b->id;
+            if (past >= 0)
+                snprintf(out, size, "a write %ld bytes past the end of device buffer #%lu (%p, %zu bytes)", past,
+                         b->id, (void *)b->r.data, b->r.size);
+            else
+                snprintf(out, size, "a write %ld bytes before the start of device buffer #%lu (%p, %zu bytes)",
+                         before, b->id, (void *)b->r.data, b->r.size);
+        }
+        memset(front, c, front_n);
+        memset(tail, c, tail_n);
+    }
+    pthread_mutex_unlock(&m->mu);
+    return broken;
 }
 
 void emu_mem_free(emu_mem *m, void *p) {

@@ -51,6 +51,13 @@ void emu_mem_free(emu_mem *m, void *p);
 int emu_mem_info(emu_mem *m, const void *p, emu_region *out, unsigned long *id);
 /* Whether [p, p + bytes) lies inside one buffer. */
 int emu_mem_contains(emu_mem *m, const void *p, size_t bytes);
+/* Whether a launch wrote into a buffer's slack, the bytes of its pages that no
+ * guard page covers (below its start in its first page, and up to 15 bytes past
+ * its end when its size is not a multiple of 16), which hold a canary from the
+ * allocation on. Returns the number of buffers whose slack changed, describes the
+ * one allocated first into out ("a write 4 bytes past the end of device buffer
+ * #2 (0x7f..., 1020 bytes)"), and restores the canary. */
+int emu_mem_check_slack(emu_mem *m, char *out, size_t size);
 /* Describes a fault address near a buffer into out ("4 bytes past the end of
  * device buffer #2 (0x7f..., 1024 bytes)"); returns 1 when one was near. */
 int emu_mem_describe(emu_mem *m, const void *addr, char *out, size_t size);

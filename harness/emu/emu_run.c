@@ -702,6 +702,18 @@ int emu_pool_launch(emu_pool *p, const emu_launch_req *req, hn_err *err) {
         hn_err_kind(err, HN_ERR_TIMEOUT);
         rc = -1;
     }
+    /* a write into a buffer's slack, which no guard page sees; the canary is
+     * restored after a failed launch too, so the next one is judged alone */
+    char slack[256];
+    if (req->mem && emu_mem_check_slack(req->mem, slack, sizeof slack) && rc == 0) {
+        hn_errf(err,
+                "kernel '%s': %s (found after the launch: a buffer whose size is not a multiple of 16 "
+                "has up to 15 bytes after its end, and bytes before its start in its first page, that "
+                "no guard page covers; harness check names the thread and line)",
+                req->name, slack);
+        hn_err_kind(err, HN_ERR_FAULT);
+        rc = -1;
+    }
     p->req = NULL;
     pthread_mutex_unlock(&p->launch_mu);
     return rc;

@@ -627,6 +627,61 @@ static int line_marker(const char *s, const tok *t, int *num, char *file, size_t
     return 1;
 }
 
+/* The first token of the statement or declaration head that ends before token
+ * j: just after the last ';', '{', '}' or directive before it. */
+static int head_start(const char *s, const toks *ts, int j) {
+    while (j > 0) {
+        const tok *t = &ts->t[j - 1];
+        if (t->k == T_DIRECTIVE || (t->k == T_PUNCT && (is(s, t, ";") || is(s, t, "{") || is(s, t, "}")))) break;
+        j--;
+    }
+    return j;
+}
+
+/* Whether the kernel launch at token k sits in host code: no function around it
+ * is declared __global__ or __device__ (walking out through every enclosing
+ * brace: blocks, lambdas, the function, up to a namespace or the file). The
+ * preprocessed text cannot tell, as the shim defines both away. */
+static int launch_in_host_code(const char *s, const toks *ts, int k) {
+    int depth = 0;
+    for (int j = k - 1; j >= 0; j--) {
+        const tok *t = &ts->t[j];
+        if (t->k != T_PUNCT) continue;
+        if (is(s, t, "}")) depth++;
+        if (!is(s, t, "{")) continue;
+        if (depth > 0) {
+            depth--;
+            continue;
+        }
+        for (int h = head_start(s, ts, j); h < j; h++) {
+            const tok *w = &ts->t[h];
+            if (w->k != T_IDENT) continue;
+            if (is(s, w, "__global__") || is(s, w, "__device__")) return 0;
+            if (is(s, w, "namespace") || is(s, w, "extern")) return 1;
+        }
+    }
+    return 1;
+}
+
+/* launch_in_host_code for the `<<<` on a line of a file, or 0 when the file
+ * cannot be read or has none there. */
+static int file_launch_in_host_code(const char *path, int line) {
+    char *text = NULL;
+    hn_err err;
+    if (hn_read_file(path, &text, NULL, &err) != 0) return 0;
+    toks ts = {0};
+    lex(text, &ts);
+    int host = 0;
+    for (int i = 0; i < ts.n; i++)
+        if (ts.t[i].line == line && ts.t[i].k == T_PUNCT && is(text, &ts.t[i], "<<<")) {
+            host = launch_in_host_code(text, &ts, i);
+            break;
+        }
+    free(ts.t);
+    free(text);
+    return host;
+}
+
 int emu_src_scan_unsupported(const char *s, const char *path, int preprocessed,
                              const char *skip_dir, char *what, size_t size) {
     toks ts = {0};
@@ -661,6 +716,13 @@ int emu_src_scan_unsupported(const char *s, const char *path, int preprocessed,
         if (!desc) continue;
         if (!found++) {
             int line = preprocessed ? base_num + (t->line - base_line) : t->line;
+            int host = t->k == T_PUNCT && (preprocessed ? file_launch_in_host_code(file, line)
+                                                         : launch_in_host_code(s, &ts, i));
+            if (host)
+                desc = "a kernel launch <<<...>>> in host code: the harness launches the kernels itself "
+                       "and compiles device code only (NVRTC cannot compile host code either); put host "
+                       "code under #ifndef __CUDA_ARCH__, which nvcc's device pass, NVRTC and the CPU "
+                       "emulator all skip";
             snprintf(what, size, "%s:%d: %s", file, line, desc);
         }
     }

@@ -20,8 +20,20 @@ static void *compile_thread(void *arg) {
         int rc = hn_compile(cp->target, &s->build.req, &img, &log, &err);
         char line[512] = "";
         if (rc != 0) {
-            /* The reason is the first error line; the full log goes to stderr. */
-            hn_first_error_line(log && *log ? log : err.msg, line, sizeof line);
+            /* The reason is the compiler's one-line message when it gives one (the
+             * emulator's names the user's line where the log's first error line is
+             * inside its shim or at "<command-line>"), else the log's first error
+             * line; the full log goes to stderr. */
+            size_t src_n = strlen(s->build.req.src_path);
+            if (!strchr(err.msg, '\n')) {
+                const char *m = err.msg;
+                if (strncmp(m, s->build.req.src_path, src_n) == 0 && strncmp(m + src_n, ": ", 2) == 0) m += src_n + 2;
+                size_t len = strlen(m) < sizeof line ? strlen(m) : sizeof line - 1;
+                memcpy(line, m, len);
+                line[len] = '\0';
+            } else {
+                hn_first_error_line(log && *log ? log : err.msg, line, sizeof line);
+            }
             fprintf(stderr, "harness: compile error in %s:\n%s\n", s->build.req.src_path, err.msg);
         }
         free(log);

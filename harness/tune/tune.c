@@ -844,6 +844,27 @@ static int source_uses(const hn_variant_spec *spec, const char *name) {
     return used;
 }
 
+static int names_stop_at(void *ctx, const char *name) {
+    return strcmp(name, (const char *)ctx) == 0 ? -1 : 0;
+}
+
+static int expr_uses(const hn_expr *e, const char *name) {
+    return e && hn_expr_names(e, names_stop_at, (void *)name) != 0;
+}
+
+/* Whether the variant's launch uses name: its kernel name expression (a template
+ * argument, "reduce<BLOCK>") or its geometry, shared memory or typed arguments. A
+ * tunable used only there (a block size the kernel reads from blockDim) still
+ * changes what runs, so it is as good a tunable as one the source names. */
+static int launch_uses(const hn_variant_spec *spec, const char *name) {
+    if (emu_src_uses_ident(spec->kernel, name) || expr_uses(spec->shared, name)) return 1;
+    for (int i = 0; i < 3; i++)
+        if (expr_uses(spec->block[i], name) || expr_uses(spec->grid[i], name)) return 1;
+    for (int i = 0; i < spec->n_args; i++)
+        if (spec->args[i].kind == HN_ARG_EXPR && expr_uses(spec->args[i].expr, name)) return 1;
+    return 0;
+}
+
 /* Journal entries of a unit, grouped by configuration and compile key. */
 typedef struct {
     const char *config, *compile_key;
@@ -1172,13 +1193,13 @@ int hn_cmd_tune(const hn_cli *cli) {
             t.base = p->variants[v];
             break;
         }
-    /* every tunable must appear in the kernel's source */
+    /* every tunable must appear in the kernel's source or its launch */
     for (int d = 0; d < p->specs[spec].n_defines; d++) {
         const hn_axis *ax = &p->specs[spec].defines[d];
-        if (ax->tunable && !source_uses(&p->specs[spec], ax->name)) {
+        if (ax->tunable && !source_uses(&p->specs[spec], ax->name) && !launch_uses(&p->specs[spec], ax->name)) {
             fprintf(stderr,
-                    "harness tune: %s: variants[%d].tune.%s: the kernel's source (%s) never uses %s, so tuning it "
-                    "would change nothing\n",
+                    "harness tune: %s: variants[%d].tune.%s: neither the kernel's source (%s) nor its name, launch "
+                    "geometry, shared memory or arguments use %s, so tuning it would change nothing\n",
                     p->path, spec, ax->name, p->specs[spec].file, ax->name);
             goto done;
         }

@@ -11,6 +11,7 @@
  *   exited_lane          lanes leave before a full-mask shuffle
  *   oob_write            writes one element past the end of a buffer
  *   null_write           writes through a null pointer
+ *   under_write          writes a few elements before the start of a buffer
  *   deep_recursion       recursion until the fiber stack overflows
  *   spin_forever         spins on a plain load: only the time-out stops it
  *   spin_atomic          spins on an atomic that never changes
@@ -78,6 +79,10 @@ __global__ void exited_lane(int *out) {
 __global__ void oob_write(float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i <= n) out[i] = 1.0f; // @oob
+}
+
+__global__ void under_write(float *out, int back) {
+    if (threadIdx.x == 0) out[-back] = 3.0f;
 }
 
 __global__ void null_write(float *out) {
