@@ -523,6 +523,14 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
                "loaded in %.2f s\n",
                cli->data, dtrain.n, train.images.dims[0], dtest.n, test.images.dims[0], rows, cols, mean, sd,
                hn_now() - t0);
+        printf("Files: %s, %s, %s, %s\n", train.images_path, train.labels_path, test.images_path, test.labels_path);
+        const char *others[4] = {train.images_other, train.labels_other, test.images_other, test.labels_other};
+        const char *picks[4] = {train.images_path, train.labels_path, test.images_path, test.labels_path};
+        for (int i = 0; i < 4; i++) { /* an unpacked copy next to its .gz (torchvision's raw/) is no news */
+            size_t n = strlen(picks[i]);
+            if (others[i] && !(strncmp(others[i], picks[i], n) == 0 && strcmp(others[i] + n, ".gz") == 0))
+                printf("  (also there, not read: %s)\n", others[i]);
+        }
         printf("Training on %s (%s): %d epoch%s of %lld steps, batch %d, %s lr %g, seed %llu\nStarting training...\n",
                t->dev.name, be->ops->name, epochs, epochs == 1 ? "" : "s", (long long)steps, batch,
                t->opt.kind == HN_OPT_ADAM ? "Adam" : "SGD (momentum 0.9)", t->opt.lr, (unsigned long long)seed);

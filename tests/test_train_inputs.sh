@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# test_train_inputs.sh: harness train with the inputs an outside user brings, on
+# the emulator, with tiny synthetic IDX files written here (bash and gzip; no
+# python, no data set of the repository's):
+#   - the data set as distributed in the wild: LeCun's .gz, unpacked, Kaggle's and
+#     Windows unzips' dot names (train-images.idx3-ubyte), Kaggle's folders of the
+#     file's own name, torchvision's MNIST/raw with the .gz next to the unpacked
+#     file (--data MNIST or MNIST/raw); nothing found lists the names tried; a
+#     broken file next to another candidate names both;
+#   - broken files: a truncated .gz, trailing garbage after the gzip stream (read),
+#     another IDX data type, idx2 images, zero images, labels past the classes,
+#     5x7 images (the model adapts), 3x28 ones (refused), test images of another
+#     size: each exit 2 naming the file and the problem, or a run that works;
+#   - odd options: --batch 0 / --limit 0 / --interval 0 refused, a batch larger
+#     than the data, --batch 1, a batch that does not divide the data (the last
+#     partial batch trains and counts), --epochs 0, a divergent --lr (stops,
+#     exit 1, says so, no NaN weights saved), --seed bit for bit, SGD, --load of
+#     another task's weights and of a truncated file, the curve's chart;
+#   - --kernels: a copy of the default config elsewhere (its relative paths),
+#     other catalogue variants, a user's own kernel, kernels with bugs that the
+#     gradient check must catch (a wrong backward, a forward that skips an
+#     element), a missing slot, an unknown slot, an argument no slot has (exit 2
+#     naming the JSON path, gradcheck too); --tuned of a tune of a kernel the
+#     model runs and of one it does not.
+# About half a minute on two cores.
+set -u
+h=${HARNESS_BIN:?}
+root=${HARNESS_ROOT:?}
+tmp=${HARNESS_TMP:-/tmp}/train_inputs.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect CODE NEEDLE COMMAND...: exit code and a piece of the output
+expect() {
+  local code=$1 needle=$2
+  shift 2
+  local o
+  o=$("$@" 2>&1)
+  local rc=$?
+  [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code: $o"
+  case "$o" in *"$needle"*) ;; *) fail "'$*': expected \"$needle\" in: $o" ;; esac
+}
+emu=(--backend emu)
+train() { "$h" train mnist "${emu[@]}" --out "$tmp/c.csv" "$@"; }
+
+# --- synthetic IDX files ---------------------------------------------------
+u32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
+label_of() { echo $((($1 * 7 + 3) % 10)); }
+# images FILE N ROWS COLS: the label shows in the brightness
+images() {
+  local n=$2 r=$3 c=$4 s i p
+  s="\\x00\\x00\\x08\\x03$(u32 "$n")$(u32 "$r")$(u32 "$c")"
+  for ((i = 0; i < n; i++)); do
+    local l
+    l=$(label_of $i)
+    for ((p = 0; p < r * c; p++)); do s+=$(printf '\\x%02x' $(((p * 37 + i * 11) % 40 + 20 * l))); done
+  done
+  printf "$s" >"$1"
+}
+labels() {
+  local n=$2 s i
+  s="\\x00\\x00\\x08\\x01$(u32 "$n")"
+  for ((i = 0; i < n; i++)); do s+=$(printf '\\x%02x' "$(label_of $i)"); done
+  printf "$s" >"$1"
+}
+# set DIR [ROWS COLS]: LeCun's four files, unpacked (24 training, 8 test images)
+set_plain() {
+  mkdir -p "$1"
+  images "$1/train-images-idx3-ubyte" 24 "${2:-8}" "${3:-8}"
+  labels "$1/train-labels-idx1-ubyte" 24
+  images "$1/t10k-images-idx3-ubyte" 8 "${2:-8}" "${3:-8}"
+  labels "$1/t10k-labels-idx1-ubyte" 8
+}
+set_plain "$tmp/plain"
+P="$tmp/plain"
+NAMES="train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte"
+
+echo "== data sets as distributed"
+mkdir -p "$tmp/lecun" "$tmp/kaggle" "$tmp/kagglegz" "$tmp/kfolders" "$tmp/tv/MNIST/raw"
+for f in $NAMES; do
+  gzip -c "$P/$f" >"$tmp/lecun/$f.gz"
+  dot=${f/-idx/.idx}
+  cp "$P/$f" "$tmp/kaggle/$dot"
+  gzip -c "$P/$f" >"$tmp/kagglegz/$dot.gz"
+  mkdir -p "$tmp/kfolders/$f" && cp "$P/$f" "$tmp/kfolders/$f/$f"
+  cp "$P/$f" "$tmp/tv/MNIST/raw/$f" && gzip -c "$P/$f" >"$tmp/tv/MNIST/raw/$f.gz"
+done
+ref=""
+for d in plain lecun kaggle kagglegz kfolders tv/MNIST tv/MNIST/raw; do
+  out=$(train --data "$tmp/$d" --epochs 1 --batch 8 --seed 1 2>&1)
+  rc=$?
+  [ "$rc" = 0 ] || { fail "--data $d exited $rc: $out"; continue; }
+  files=$(printf '%s\n' "$out" | grep '^Files: ')
+  case "$d" in
+    lecun) case "$files" in *"lecun/train-images-idx3-ubyte.gz, "*) ;; *) fail "lecun: $files" ;; esac ;;
+    kaggle) case "$files" in *"kaggle/train-images.idx3-ubyte, "*"kaggle/t10k-labels.idx1-ubyte") ;; *) fail "kaggle: $files" ;; esac ;;
+    kfolders) case "$files" in *"kfolders/train-images-idx3-ubyte/train-images-idx3-ubyte, "*) ;; *) fail "kfolders: $files" ;; esac ;;
+    tv/*) # the unpacked copy is read, its .gz is no news
+      case "$files" in *"MNIST/raw/train-images-idx3-ubyte, "*) ;; *) fail "$d: $files" ;; esac
+      printf '%s\n' "$out" | grep -q 'also there' && fail "$d: a note about the .gz next to the unpacked file: $out" ;;
+  esac
+  res=$(printf '%s\n' "$out" | grep -E '^(Epoch \[1/1\], Step|Test accuracy)' | sed 's/, [0-9]* images\/s//; s/evaluated in.*//')
+  if [ -z "$ref" ]; then ref=$res; elif [ "$res" != "$ref" ]; then fail "--data $d trained otherwise than plain: $res vs $ref"; fi
+done
+expect 2 "no train images (tried train-images-idx3-ubyte, train-images.idx3-ubyte, train-images-idx3-ubyte.gz, train-images.idx3-ubyte.gz, in $tmp/tv and in $tmp/tv/raw" \
+  train --data "$tmp/tv"
+expect 2 "--data $tmp/nowhere: no such folder" train --data "$tmp/nowhere"
+expect 2 "--data $tmp/lecun/train-images-idx3-ubyte.gz: is a file; --data names the folder holding the four IDX files (here $tmp/lecun)" \
+  train --data "$tmp/lecun/train-images-idx3-ubyte.gz"
+mkdir -p "$tmp/half" && cp "$P"/train-* "$tmp/half/"
+expect 2 "$tmp/half: no t10k images (tried t10k-images-idx3-ubyte" train --data "$tmp/half"
+# ambiguity: the unpacked file is read before its .gz; when it is broken, both are named
+cp -r "$tmp/tv/MNIST" "$tmp/amb"
+head -c 300 "$P/train-images-idx3-ubyte" >"$tmp/amb/raw/train-images-idx3-ubyte"
+expect 2 "$tmp/amb/raw/train-images-idx3-ubyte: truncated: the header announces 1536 bytes of data, the file holds 284 ($tmp/amb/raw/train-images-idx3-ubyte.gz is there too, not read" \
+  train --data "$tmp/amb" --epochs 0
+# two different names: the -idx one is read, the other named
+cp -r "$P" "$tmp/two" && cp "$P/t10k-labels-idx1-ubyte" "$tmp/two/t10k-labels.idx1-ubyte"
+out=$(train --data "$tmp/two" --epochs 0 2>&1) || fail "two names: $out"
+case "$out" in *"(also there, not read: $tmp/two/t10k-labels.idx1-ubyte)"*) ;; *) fail "two names, no note: $out" ;; esac
+
+echo "== broken files"
+b="$tmp/bad"
+reset() { rm -rf "$b"; cp -r "$tmp/lecun" "$b"; }
+reset
+gzip -c "$P/train-images-idx3-ubyte" | head -c 120 >"$b/train-images-idx3-ubyte.gz"
+expect 2 "$b/train-images-idx3-ubyte.gz: truncated: the header announces 1536 bytes of data, the file holds" train --data "$b" --epochs 0
+reset
+printf 'trailing garbage' >>"$b/train-images-idx3-ubyte.gz" # gzip -d says "trailing garbage ignored"; so do we
+expect 0 "Test accuracy: " train --data "$b" --epochs 0
+reset
+{ printf '\x00\x00\x0d\x03'; tail -c +5 "$P/train-images-idx3-ubyte"; } | gzip -c >"$b/train-images-idx3-ubyte.gz"
+expect 2 "$b/train-images-idx3-ubyte.gz: wrong magic 00 00 0d 03 (expected 00 00 08 03: an idx3 file of unsigned bytes): an IDX file of 32-bit floats (type byte 0x0d); only unsigned bytes (0x08) are read" \
+  train --data "$b" --epochs 0
+reset
+gzip -c "$P/train-labels-idx1-ubyte" >"$b/train-images-idx3-ubyte.gz"
+expect 2 "$b/train-images-idx3-ubyte.gz: wrong magic 00 00 08 01 (expected 00 00 08 03: an idx3 file of unsigned bytes): an idx1 file (1 dimension) where images (count, rows, cols) are expected" \
+  train --data "$b" --epochs 0
+reset
+printf 'just text, no IDX header' | gzip -c >"$b/train-images-idx3-ubyte.gz"
+expect 2 "$b/train-images-idx3-ubyte.gz: wrong magic 6a 75 73 74 (expected 00 00 08 03: an idx3 file of unsigned bytes): not an IDX file" \
+  train --data "$b" --epochs 0
+reset
+printf "\\x00\\x00\\x08\\x03$(u32 0)$(u32 8)$(u32 8)" | gzip -c >"$b/t10k-images-idx3-ubyte.gz"
+printf "\\x00\\x00\\x08\\x01$(u32 0)" | gzip -c >"$b/t10k-labels-idx1-ubyte.gz"
+expect 2 "$b/t10k-images-idx3-ubyte.gz: holds no images (the header's count is 0)" train --data "$b" --epochs 0
+reset
+{ printf "\\x00\\x00\\x08\\x01$(u32 8)"; printf '\x01\x02\x03\x0a\x04\x05\x06\x07'; } >"$b/t10k-labels-idx1-ubyte" && rm "$b/t10k-labels-idx1-ubyte.gz"
+expect 2 "$b/t10k-labels-idx1-ubyte: label 10 of sample 3 is not a class (0 to 9)" train --data "$b" --epochs 0
+reset
+{ printf "\\x00\\x00\\x08\\x01$(u32 24)"; printf '\xff'; tail -c +10 "$P/train-labels-idx1-ubyte"; } | gzip -c >"$b/train-labels-idx1-ubyte.gz"
+expect 2 "$b/train-labels-idx1-ubyte.gz: label 255 of sample 0 is not a class (0 to 9)" train --data "$b" --epochs 0
+# other image sizes: the model adapts (5x7: 32 x 1 x 1 features), refuses what two poolings cannot take
+set_plain "$tmp/s57" 5 7
+out=$(train --data "$tmp/s57" --epochs 1 --batch 8 2>&1)
+[ $? = 0 ] || fail "5x7 images: $out"
+case "$out" in *"Linear(32->128)"*"5x7"*"Test accuracy: "*) ;; *) fail "5x7 images: $out" ;; esac
+set_plain "$tmp/s3" 3 28
+expect 2 "$tmp/s3/train-images-idx3-ubyte: 3x28 images are too small for two 2x2 poolings" train --data "$tmp/s3"
+reset
+cp "$tmp/s57/t10k-images-idx3-ubyte" "$tmp/s57/t10k-labels-idx1-ubyte" "$b/" && rm "$b"/t10k-*.gz
+expect 2 "$b/train-images-idx3-ubyte.gz holds 8x8 images but $b/t10k-images-idx3-ubyte holds 5x7" train --data "$b"
+
+if [ "$fails" = 0 ]; then echo "test_train_inputs: all passed"; exit 0; fi
+echo "test_train_inputs: $fails failure(s)"
+exit 1
