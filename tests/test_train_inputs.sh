@@ -162,6 +162,68 @@ reset
 cp "$tmp/s57/t10k-images-idx3-ubyte" "$tmp/s57/t10k-labels-idx1-ubyte" "$b/" && rm "$b"/t10k-*.gz
 expect 2 "$b/train-images-idx3-ubyte.gz holds 8x8 images but $b/t10k-images-idx3-ubyte holds 5x7" train --data "$b"
 
+echo "== odd options"
+for o in batch limit test-limit interval; do
+  expect 2 "--$o 0: must be at least 1" train --data "$P" --$o 0
+done
+expect 2 "--interval 0: must be at least 1" "$h" train xor "${emu[@]}" --interval 0
+# a batch past the data: one step of all 24, the rest said; the same numbers as --batch 24
+out=$(train --data "$P" --epochs 1 --batch 1000 --seed 3 2>&1) || fail "--batch 1000: $out"
+case "$out" in *"1 epoch of 1 step, batch 24 (--batch 1000 is more than the 24 images: one step takes them all)"*) ;; *) fail "--batch 1000: $out" ;; esac
+out24=$(train --data "$P" --epochs 1 --batch 24 --seed 3 2>&1) || fail "--batch 24: $out24"
+[ "$(printf '%s\n' "$out" | grep '^Test accuracy' | cut -d, -f1-2)" = "$(printf '%s\n' "$out24" | grep '^Test accuracy' | cut -d, -f1-2)" ] ||
+  fail "--batch 1000 and --batch 24 differ"
+# a batch that does not divide the data: the last step has 4 images, trains and counts
+out=$(train --data "$P" --epochs 1 --batch 5 --interval 1 2>&1) || fail "--batch 5: $out"
+case "$out" in *"1 epoch of 5 steps (the last of 4 images), batch 5"*"Step [5/5]"*) ;; *) fail "--batch 5: $out" ;; esac
+[ "$(grep -c '^train,' "$tmp/c.csv")" = 5 ] || fail "--batch 5: the curve has $(grep -c '^train,' "$tmp/c.csv") training rows: $(cat "$tmp/c.csv")"
+grep -q '^train,1,5,24,' "$tmp/c.csv" || fail "--batch 5: the last row does not count 24 images: $(cat "$tmp/c.csv")"
+# the running accuracy is right answers of all 24: a multiple of 1/24
+acc=$(grep '^train,1,5,' "$tmp/c.csv" | cut -d, -f6)
+awk -v a="$acc" 'BEGIN { r = a * 24; exit !(r - int(r + 0.5) < 1e-4 && int(r + 0.5) - r < 1e-4) }' || fail "accuracy $acc is not k/24"
+expect 0 "1 epoch of 3 steps, batch 1," train --data "$P" --epochs 1 --batch 1 --limit 3
+expect 0 "1 training images (of 24)" train --data "$P" --epochs 1 --limit 1
+expect 0 "Test accuracy: " train --data "$P" --epochs 0
+# divergence: said, exit 1, no NaN weights written, the curve ends at the row that showed it
+rm -f "$tmp/w.bin"
+expect 1 "training diverged at epoch 1/2, step 2/3: the running loss is NaN. The learning rate (Adam 1e+09) is too high" \
+  train --data "$P" --epochs 2 --batch 8 --lr 1e9 --interval 1 --save "$tmp/w.bin"
+[ -e "$tmp/w.bin" ] && fail "diverged weights were saved"
+[ "$(tail -n 1 "$tmp/c.csv" | cut -d, -f1-3)" = "train,1,2" ] || fail "the diverged curve: $(cat "$tmp/c.csv")"
+expect 1 "training diverged at epoch 100/1000 (step 100): the running loss is NaN" "$h" train xor "${emu[@]}" --lr 1e30 --out "$tmp/x.csv"
+# optimizers
+expect 0 "SGD (no momentum) lr 0.5" "$h" train xor "${emu[@]}" --optimizer sgd --momentum 0 --lr 0.5 --epochs 20 --out "$tmp/x.csv"
+expect 0 "SGD (momentum 0.5) lr 0.5" "$h" train xor "${emu[@]}" --optimizer SGD --momentum 0.5 --lr 0.5 --epochs 20 --out "$tmp/x.csv"
+a=$("$h" train xor "${emu[@]}" --optimizer sgd --momentum 0 --lr 0.5 --epochs 20 --out "$tmp/x.csv" 2>&1 | grep '^Final loss')
+b=$("$h" train xor "${emu[@]}" --optimizer sgd --lr 0.5 --epochs 20 --out "$tmp/x.csv" 2>&1 | grep '^Final loss')
+[ -n "$a" ] && [ "$a" != "$b" ] || fail "--momentum 0 trains as momentum 0.9: $a / $b"
+expect 0 "Adam lr 0.01" "$h" train xor "${emu[@]}" --optimizer Adam --epochs 20 --out "$tmp/x.csv"
+expect 2 "--optimizer: 'adamw' is not one of sgd, adam" "$h" train xor "${emu[@]}" --optimizer adamw --out "$tmp/x.csv"
+expect 2 "--momentum is SGD's (--optimizer sgd)" "$h" train xor "${emu[@]}" --momentum 0.5 --out "$tmp/x.csv"
+expect 2 "--momentum 1: must be below 1" "$h" train xor "${emu[@]}" --optimizer sgd --momentum 1 --out "$tmp/x.csv"
+# --seed: the same curve bit for bit, on 1 and 2 emulator threads; another seed another
+train --data "$P" --epochs 2 --batch 8 --interval 1 --seed 9 --save "$tmp/s1.bin" --out "$tmp/s1.csv" >/dev/null 2>&1 || fail "seed run 1"
+train --data "$P" --epochs 2 --batch 8 --interval 1 --seed 9 --save "$tmp/s2.bin" --out "$tmp/s2.csv" --emu-threads 1 >/dev/null 2>&1 || fail "seed run 2"
+train --data "$P" --epochs 2 --batch 8 --interval 1 --seed 10 --out "$tmp/s3.csv" >/dev/null 2>&1 || fail "seed run 3"
+cmp -s <(cut -d, -f1-6 "$tmp/s1.csv") <(cut -d, -f1-6 "$tmp/s2.csv") || fail "one seed, two curves"
+cmp -s "$tmp/s1.bin" "$tmp/s2.bin" || fail "one seed, two sets of weights"
+cmp -s <(cut -d, -f1-6 "$tmp/s1.csv") <(cut -d, -f1-6 "$tmp/s3.csv") && fail "another seed, the same curve"
+# weights of another task, another image size, a truncated file
+"$h" train xor "${emu[@]}" --epochs 5 --save "$tmp/xor.bin" --out "$tmp/x.csv" >/dev/null 2>&1 || fail "xor --save"
+expect 2 "--load $tmp/xor.bin: expected tensor 'conv2d_1.weight 4 16 1 3 3' here, found 'linear_1.weight 2 16 2' (weights of another model?)" \
+  train --data "$P" --epochs 0 --load "$tmp/xor.bin"
+expect 2 "--load $tmp/s1.bin: expected tensor 'linear_1.weight 2 16 2' here, found 'conv2d_1.weight 4 16 1 3 3'" \
+  "$h" train xor "${emu[@]}" --epochs 0 --load "$tmp/s1.bin" --out "$tmp/x.csv"
+expect 2 "expected tensor 'linear_8.weight 2 128 32' here, found 'linear_8.weight 2 128 128'" train --data "$tmp/s57" --epochs 0 --load "$tmp/s1.bin"
+head -c 2000 "$tmp/s1.bin" >"$tmp/short.bin"
+expect 2 "--load $tmp/short.bin: truncated in conv2d_4.weight" train --data "$P" --epochs 0 --load "$tmp/short.bin"
+expect 0 "Test accuracy: " train --data "$P" --epochs 0 --load "$tmp/s1.bin"
+# the curve's chart
+if command -v gnuplot >/dev/null 2>&1; then
+  out=$("$h" plot "$tmp/s1.csv" --out "$tmp/s1.png" 2>&1)
+  [ $? = 0 ] && [ -s "$tmp/s1.png" ] || fail "harness plot of the curve: $out"
+fi
+
 if [ "$fails" = 0 ]; then echo "test_train_inputs: all passed"; exit 0; fi
 echo "test_train_inputs: $fails failure(s)"
 exit 1
