@@ -21,10 +21,10 @@
  * curve's row for it, prints the time per layer so far and saves --save's
  * weights (no test pass, no final predictions); a second ends the process.
  *
- * Exit codes: 0 trained (or gradcheck passed), 1 a kernel failed or gradcheck
- * found a wrong gradient, 2 bad usage or input (a missing, truncated or
- * mismatched IDX file, a bad config, a weights file of another model), 130 / 143
- * interrupted by SIGINT / SIGTERM.
+ * Exit codes: 0 trained (or gradcheck passed), 1 a kernel failed, the loss
+ * diverged (NaN) or gradcheck found a wrong gradient, 2 bad usage or input (a
+ * missing, truncated or mismatched IDX file, a bad config, gradcheck's too, a
+ * weights file of another model), 130 / 143 interrupted by SIGINT / SIGTERM.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -763,6 +763,11 @@ int hn_cmd_train(const hn_cli *cli) {
         return 2;
     }
     if (strcmp(task, "gradcheck") == 0) {
+        if (hn_gradcheck_prepare(t.tk, &err) != 0) { /* the config, not a gradient: 2 */
+            fprintf(stderr, "harness train gradcheck: %s\n", err.msg);
+            close_trainer(&t);
+            return 2;
+        }
         int failed = hn_gradcheck_run(t.be, t.tk, stdout, cli->verbose, &err);
         if (failed < 0) {
             fprintf(stderr, "harness train gradcheck: %s\n", err.msg);

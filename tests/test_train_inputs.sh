@@ -224,6 +224,93 @@ if command -v gnuplot >/dev/null 2>&1; then
   [ $? = 0 ] && [ -s "$tmp/s1.png" ] || fail "harness plot of the curve: $out"
 fi
 
+echo "== --kernels and --tuned"
+k="$tmp/cfg"
+mkdir -p "$k"
+cp "$root/configs/train/default.json" "$k/my.json" # its ../../kernels/ paths do not exist from here
+xo=(--epochs 30 --out "$tmp/x.csv")
+ref=$("$h" train xor "${emu[@]}" "${xo[@]}" 2>&1 | grep '^Final loss')
+[ -n "$ref" ] || fail "xor with the default config"
+[ "$(cd "$k" && "$h" train xor "${emu[@]}" "${xo[@]}" --kernels my.json 2>&1 | grep '^Final loss')" = "$ref" ] ||
+  fail "a copy of the default config, relative name, other folder: $(cd "$k" && "$h" train xor "${emu[@]}" "${xo[@]}" --kernels my.json 2>&1 | tail -n 3)"
+sed 's|"\.\./\.\./kernels/activation/relu.cu", "kernel": "relu_grid_stride"|"nothere.cu", "kernel": "relu_grid_stride"|' "$k/my.json" >"$k/nofile.json"
+expect 2 "$k/nofile.json: layers.relu.forward.file: file 'nothere.cu' not found (looked for $k/nothere.cu, then " \
+  "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/nofile.json"
+# other catalogue variants: TILE 8 and 32 of the tiled linear, the naive kernels
+for t in 8 32; do
+  sed "0,/\"TILE\": 16/s//\"TILE\": $t/" "$k/my.json" >"$k/tile$t.json"
+  out=$("$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/tile$t.json" 2>&1)
+  case "$out" in *"linear_tiled[TILE=$t]"*"Final loss"*) ;; *) fail "TILE $t: $out" ;; esac
+  expect 0 "every gradient matches" "$h" train gradcheck "${emu[@]}" --kernels "$k/tile$t.json"
+done
+expect 0 "linear_naive" "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$root/tests/configs/train_emu.json"
+# a user's own kernels for ReLU: one right, two wrong
+cat >"$k/myrelu.cu" <<'EOF'
+#include "hn_kernel.h"
+#define EACH for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+__global__ void my_relu(const float *x, float *y, int n) { EACH y[i] = x[i] > 0.0f ? x[i] : 0.0f; }
+/* wrong: leaks half the gradient where x < 0 */
+__global__ void my_relu_bwd_leaky(const float *x, const float *dy, float *dx, int n) {
+    EACH dx[i] = x[i] > 0.0f ? dy[i] : 0.5f * dy[i];
+}
+/* wrong: never writes the last element */
+__global__ void my_relu_skips_last(const float *x, float *y, int n) {
+    EACH if (i < n - 1) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+EOF
+own() { sed "s|\"\\.\\./\\.\\./kernels/activation/relu.cu\", \"kernel\": \"$1\"|\"myrelu.cu\", \"kernel\": \"$2\"|" "$k/my.json" >"$k/$3.json"; }
+own relu_grid_stride my_relu own
+own relu_backward_grid_stride my_relu_bwd_leaky leaky
+own relu_grid_stride my_relu_skips_last skips
+grep -q my_relu_skips_last "$k/skips.json" || fail "the config with the user's kernel was not made"
+out=$("$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/own.json" 2>&1)
+case "$out" in *"relu.forward"*"my_relu "*"myrelu.cu"*) ;; *) fail "own kernel: $out" ;; esac
+[ "$(printf '%s\n' "$out" | grep '^Final loss')" = "$ref" ] || fail "own ReLU trains otherwise: $out"
+expect 0 "every gradient matches" "$h" train gradcheck "${emu[@]}" --kernels "$k/own.json"
+out=$("$h" train gradcheck "${emu[@]}" --kernels "$k/leaky.json" 2>&1)
+[ $? = 1 ] || fail "gradcheck of a leaky ReLU backward exited 0"
+case "$out" in *"ReLU (3x10)                  dx"*FAIL*) ;; *) fail "gradcheck missed the leaky backward: $out" ;; esac
+out=$("$h" train gradcheck "${emu[@]}" --kernels "$k/skips.json" 2>&1)
+[ $? = 1 ] || fail "gradcheck of a ReLU that skips an element exited 0"
+case "$out" in *"ReLU (3x10)                  y "*"FAIL (1 over tolerance; worst [29]"*) ;; *) fail "gradcheck missed the unwritten element: $out" ;; esac
+# config errors: exit 2 naming the JSON path, gradcheck too
+sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"//": {|' "$k/my.json" >"$k/missing.json"
+sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"sideways": {|' "$k/my.json" >"$k/unknown.json"
+sed '0,/"args": \["x", "y", "n"\]/s//"args": ["x", "out", "n"]/' "$k/my.json" >"$k/badarg.json"
+sed '0,/"args": \["x", "y", "n"\]/s//"args": ["x", "y"]/' "$k/my.json" >"$k/fewargs.json"
+for task in xor gradcheck; do
+  o=()
+  [ "$task" = xor ] && o=("${xo[@]}")
+  expect 2 "$k/missing.json: layers.relu.backward: missing (the model needs it)" "$h" train $task "${emu[@]}" "${o[@]}" --kernels "$k/missing.json"
+  expect 2 "$k/unknown.json: layers.relu.sideways: unknown layer type and pass" "$h" train $task "${emu[@]}" "${o[@]}" --kernels "$k/unknown.json"
+  expect 2 "$k/badarg.json: layers.relu.forward.args[1]: unknown argument 'out' (relu.forward buffers: x,y" \
+    "$h" train $task "${emu[@]}" "${o[@]}" --kernels "$k/badarg.json"
+  expect 2 "$k/fewargs.json: layers.relu.forward.args: kernel relu_grid_stride takes 3 parameters but the config binds 2" \
+    "$h" train $task "${emu[@]}" "${o[@]}" --kernels "$k/fewargs.json"
+done
+# --tuned: a tune of the tiled linear kernel (the model's linear.forward) and of one the model does not run
+cat >"$k/lt.json" <<EOF
+{"name": "lt", "op": "linear", "axes": {"batch": [16], "in_f": [128], "out_f": [10]},
+ "check": {"atol": "1e-4 * sqrt(in_f)", "rtol": 1e-4, "min_match": 1.0},
+ "tuning": {"strategy": "random", "budget": 2, "top": 1},
+ "variants": [{"file": "$root/kernels/linear/linear_tiled.cu", "kernel": "linear_tiled", "tune": {"TILE": [4, 8]},
+   "block": ["TILE", "TILE", 1], "grid": ["ceil_div(out_f, TILE)", "ceil_div(batch, TILE)", 1],
+   "args": ["x", "weight", "bias", "y", "batch", "in_f", "out_f"]}]}
+EOF
+if "$h" tune "$k/lt.json" "${emu[@]}" --out "$k/lt" >"$k/tune.txt" 2>&1 && [ -s "$k/lt.best.json" ]; then
+  win=$(grep -o '"defines":[^,]*' "$k/lt.best.json" | head -n 1 | grep -o 'TILE=[0-9]*')
+  out=$("$h" train xor "${emu[@]}" "${xo[@]}" --tuned "$k/lt.best.json" 2>&1)
+  [ $? = 0 ] || fail "--tuned of a real tune: $out"
+  case "$out" in *"linear_tiled[$win]"*"tuned: $k/lt.best.json"*) ;; *) fail "--tuned did not take $win: $out" ;; esac
+  expect 0 "every gradient matches" "$h" train gradcheck "${emu[@]}" --tuned "$k/lt.best.json"
+  sed 's/"linear_tiled"/"conv2d_igemm"/' "$k/lt.best.json" >"$k/other.best.json"
+  expect 2 "--tuned $k/other.best.json: it tunes kernel 'conv2d_igemm', which no slot of $root/configs/train/default.json runs (they run linear_tiled, " \
+    "$h" train xor "${emu[@]}" "${xo[@]}" --tuned "$k/other.best.json"
+  expect 2 "--tuned $k/lt.json: not a best.json written by harness tune" "$h" train xor "${emu[@]}" "${xo[@]}" --tuned "$k/lt.json"
+else
+  fail "harness tune of the tiled linear kernel: $(tail -n 5 "$k/tune.txt")"
+fi
+
 if [ "$fails" = 0 ]; then echo "test_train_inputs: all passed"; exit 0; fi
 echo "test_train_inputs: $fails failure(s)"
 exit 1
