@@ -575,8 +575,8 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         }
         char bnote[96] = "";
         if (asked_batch != batch)
-            snprintf(bnote, sizeof bnote, " (--batch %d is more than the %d images: one step takes them all)", asked_batch,
-                     n_max);
+            snprintf(bnote, sizeof bnote, " (%s %d is more than the %d images: one step takes them all)",
+                     cli->batch > 0 ? "--batch" : "the default batch", asked_batch, n_max);
         int64_t last = dtrain.n - (steps - 1) * (int64_t)batch;
         char pnote[96] = "";
         if (last != batch)

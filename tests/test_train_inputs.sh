@@ -103,6 +103,7 @@ for d in plain lecun kaggle kagglegz kfolders tv/MNIST tv/MNIST/raw; do
   res=$(printf '%s\n' "$out" | grep -E '^(Epoch \[1/1\], Step|Test accuracy)' | sed 's/, [0-9]* images\/s//; s/evaluated in.*//')
   if [ -z "$ref" ]; then ref=$res; elif [ "$res" != "$ref" ]; then fail "--data $d trained otherwise than plain: $res vs $ref"; fi
 done
+expect 0 "Files: $tmp/tv/MNIST/raw/train-images-idx3-ubyte, " train --data "$tmp/tv/MNIST/" --epochs 0
 expect 2 "no train images (tried train-images-idx3-ubyte, train-images.idx3-ubyte, train-images-idx3-ubyte.gz, train-images.idx3-ubyte.gz, in $tmp/tv and in $tmp/tv/raw" \
   train --data "$tmp/tv"
 expect 2 "--data $tmp/nowhere: no such folder" train --data "$tmp/nowhere"
@@ -182,6 +183,7 @@ grep -q '^train,1,5,24,' "$tmp/c.csv" || fail "--batch 5: the last row does not 
 acc=$(grep '^train,1,5,' "$tmp/c.csv" | cut -d, -f6)
 awk -v a="$acc" 'BEGIN { r = a * 24; exit !(r - int(r + 0.5) < 1e-4 && int(r + 0.5) - r < 1e-4) }' || fail "accuracy $acc is not k/24"
 expect 0 "1 epoch of 3 steps, batch 1," train --data "$P" --epochs 1 --batch 1 --limit 3
+expect 0 "batch 24 (the default batch 64 is more than the 24 images" train --data "$P" --epochs 0
 expect 0 "1 training images (of 24)" train --data "$P" --epochs 1 --limit 1
 expect 0 "Test accuracy: " train --data "$P" --epochs 0
 # divergence: said, exit 1, no NaN weights written, the curve ends at the row that showed it

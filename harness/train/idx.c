@@ -213,8 +213,11 @@ static int load_one(const char *path, const char *other, int ndim, hn_idx *out, 
     return -1;
 }
 
-int hn_idx_set_load(const char *dir, const char *prefix, int classes, hn_idx_set *out, hn_err *err) {
+int hn_idx_set_load(const char *dir_arg, const char *prefix, int classes, hn_idx_set *out, hn_err *err) {
     memset(out, 0, sizeof *out);
+    char *dir = xstrdup(dir_arg); /* "MNIST/" names files MNIST/raw/..., not MNIST//raw/... */
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = '\0';
+    int rc = -1;
     if (!is_dir(dir)) {
         if (is_file(dir)) {
             char *parent = hn_dirname(dir);
@@ -224,9 +227,8 @@ int hn_idx_set_load(const char *dir, const char *prefix, int classes, hn_idx_set
         } else {
             hn_errf(err, "--data %s: no such folder", dir);
         }
-        return -1;
+        goto done;
     }
-    int rc = -1;
     out->images_path = find(dir, prefix, "images", 3, &out->images_other, err);
     if (!out->images_path) goto done;
     out->labels_path = find(dir, prefix, "labels", 1, &out->labels_other, err);
@@ -246,6 +248,7 @@ int hn_idx_set_load(const char *dir, const char *prefix, int classes, hn_idx_set
         }
     rc = 0;
 done:
+    free(dir);
     if (rc != 0) hn_idx_set_free(out);
     return rc;
 }
