@@ -220,6 +220,10 @@ expect 2 "expected tensor 'linear_8.weight 2 128 32' here, found 'linear_8.weigh
 head -c 2000 "$tmp/s1.bin" >"$tmp/short.bin"
 expect 2 "--load $tmp/short.bin: truncated in conv2d_4.weight" train --data "$P" --epochs 0 --load "$tmp/short.bin"
 expect 0 "Test accuracy: " train --data "$P" --epochs 0 --load "$tmp/s1.bin"
+cp "$tmp/s1.bin" "$tmp/nan.bin" # the last bias made NaN
+printf '\xff\xff\xff\x7f' | dd of="$tmp/nan.bin" bs=1 seek=$(($(stat -c %s "$tmp/nan.bin") - 4)) conv=notrunc 2>/dev/null
+expect 2 "--load $tmp/nan.bin: linear_10.bias[9] is NaN: these weights cannot be trained or evaluated" \
+  train --data "$P" --epochs 1 --load "$tmp/nan.bin"
 # the curve's chart
 if command -v gnuplot >/dev/null 2>&1; then
   out=$("$h" plot "$tmp/s1.csv" --out "$tmp/s1.png" 2>&1)
