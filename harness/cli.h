@@ -66,6 +66,7 @@ typedef struct {
     int batch;                 /* train: samples per step (< 0: default) */
     double lr;                 /* train: learning rate (< 0: default) */
     const char *optimizer;     /* train: sgd | adam */
+    double momentum;           /* train: SGD's momentum (< 0: 0.9) */
     int limit;                 /* train: the first N training images (< 0: all) */
     int test_limit;            /* train: the first N test images (< 0: all) */
     int interval;              /* train: steps (xor: epochs) between progress lines (< 0: default) */
@@ -98,7 +99,7 @@ static inline void hn_cli_init(hn_cli *cli) {
     cli->max_noise = cli->min_time = cli->timeout = -1;
     cli->jobs = cli->printf_lines = cli->repeats = cli->top = -1;
     cli->epochs = cli->batch = cli->limit = cli->test_limit = cli->interval = -1;
-    cli->lr = -1;
+    cli->lr = cli->momentum = -1;
     cli->profile_blocks = -1;
 }
 

@@ -21,15 +21,16 @@
  * curve's row for it, prints the time per layer so far and saves --save's
  * weights (no test pass, no final predictions); a second ends the process.
  *
- * Exit codes: 0 trained (or gradcheck passed), 1 a kernel failed or gradcheck
- * found a wrong gradient, 2 bad usage or input (a missing, truncated or
- * mismatched IDX file, a bad config, a weights file of another model), 130 / 143
- * interrupted by SIGINT / SIGTERM.
+ * Exit codes: 0 trained (or gradcheck passed), 1 a kernel failed, the loss
+ * diverged (NaN) or gradcheck found a wrong gradient, 2 bad usage or input (a
+ * missing, truncated or mismatched IDX file, a bad config, gradcheck's too, a
+ * weights file of another model), 130 / 143 interrupted by SIGINT / SIGTERM.
  */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,12 +125,17 @@ static int curve_row(trainer *t, const char *split, int epoch, int64_t step, int
 static int make_optimizer(trainer *t, double default_lr, hn_err *err) {
     const hn_cli *cli = t->cli;
     hn_optim_kind kind = HN_OPT_ADAM;
-    if (cli->optimizer) {
-        if (strcmp(cli->optimizer, "sgd") == 0) kind = HN_OPT_SGD;
-        else if (strcmp(cli->optimizer, "adam") != 0)
+    if (cli->optimizer) { /* PyTorch's class names (SGD, Adam) too */
+        if (strcasecmp(cli->optimizer, "sgd") == 0) kind = HN_OPT_SGD;
+        else if (strcasecmp(cli->optimizer, "adam") != 0)
             return hn_errf(err, "--optimizer: '%s' is not one of sgd, adam", cli->optimizer);
     }
-    return hn_optim_init(&t->opt, t->m, kind, cli->lr >= 0 ? cli->lr : default_lr, err);
+    if (kind == HN_OPT_ADAM && cli->momentum >= 0)
+        return hn_errf(err, "--momentum is SGD's (--optimizer sgd); Adam's betas are 0.9 and 0.999");
+    if (cli->momentum >= 1) return hn_errf(err, "--momentum %g: must be below 1 (the velocity would grow without bound)", cli->momentum);
+    if (hn_optim_init(&t->opt, t->m, kind, cli->lr >= 0 ? cli->lr : default_lr, err) != 0) return -1;
+    if (kind == HN_OPT_SGD && cli->momentum >= 0) hn_optim_set_momentum(&t->opt, cli->momentum);
+    return 0;
 }
 
 static int load_or_init(trainer *t, uint64_t seed, hn_err *err) {
@@ -291,6 +297,28 @@ static int save_tensors(trainer *t, int batch, hn_err *err) {
     return rc;
 }
 
+/* "SGD (momentum 0.9)", "SGD (no momentum)" */
+static const char *sgd_text(const trainer *t) {
+    static char buf[48];
+    if (t->opt.momentum == 0) return "SGD (no momentum)";
+    snprintf(buf, sizeof buf, "SGD (momentum %g)", t->opt.momentum);
+    return buf;
+}
+
+static const char *nan_text(double x) { return isnan(x) ? "NaN" : x > 0 ? "infinite" : "-infinite"; }
+
+/* The running loss is not a number: training has diverged, and every later step
+ * would only print NaN. Stops with exit 1 (the curve has the row); no test pass,
+ * and --save's weights, which are NaN now, are not written. */
+static int diverged(trainer *t, const char *where, double loss, hn_err *err) {
+    const hn_cli *cli = t->cli;
+    return hn_errf(err, "training diverged at %s: the running loss is %s. The learning rate (%s %g) is "
+                        "too high for this model, or a kernel of the training config writes garbage (harness train "
+                        "gradcheck --kernels ... checks them); nothing more was run%s",
+                   where, nan_text(loss), t->opt.kind == HN_OPT_ADAM ? "Adam" : "SGD",
+                   t->opt.lr, cli->save ? ", and --save's weights were not written" : "");
+}
+
 /* ---------------------------------------------------------------------- */
 /* xor */
 
@@ -319,8 +347,8 @@ static int train_xor(trainer *t, hn_err *err) {
         print_model(t, stdout);
         printf("Kernels (%s):\n", cli->kernels ? cli->kernels : "configs/train/default.json");
         hn_tk_describe(t->tk, stdout);
-        printf("Running XOR on %s (%s), seed %llu\nStarting training...\n", t->dev.name, be->ops->name,
-               (unsigned long long)seed);
+        printf("Running XOR on %s (%s), %s lr %g, seed %llu\nStarting training...\n", t->dev.name, be->ops->name,
+               t->opt.kind == HN_OPT_ADAM ? "Adam" : sgd_text(t), t->opt.lr, (unsigned long long)seed);
     }
     hn_interrupt_install(&t->handlers, HN_INTERRUPT_IN_PROCESS);
     t->t_start = hn_now();
@@ -349,6 +377,11 @@ static int train_xor(trainer *t, hn_err *err) {
             stop_epoch = e;
             if (!cli->quiet) printf("Epoch [%d/%d], Loss: %.6f\n", e, epochs, loss);
             if (curve_row(t, "train", e, t->steps_done, t->steps_done * 4, loss, acc, 0, err) != 0) return -1;
+            if (!isfinite(loss)) {
+                char where[64];
+                snprintf(where, sizeof where, "epoch %d/%d (step %lld)", e, epochs, (long long)t->steps_done);
+                return diverged(t, where, loss, err);
+            }
         }
     }
     if (t->interrupted) {
@@ -366,6 +399,9 @@ static int train_xor(trainer *t, hn_err *err) {
     if (be->ops->download(be, pred, hn_model_output(t->m), sizeof pred, err) != 0 ||
         hn_loss_value(&t->loss, &loss, err) != 0)
         return -1;
+    if (!isfinite(loss))
+        return hn_errf(err, "the final loss is %s: the model's output is not a number (%s)", nan_text(loss),
+                       cli->load ? "do --load's weights hold NaN or infinity?" : "the weights overflowed");
     printf("Final predictions:\nInput => Output (Expected)\n");
     for (int i = 0; i < 4; i++) printf("[%.1f, %.1f] => %.4f (%.1f)\n", X[i][0], X[i][1], pred[i], Y[i]);
     printf("Training complete! %d epochs in %.2f s (%.3f ms per epoch)\n", epochs, train_s,
@@ -479,6 +515,12 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         hn_errf(err, "%s: %dx%d images are too small for two 2x2 poolings", train.images_path, rows, cols);
         goto done;
     }
+    /* a batch past the data is the whole set: the activations are allocated for
+     * the batch, and a --batch of millions would ask for gigabytes to hold 100 images */
+    int n_train = cli->limit > 0 && cli->limit < train.images.dims[0] ? cli->limit : train.images.dims[0];
+    int n_test = cli->test_limit > 0 && cli->test_limit < test.images.dims[0] ? cli->test_limit : test.images.dims[0];
+    int n_max = n_train > n_test ? n_train : n_test, asked_batch = batch;
+    if (batch > n_max) batch = n_max;
     /* the model: the chapter's CNN */
     int in_dims[3] = {1, rows, cols};
     t->m = hn_model_create(be, t->tk, 3, in_dims);
@@ -523,9 +565,27 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
                "loaded in %.2f s\n",
                cli->data, dtrain.n, train.images.dims[0], dtest.n, test.images.dims[0], rows, cols, mean, sd,
                hn_now() - t0);
-        printf("Training on %s (%s): %d epoch%s of %lld steps, batch %d, %s lr %g, seed %llu\nStarting training...\n",
-               t->dev.name, be->ops->name, epochs, epochs == 1 ? "" : "s", (long long)steps, batch,
-               t->opt.kind == HN_OPT_ADAM ? "Adam" : "SGD (momentum 0.9)", t->opt.lr, (unsigned long long)seed);
+        printf("Files: %s, %s, %s, %s\n", train.images_path, train.labels_path, test.images_path, test.labels_path);
+        const char *others[4] = {train.images_other, train.labels_other, test.images_other, test.labels_other};
+        const char *picks[4] = {train.images_path, train.labels_path, test.images_path, test.labels_path};
+        for (int i = 0; i < 4; i++) { /* an unpacked copy next to its .gz (torchvision's raw/) is no news */
+            size_t n = strlen(picks[i]);
+            if (others[i] && !(strncmp(others[i], picks[i], n) == 0 && strcmp(others[i] + n, ".gz") == 0))
+                printf("  (also there, not read: %s)\n", others[i]);
+        }
+        char bnote[96] = "";
+        if (asked_batch != batch)
+            snprintf(bnote, sizeof bnote, " (%s %d is more than the %d images: one step takes them all)",
+                     cli->batch > 0 ? "--batch" : "the default batch", asked_batch, n_max);
+        int64_t last = dtrain.n - (steps - 1) * (int64_t)batch;
+        char pnote[96] = "";
+        if (last != batch)
+            snprintf(pnote, sizeof pnote, " (the last of %lld image%s)", (long long)last, last == 1 ? "" : "s");
+        printf("Training on %s (%s): %d epoch%s of %lld step%s%s, batch %d%s, %s lr %g, seed %llu\nStarting "
+               "training...\n",
+               t->dev.name, be->ops->name, epochs, epochs == 1 ? "" : "s", (long long)steps, steps == 1 ? "" : "s",
+               pnote, batch, bnote, t->opt.kind == HN_OPT_ADAM ? "Adam" : sgd_text(t), t->opt.lr,
+               (unsigned long long)seed);
         fflush(stdout);
     }
     hn_interrupt_install(&t->handlers, HN_INTERRUPT_IN_PROCESS);
@@ -577,6 +637,12 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
                 if (curve_row(t, "train", e, t->steps_done, (int64_t)(e - 1) * dtrain.n + off + nb, st[0] / st[2],
                               st[1] / st[2], ips, err) != 0)
                     goto epochs_done;
+                if (!isfinite(last_loss)) {
+                    char at[96];
+                    snprintf(at, sizeof at, "epoch %d/%d, step %lld/%lld", e, epochs, (long long)(s + 1), (long long)steps);
+                    diverged(t, at, last_loss, err);
+                    goto epochs_done;
+                }
             }
             if (t->m->profile && collect_profile(t, err) != 0) goto epochs_done;
         }
@@ -594,6 +660,11 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         double tt = hn_now();
         if (evaluate(t, &dtest, batch, mean, inv_std, st, err) != 0) goto epochs_done;
         double eval_s = hn_now() - tt;
+        if (!isfinite(st[0])) {
+            hn_errf(err, "the test loss is %s: the model's output is not a number (%s)", nan_text(st[0]),
+                    cli->load && !epochs ? "do --load's weights hold NaN or infinity?" : "the weights overflowed");
+            goto epochs_done;
+        }
         printf("Test accuracy: %.2f %% (%.0f of %d), test loss %.4f, evaluated in %.2f s\n", 100 * st[1] / st[2], st[1],
                dtest.n, st[0] / st[2], eval_s);
         if (curve_row(t, "test", epochs, t->steps_done, (int64_t)epochs * dtrain.n, st[0] / st[2], st[1] / st[2],
@@ -644,6 +715,7 @@ int hn_cmd_train(const hn_cli *cli) {
                         : gradcheck && cli->batch >= 0   ? "--batch"
                         : gradcheck && cli->lr >= 0      ? "--lr"
                         : gradcheck && cli->optimizer    ? "--optimizer"
+                        : gradcheck && cli->momentum >= 0 ? "--momentum"
                         : gradcheck && cli->interval >= 0 ? "--interval"
                         : gradcheck && cli->save         ? "--save"
                         : gradcheck && cli->load         ? "--load"
@@ -652,6 +724,16 @@ int hn_cmd_train(const hn_cli *cli) {
                                                          : NULL;
     if (stray) {
         fprintf(stderr, "harness train %s: %s is not an option of this task\n", task, stray);
+        return 2;
+    }
+    /* 0 is no batch, no image, no step: an error, not the default in disguise */
+    const char *zero = cli->batch == 0        ? "--batch"
+                       : cli->limit == 0      ? "--limit"
+                       : cli->test_limit == 0 ? "--test-limit"
+                       : cli->interval == 0   ? "--interval"
+                                              : NULL;
+    if (zero) {
+        fprintf(stderr, "harness train %s: %s 0: must be at least 1\n", task, zero);
         return 2;
     }
     trainer t = {.cli = cli};
@@ -681,6 +763,11 @@ int hn_cmd_train(const hn_cli *cli) {
         return 2;
     }
     if (strcmp(task, "gradcheck") == 0) {
+        if (hn_gradcheck_prepare(t.tk, &err) != 0) { /* the config, not a gradient: 2 */
+            fprintf(stderr, "harness train gradcheck: %s\n", err.msg);
+            close_trainer(&t);
+            return 2;
+        }
         int failed = hn_gradcheck_run(t.be, t.tk, stdout, cli->verbose, &err);
         if (failed < 0) {
             fprintf(stderr, "harness train gradcheck: %s\n", err.msg);

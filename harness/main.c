@@ -167,6 +167,7 @@ static const opt_def OPTS[] = {
     OPT("batch", 'i', batch, C_TRAIN, "N", "samples per step (xor 4, mnist 64)"),
     OPT("lr", 'd', lr, C_TRAIN, "X", "learning rate (xor 0.01, mnist 1e-3)"),
     OPT("optimizer", 's', optimizer, C_TRAIN, "sgd|adam", "the optimizer (default adam; sgd has momentum 0.9)"),
+    OPT("momentum", 'd', momentum, C_TRAIN, "X", "sgd: the momentum (default 0.9; 0 is plain SGD)"),
     OPT("data", 's', data, C_TRAIN, "DIR", "mnist: the folder of the four IDX files (gzipped or not)"),
     OPT("limit", 'i', limit, C_TRAIN, "N", "mnist: train on the first N images"),
     OPT("test-limit", 'i', test_limit, C_TRAIN, "N", "mnist: test on the first N test images"),

@@ -156,7 +156,7 @@ PY
   b="$tmp/bad"
   # missing
   mv "$b/t10k-labels-idx1-ubyte" "$b/gone"
-  expect 2 "$b/t10k-labels-idx1-ubyte(.gz): not found" "$h" train mnist --backend emu --data "$b"
+  expect 2 "$b: no t10k labels (tried t10k-labels-idx1-ubyte, t10k-labels.idx1-ubyte" "$h" train mnist --backend emu --data "$b"
   mv "$b/gone" "$b/t10k-labels-idx1-ubyte"
   # wrong magic (a labels file where the images should be)
   cp "$b/t10k-images-idx3-ubyte" "$b/keep"

@@ -194,6 +194,15 @@ static int numeric_grad(const ref_spec *rs, float *x, float *w, float *b, const 
     return 0;
 }
 
+/* n floats of NaN into dst */
+static int poison(hn_backend *be, hn_dptr dst, int64_t n, hn_err *err) {
+    float *nan = xmalloc((size_t)(n ? n : 1) * sizeof *nan);
+    for (int64_t i = 0; i < n; i++) nan[i] = NAN;
+    int rc = be->ops->upload(be, dst, nan, (size_t)n * sizeof *nan, err);
+    free(nan);
+    return rc;
+}
+
 static int check_layer(hn_backend *be, hn_tk *tk, const layer_case *lc, uint64_t seed, report *r, hn_err *err) {
     hn_model *m = hn_model_create(be, tk, lc->in_nd, lc->in_dims);
     m->input_grad = 1;
@@ -225,8 +234,11 @@ static int check_layer(hn_backend *be, hn_tk *tk, const layer_case *lc, uint64_t
     else fill_q(x, nx, 2.0, &s);
     fill_q(params, np, 1.0, &s);
     fill_q(dy, ny, 1.0, &s);
+    /* every output starts as NaN: a kernel that leaves an element unwritten fails
+     * the check (training would read the previous step's value there) */
     if (hn_model_set_params(m, params, err) != 0 || be->ops->upload(be, m->x, x, (size_t)nx * 4, err) != 0 ||
-        be->ops->upload(be, m->dout, dy, (size_t)ny * 4, err) != 0 || hn_model_forward(m, B, err) != 0 ||
+        be->ops->upload(be, m->dout, dy, (size_t)ny * 4, err) != 0 || poison(be, l->y, ny, err) != 0 ||
+        poison(be, l->dx, nx, err) != 0 || (np && poison(be, m->grads, np, err) != 0) || hn_model_forward(m, B, err) != 0 ||
         hn_model_backward(m, B, err) != 0 || be->ops->download(be, dx, l->dx, (size_t)nx * 4, err) != 0 ||
         (np && be->ops->download(be, grads, m->grads, (size_t)np * 4, err) != 0))
         goto done;
@@ -300,7 +312,7 @@ static int check_loss(hn_backend *be, hn_tk *tk, hn_loss_kind kind, int batch, i
     if (be->ops->upload(be, m->x, logits, (size_t)n * 4, err) != 0 ||
         be->ops->upload(be, loss.target, kind == HN_LOSS_XENT ? (void *)labels : (void *)target,
                         kind == HN_LOSS_XENT ? (size_t)batch * 4 : (size_t)n * 4, err) != 0 ||
-        hn_model_forward(m, batch, err) != 0 || hn_loss_forward(&loss, batch, err) != 0 ||
+        poison(be, m->dout, n, err) != 0 || poison(be, loss.loss, 1, err) != 0 || hn_model_forward(m, batch, err) != 0 || hn_loss_forward(&loss, batch, err) != 0 ||
         be->ops->download(be, dlogits, m->dout, (size_t)n * 4, err) != 0)
         goto done;
     float lval;
@@ -344,6 +356,18 @@ done:
     free(labels);
     free(g);
     return rc;
+}
+
+int hn_gradcheck_prepare(hn_tk *tk, hn_err *err) {
+    static const char *const SLOTS[] = {"linear.forward",         "linear.backward_data",   "linear.backward_weight",
+                                        "linear.backward_bias",   "conv2d.forward",         "conv2d.backward_data",
+                                        "conv2d.backward_filter", "conv2d.backward_bias",   "maxpool2d.forward",
+                                        "maxpool2d.backward",     "relu.forward",           "relu.backward",
+                                        "sigmoid.forward",        "sigmoid.backward",       "softmax_cross_entropy.forward",
+                                        "mse.forward",            "metrics.classify",       "metrics.binary"};
+    for (size_t i = 0; i < HN_ARRAY_LEN(SLOTS); i++)
+        if (hn_tk_prepare(tk, SLOTS[i], err) != 0) return -1;
+    return 0;
 }
 
 int hn_gradcheck_run(hn_backend *be, hn_tk *tk, FILE *out, int verbose, hn_err *err) {

@@ -27,6 +27,10 @@
 
 /* Runs every check, printing a line per tensor to out. Returns the number of
  * tensors that failed, or -1 with err when a check could not run. */
+/* Compiles every kernel the check runs (the layers' passes and both losses'),
+ * so that a config that lacks one or binds one wrongly is found before
+ * anything runs (the command's exit 2, not a failed check). */
+int hn_gradcheck_prepare(hn_tk *tk, hn_err *err);
 int hn_gradcheck_run(hn_backend *be, hn_tk *tk, FILE *out, int verbose, hn_err *err);
 
 #endif

@@ -34,12 +34,17 @@ void hn_idx_free(hn_idx *x);
 /* A data set's split: images (n, rows, cols) and labels (n). */
 typedef struct {
     hn_idx images, labels;
-    char *images_path, *labels_path;
+    char *images_path, *labels_path;     /* the files read */
+    char *images_other, *labels_other;   /* another candidate that was there, not read (or NULL) */
 } hn_idx_set;
 
-/* Finds DIR/<prefix>-images-idx3-ubyte and DIR/<prefix>-labels-idx1-ubyte (each
- * plain or with .gz; prefix "train" or "t10k"), loads both and checks that they
- * agree (same count) and every label is below classes. */
+/* Finds the images and labels of the split (prefix "train" or "t10k") in DIR,
+ * or where DIR has none, in DIR/raw: each as <prefix>-images-idx3-ubyte (LeCun)
+ * or <prefix>-images.idx3-ubyte (Kaggle, Windows unzips), plain or .gz, as a file
+ * or as a folder of that name holding it; the first of that order is read (plain
+ * before .gz, the -idx name before .idx). Loads both and checks that they agree
+ * (same count) and every label is below classes. Not found: the error lists the
+ * names tried. */
 int hn_idx_set_load(const char *dir, const char *prefix, int classes, hn_idx_set *out, hn_err *err);
 void hn_idx_set_free(hn_idx_set *s);
 

@@ -441,8 +441,16 @@ int hn_model_load(hn_model *m, const char *path, hn_err *err) {
                 hn_errf(err, "--load %s: truncated in %s.%s", path, l->name, b ? "bias" : "weight");
                 goto done;
             }
-            memcpy(host + l->param_off + (b ? l->n_weight : 0), data + at, bytes);
+            float *dst = host + l->param_off + (b ? l->n_weight : 0);
+            memcpy(dst, data + at, bytes);
             at += bytes;
+            for (size_t k = 0; k < bytes / sizeof(float); k++)
+                if (!isfinite(dst[k])) {
+                    hn_errf(err, "--load %s: %s.%s[%zu] is %s: these weights cannot be trained or evaluated (saved "
+                                 "from a run that diverged?)",
+                            path, l->name, b ? "bias" : "weight", k, isnan(dst[k]) ? "NaN" : "infinite");
+                    goto done;
+                }
         }
     }
     if (at != size) {

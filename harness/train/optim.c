@@ -74,3 +74,5 @@ int hn_optim_step(hn_optim *o, hn_err *err) {
     }
     return 0;
 }
+
+void hn_optim_set_momentum(hn_optim *o, double momentum) { o->momentum = momentum; }

@@ -27,6 +27,8 @@ typedef struct {
 /* kind: "sgd" or "adam"; lr the learning rate; the rest at PyTorch's defaults
  * (Adam: betas 0.9, 0.999, eps 1e-8) except SGD's momentum (0.9 here). */
 int hn_optim_init(hn_optim *o, hn_model *m, hn_optim_kind kind, double lr, hn_err *err);
+/* SGD's momentum (after hn_optim_init; 0 is plain SGD). */
+void hn_optim_set_momentum(hn_optim *o, double momentum);
 void hn_optim_free(hn_optim *o);
 /* One update of every parameter from the model's gradients. */
 int hn_optim_step(hn_optim *o, hn_err *err);

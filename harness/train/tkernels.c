@@ -293,7 +293,37 @@ static int parse_arg(const char *file, const char *jpath, const cJSON *j, const 
                text, s->def->name, s->def->buffers, s->def->scalars);
 }
 
-static int parse_slot(const char *file, const char *dir, const char *jpath, const cJSON *v, tk_slot *s, hn_err *err) {
+/* A path of the config, relative to its folder; where that is not found, relative
+ * to the default config's folder (configs/train/), so that a copy of
+ * default.json elsewhere still finds ../../kernels/. The absolute path, or NULL
+ * with *tried the places looked at (the caller frees it). */
+static char *resolve(const char *dir, const char *fallback, const char *rel, char **tried) {
+    char *joined = hn_path_join(dir, rel);
+    char *abs = realpath(joined, NULL);
+    if (abs || !fallback || rel[0] == '/') {
+        *tried = joined;
+        if (abs) {
+            free(joined);
+            *tried = NULL;
+        }
+        return abs;
+    }
+    char *second = hn_path_join(fallback, rel);
+    abs = realpath(second, NULL);
+    if (abs) {
+        free(joined);
+        free(second);
+        *tried = NULL;
+        return abs;
+    }
+    *tried = xasprintf("%s, then %s", joined, second);
+    free(joined);
+    free(second);
+    return NULL;
+}
+
+static int parse_slot(const char *file, const char *dir, const char *fallback, const char *jpath, const cJSON *v,
+                      tk_slot *s, hn_err *err) {
     if (!cJSON_IsObject(v)) return bad(err, file, jpath, "expected an object (a kernel variant), got %s", json_type(v));
     for (const cJSON *k = v->child; k; k = k->next) {
         int ok = 0;
@@ -319,14 +349,13 @@ static int parse_slot(const char *file, const char *dir, const char *jpath, cons
         goto done;
     }
     {
-        char *joined = hn_path_join(dir, j->valuestring);
-        s->file = realpath(joined, NULL);
+        char *tried = NULL;
+        s->file = resolve(dir, fallback, j->valuestring, &tried);
         if (!s->file) {
-            bad(err, file, p, "file '%s' not found (looked for %s)", j->valuestring, joined);
-            free(joined);
+            bad(err, file, p, "file '%s' not found (looked for %s)", j->valuestring, tried);
+            free(tried);
             goto done;
         }
-        free(joined);
     }
     free(p);
     p = xasprintf("%s.defines", jpath);
@@ -403,14 +432,13 @@ static int parse_slot(const char *file, const char *dir, const char *jpath, cons
                 bad(err, file, p, "expected strings");
                 goto done;
             }
-            char *joined = hn_path_join(dir, d->valuestring);
-            char *abs = realpath(joined, NULL);
+            char *tried = NULL;
+            char *abs = resolve(dir, fallback, d->valuestring, &tried);
             if (!abs) {
-                bad(err, file, p, "folder '%s' not found", d->valuestring);
-                free(joined);
+                bad(err, file, p, "folder '%s' not found (looked for %s)", d->valuestring, tried);
+                free(tried);
                 goto done;
             }
-            free(joined);
             s->include_dirs[s->n_include_dirs++] = abs;
         }
     }
@@ -507,7 +535,19 @@ static int apply_tuned(hn_tk *t, const char *path, hn_err *err) {
         s->tuned_from = xstrdup(path);
     }
     int rc = 0;
-    if (!hits) rc = hn_errf(err, "--tuned %s: it tunes kernel '%s', which no slot of %s runs", path, kernel, t->path);
+    if (!hits) {
+        hn_sb runs;
+        hn_sb_init(&runs);
+        for (int i = 0; i < t->n_slots; i++) {
+            int seen = 0;
+            for (int j = 0; j < i; j++) seen |= strcmp(t->slots[j].kernel, t->slots[i].kernel) == 0;
+            if (!seen) hn_sb_addf(&runs, "%s%s", runs.len ? ", " : "", t->slots[i].kernel);
+        }
+        rc = hn_errf(err, "--tuned %s: it tunes kernel '%s', which no slot of %s runs (they run %s); tune one of those "
+                          "(docs/tuning.md), or name the tuned kernel in a config of your own (--kernels)",
+                     path, kernel, t->path, runs.len ? runs.buf : "nothing");
+        hn_sb_free(&runs);
+    }
     free(kernel);
     free(defines);
     return rc;
@@ -528,6 +568,8 @@ int hn_tk_load(const char *path, const char *tuned, hn_tk **out, hn_err *err) {
     hn_tk *t = xcalloc(1, sizeof *t);
     t->path = xstrdup(path);
     char *dir = hn_dirname(path);
+    char *def_path = hn_tk_default_path(), *def_dir = hn_dirname(def_path);
+    free(def_path);
     int rc = -1;
     for (const cJSON *k = root->child; k; k = k->next)
         if (strcmp(k->string, "name") && strcmp(k->string, "description") && strcmp(k->string, "//") &&
@@ -569,7 +611,7 @@ int hn_tk_load(const char *path, const char *tuned, hn_tk **out, hn_err *err) {
             if (prc == 0) {
                 tk_slot *s = &t->slots[t->n_slots++];
                 s->def = def;
-                prc = parse_slot(path, dir, jpath, pass, s, err);
+                prc = parse_slot(path, dir, def_dir, jpath, pass, s, err);
             }
             free(name);
             free(jpath);
@@ -584,6 +626,7 @@ int hn_tk_load(const char *path, const char *tuned, hn_tk **out, hn_err *err) {
     rc = 0;
 done:
     free(dir);
+    free(def_dir);
     cJSON_Delete(root);
     if (rc != 0) {
         hn_tk_destroy(t);
@@ -723,7 +766,7 @@ static int compile_slot(hn_tk *t, tk_slot *s, hn_err *err) {
     s->compiled = 1;
     if (t->be->ops->kernel_load(t->be, &s->img, 0, &s->k, err) != 0)
         return hn_err_prefix(err, "%s: loading %s", s->def->name, s->kernel);
-    if (check_signature(t->be, s, err) != 0) return hn_err_prefix(err, "%s (%s)", t->path, s->def->name);
+    if (check_signature(t->be, s, err) != 0) return hn_err_prefix(err, "%s: layers.%s.args", t->path, s->def->name);
     if (t->verbose) {
         char *label = slot_label(s);
         fprintf(stderr, "harness train: %-30s %s%s\n", s->def->name, label, s->img.from_cache ? " (cached)" : "");
@@ -762,6 +805,13 @@ static const hn_tk_val *find_val(const hn_tk_val *vals, int n, const char *name)
     for (int i = 0; i < n; i++)
         if (strcmp(vals[i].name, name) == 0) return &vals[i];
     return NULL;
+}
+
+int hn_tk_prepare(hn_tk *t, const char *slot, hn_err *err) {
+    tk_slot *s = find_slot(t, slot);
+    if (!s) return hn_errf(err, "%s: layers.%s: missing (the model needs it)", t->path, slot);
+    if (!s->compiled && compile_slot(t, s, err) != 0) return -1;
+    return 0;
 }
 
 int hn_tk_bind(hn_tk *t, const char *slot, const hn_tk_val *vals, int n_vals, hn_tk_call *call, hn_err *err) {

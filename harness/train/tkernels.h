@@ -78,6 +78,11 @@ void hn_tk_set_backend(hn_tk *t, hn_backend *be, const char *arch, const char *c
 
 /* Whether the config has the slot ("linear.forward"). */
 int hn_tk_has(const hn_tk *t, const char *slot);
+/* Compiles and loads slot's kernel and checks its signature against the
+ * config's arguments, as the first hn_tk_bind does: a missing slot, a kernel
+ * that does not compile or does not fit its arguments is an error naming the
+ * config and slot. */
+int hn_tk_prepare(hn_tk *t, const char *slot, hn_err *err);
 
 /* Evaluates slot for vals (every buffer and scalar of the slot, in any order)
  * into call, compiling the slot's kernel first if needed. The call stays valid
