@@ -266,6 +266,10 @@ int hn_table_parse(const char *text, const char *name, hn_table *t, hn_err *err)
     const char *p = text;
     int line = 1;
     strvec header = {0};
+    /* a UTF-8 byte-order mark (spreadsheets write one) is not part of the
+     * first column's name */
+    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+        p += 3;
     if (!*p) return hn_errf(err, "%s: empty file (no header)", name);
     if (parse_record(&p, &header, &line, name, err) != 0) return -1;
     t->header = header.v;

@@ -106,6 +106,15 @@ static void test_reader_errors(void) {
     CHECK_STR(hn_table_get(&t, 1, "a"), "3");
     CHECK_STR(hn_table_get(&t, 1, "b"), "");
     hn_table_free(&t);
+    /* a byte-order mark (a CSV saved by a spreadsheet) is not part of the
+     * first column's name */
+    CHECK(hn_table_parse("\xEF\xBB\xBF" "case,b\r\n7,\"x, y\"\r\n", "bom.csv", &t, &err) == 0);
+    CHECK_INT(hn_table_col(&t, "case"), 0);
+    CHECK_STR(hn_table_get(&t, 0, "case"), "7");
+    CHECK_STR(hn_table_get(&t, 0, "b"), "x, y");
+    hn_table_free(&t);
+    CHECK(hn_table_parse("\xEF\xBB\xBF", "bomonly.csv", &t, &err) != 0);
+    CHECK_CONTAINS(err.msg, "empty file");
 }
 
 int main(void) {
