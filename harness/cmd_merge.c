@@ -286,8 +286,11 @@ static int merge_rows(merge_ctx *m) {
     char *best = hn_verdict_best_path(m->out);
     if (hn_verdict_write_best(&vin, best, &err) != 0) fprintf(stderr, "harness merge: %s\n", err.msg);
     write_merged_meta(m, complete);
-    hn_verdict_print(&vin, stdout);
-    printf("\nmerged %d shard file%s of %d: %d rows into %s (best variant per case: %s)\n", m->n, m->n == 1 ? "" : "s",
+    if (!m->cli->quiet) { /* --quiet: the merged line (and what is missing) only */
+        hn_verdict_print(&vin, stdout);
+        printf("\n");
+    }
+    printf("merged %d shard file%s of %d: %d rows into %s (best variant per case: %s)\n", m->n, m->n == 1 ? "" : "s",
            x->shard_count, kept, m->out, best);
     free(best);
     if (!complete)

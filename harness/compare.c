@@ -347,6 +347,9 @@ int hn_compare_build(hn_compare *c, const hn_table *t, const char *by, const cha
                 const char *st = t->rows[r][l.c_status];
                 if (strcmp(st, "ok") != 0 && strcmp(st, "mismatch") != 0) {
                     c->excluded = xrealloc(c->excluded, ((size_t)c->n_excluded + 1) * sizeof *c->excluded);
+                    c->excluded_group =
+                        xrealloc(c->excluded_group, ((size_t)c->n_excluded + 1) * sizeof *c->excluded_group);
+                    c->excluded_group[c->n_excluded] = g;
                     c->excluded[c->n_excluded++] = r;
                 }
                 continue;
@@ -376,6 +379,7 @@ void hn_compare_free(hn_compare *c) {
     }
     free(c->groups);
     free(c->excluded);
+    free(c->excluded_group);
     free(c->by);
     memset(c, 0, sizeof *c);
 }
@@ -485,8 +489,9 @@ void hn_compare_print(const hn_compare *c, const char *name, FILE *f) {
         fprintf(f, "\n(%d %s%s where no row has a time not shown: their rows are listed as excluded)\n", n_untimed,
                 c->unit, n_untimed == 1 ? "" : "s");
 
-    fprintf(f, "\nsummary over %d %s%s (geomean_ratio over the %ss where both have a time; fastest among ok rows)\n",
-            c->n_groups, c->unit, c->n_groups == 1 ? "" : "s", c->unit);
+    fprintf(f, "\nsummary over %d %s%s", c->n_groups, c->unit, c->n_groups == 1 ? "" : "s");
+    if (n_untimed) fprintf(f, ", %d with a time", c->n_groups - n_untimed);
+    fprintf(f, " (geomean_ratio over the %ss where both have a time; fastest among ok rows)\n", c->unit);
     fprintf(f, "  %-*s %6s %14s %8s %14s %14s %10s %11s\n", w, c->by, "timed", "geomean_ratio", "fastest",
             "worst_abs_err", "worst_rel_err", "min_match", "mismatches");
     for (int v = 0; v < c->n_values; v++) {
@@ -507,8 +512,12 @@ void hn_compare_print(const hn_compare *c, const char *name, FILE *f) {
         for (int i = 0; i < c->n_excluded && i < MAX_LISTED; i++) {
             int r = c->excluded[i];
             const char *reason = hn_table_get(t, r, "reason");
-            fprintf(f, "  case %s (%s) %s: %s%s%s\n", hn_table_get(t, r, "case"), hn_table_get(t, r, "label"),
-                    t->rows[r][c->by_col], hn_table_get(t, r, "status"), *reason ? ": " : "", reason);
+            /* the rest of the group, as in its table's bracket: without it,
+             * the rows of the kernels of one case read as one row repeated */
+            const char *extra = c->groups[c->excluded_group[i]].extra;
+            fprintf(f, "  case %s (%s)%s%s%s %s: %s%s%s\n", hn_table_get(t, r, "case"), hn_table_get(t, r, "label"),
+                    *extra ? " [" : "", extra, *extra ? "]" : "", t->rows[r][c->by_col], hn_table_get(t, r, "status"),
+                    *reason ? ": " : "", reason);
         }
         if (c->n_excluded > MAX_LISTED) {
             /* The rest as counts per status, in order of first appearance. */
@@ -666,6 +675,9 @@ int hn_cmd_compare(const hn_cli *cli) {
         fprintf(stderr, "harness compare: %s\n", err.msg);
         return 2;
     }
+    if (t.n_headers)
+        fprintf(stderr, "harness compare: %s: %d line%s repeating the header left out (files joined?)\n", cli->config,
+                t.n_headers, t.n_headers == 1 ? "" : "s");
     hn_compare c;
     if (hn_compare_build(&c, &t, cli->by, cli->baseline, &err) != 0) {
         fprintf(stderr, "harness compare: %s: %s\n", cli->config, err.msg);

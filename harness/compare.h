@@ -74,6 +74,7 @@ typedef struct {
     int novalue_example;    /* one of them, -1 when none */
     int n_duplicates;       /* rows repeating a (group, value) */
     int *excluded;          /* rows of compared groups with status neither ok nor mismatch */
+    int *excluded_group;    /* [i]: the group of excluded[i] */
     int n_excluded;
     const char *unit;       /* "case" when every group is a distinct case, else "group" */
 } hn_compare;

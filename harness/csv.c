@@ -294,6 +294,24 @@ int hn_table_parse(const char *text, const char *name, hn_table *t, hn_err *err)
             hn_table_free(t);
             return -1;
         }
+        /* The header again: CSV files joined with cat. The same header is
+         * left out (and counted); another one would put every later field
+         * under the wrong name, so it is refused. */
+        if (fields.n > 0 && header.n > 0 && *header.v[0] && strcmp(fields.v[0], header.v[0]) == 0) {
+            int same = fields.n == header.n;
+            for (int i = 0; same && i < fields.n; i++) same = strcmp(fields.v[i], header.v[i]) == 0;
+            for (int i = 0; i < fields.n; i++) free(fields.v[i]);
+            free(fields.v);
+            if (same) {
+                t->n_headers++;
+                continue;
+            }
+            hn_table_free(t);
+            return hn_errf(err,
+                           "%s:%d: a second header, with other columns than the first (CSV files of different "
+                           "configs joined?): plot or compare each file on its own",
+                           name, at);
+        }
         if (fields.n > t->n_cols) {
             for (int i = 0; i < fields.n; i++) free(fields.v[i]);
             free(fields.v);

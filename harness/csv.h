@@ -53,6 +53,7 @@ typedef struct {
     int n_rows;
     int *n_read;    /* [r]: the fields row r had; fewer than n_cols when it was cut short (padded with "") */
     int cut_tail;   /* 1: the file ended inside a quoted field of a last row, which is left out */
+    int n_headers;  /* lines that repeated the header exactly (files joined with cat), left out */
 } hn_table;
 
 int hn_table_load(const char *path, hn_table *t, hn_err *err);

@@ -147,23 +147,30 @@ int hn_plot_data_build(hn_plot_data *d, const hn_table *t, const char *sort, con
     if (t->n_rows == 0) return hn_errf(err, "no rows: nothing to plot");
     int c_key = c_case >= 0 ? c_case : c_label;
 
-    /* Cases and variants in file order. */
-    int cap_c = 0, cap_v = 0, hint_c = -1, hint_v = -1;
+    /* Cases and variants in file order. A case is its id and its label: files
+     * of two configs joined into one reuse the ids for other cases. */
+    int cap_c = 0, cap_v = 0, cap_k = 0, n_keys_c = 0, hint_c = -1, hint_v = -1;
+    char **case_keys = NULL;
     int *row_case = xmalloc((size_t)t->n_rows * sizeof *row_case);
     for (int r = 0; r < t->n_rows; r++) {
         const char *id = t->rows[r][c_key];
-        int c = find_str(d->case_ids, d->n_cases, id, &hint_c);
+        char *key = xasprintf("%s\037%s", id, c_label >= 0 ? t->rows[r][c_label] : "");
+        int c = find_str(case_keys, n_keys_c, key, &hint_c);
         if (c < 0) {
             c = d->n_cases;
             push_str(&d->case_ids, &d->n_cases, &cap_c, id);
+            push_str(&case_keys, &n_keys_c, &cap_k, key);
             hint_c = c;
         }
+        free(key);
         row_case[r] = c;
         if (find_str(d->variants, d->n_variants, t->rows[r][c_variant], &hint_v) < 0) {
             push_str(&d->variants, &d->n_variants, &cap_v, t->rows[r][c_variant]);
             hint_v = d->n_variants - 1;
         }
     }
+    for (int i = 0; i < n_keys_c; i++) free(case_keys[i]);
+    free(case_keys);
     /* The vendor baseline goes last: it is the reference, not a contender. */
     int vb = baseline_variant(d);
     if (vb >= 0 && vb != d->n_variants - 1) {
@@ -990,8 +997,16 @@ static void print_marks(const hn_plot_data *d, const hn_table *t) {
             if (cell->mark != HN_MARK_MISMATCH && cell->mark != HN_MARK_FAILED) continue;
             if (shown++ >= 5) continue;
             const char *reason = hn_table_get(t, cell->row, "reason");
-            printf("    case %s %s: %s%s%s\n", d->case_ids[d->order[c]], d->variants[v],
-                   hn_table_get(t, cell->row, "status"), *reason ? ": " : "", reason);
+            const char *status = hn_table_get(t, cell->row, "status");
+            if (strcmp(status, "ok") == 0 || strcmp(status, "mismatch") == 0) {
+                /* marked failed for want of a time, not for its status */
+                const char *ms = hn_table_get(t, cell->row, "time_median_ms");
+                printf("    case %s %s: %s but no time (time_median_ms %s%s%s)\n", d->case_ids[d->order[c]],
+                       d->variants[v], status, *ms ? "'" : "empty", ms, *ms ? "'" : "");
+                continue;
+            }
+            printf("    case %s %s: %s%s%s\n", d->case_ids[d->order[c]], d->variants[v], status,
+                   *reason ? ": " : "", reason);
         }
     if (total > 5) printf("    ... and %d more (the CSV's reason column)\n", total - 5);
 }
@@ -1106,6 +1121,9 @@ static int plot_file(const plot_ctx *pc, const char *csv_path, const char *chart
         rc = 1;
         goto done;
     }
+    if (t.n_headers)
+        fprintf(stderr, "harness plot: %s: %d line%s repeating the header left out (files joined?)\n", csv_path,
+                t.n_headers, t.n_headers == 1 ? "" : "s");
     if (d.n_duplicates)
         fprintf(stderr, "harness plot: %s: %d row%s repeat a (case, variant) seen before: the first is plotted\n",
                 csv_path, d.n_duplicates, d.n_duplicates == 1 ? "" : "s");
@@ -1116,8 +1134,9 @@ static int plot_file(const plot_ctx *pc, const char *csv_path, const char *chart
         goto done;
     }
     hn_plot_times_chart(&d, name, cli->log_scale, &b, &err);
-    char *what = xasprintf("median time per case, faster and slower half (%d cases x %d variants, sorted by %s)",
-                           d.n_shown, d.n_variants, d.sort_name);
+    char *what = xasprintf("median time per case%s (%d case%s x %d variant%s, sorted by %s)",
+                           d.n_shown < 2 ? "" : ", faster and slower half", d.n_shown, d.n_shown == 1 ? "" : "s",
+                           d.n_variants, d.n_variants == 1 ? "" : "s", d.sort_name);
     rc |= draw_bars(pc, &b, chart, what);
     free(what);
     hn_plot_bars_free(&b);

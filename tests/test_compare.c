@@ -324,15 +324,15 @@ static void test_synthetic_pairs(void) {
               "\n"
               "(1 case where no row has a time not shown: their rows are listed as excluded)\n"
               "\n"
-              "summary over 5 cases (geomean_ratio over the cases where both have a time; fastest among ok "
+              "summary over 5 cases, 4 with a time (geomean_ratio over the cases where both have a time; fastest among ok "
               "rows)\n"
               "  ACC  timed  geomean_ratio  fastest  worst_abs_err  worst_rel_err  min_match  mismatches\n"
               "  f        4         1.000x        2           0.05           0.03   0.500000           1\n"
               "  d        4         1.107x        2          3e-06          4e-07   1.000000           0\n"
               "\n"
               "excluded (status neither ok nor mismatch): 2 rows\n"
-              "  case 2 (L2) f: launch_error: boom\n"
-              "  case 2 (L2) d: skipped: too big\n"
+              "  case 2 (L2) [kernel=k TILE=16] f: launch_error: boom\n"
+              "  case 2 (L2) [kernel=k TILE=16] d: skipped: too big\n"
               "\n"
               "not compared: 1 group with a single ACC value (e.g. case 3, variant v[ACC=f])\n"
               "not compared: 1 row with no ACC (e.g. cublas)\n"
@@ -625,8 +625,8 @@ static void test_many_groups(void) {
         if (n == 40) {
             char *out = print_of(&c, "many");
             CHECK_CONTAINS(out, "excluded (status neither ok nor mismatch): 13 rows\n"
-                                "  case 0 (c0) d: launch_error: r0\n");
-            CHECK_CONTAINS(out, "  case 9 (c9) d: launch_error: r9\n"
+                                "  case 0 (c0) [kernel=k] d: launch_error: r0\n");
+            CHECK_CONTAINS(out, "  case 9 (c9) [kernel=k] d: launch_error: r9\n"
                                 "  ... and 3 more: 2 compile_error 1 skipped (the CSV's reason column)\n");
             CHECK(!strstr(out, "case 10 (c10)"));
             CHECK(!strstr(out, "not compared"));
@@ -989,7 +989,7 @@ static void test_command(void) {
     CHECK_CONTAINS(out, "  double       ok                     5    2.500x        6e-07      1.2e-07        1.000000");
     CHECK_CONTAINS(out, "  double           4         1.682x        2          6e-07        1.2e-07   1.000000           0");
     CHECK_CONTAINS(out, "excluded (status neither ok nor mismatch): 1 row\n"
-                        "  case 4 (64x64x8 -> 32, f:9x9) double: launch_error: emulated launch stopped after 60 s");
+                        "  case 4 (64x64x8 -> 32, f:9x9) [kernel=conv2d_pad_z_out_shared_halo TILE_SIZE=16] double: launch_error: emulated launch stopped after 60 s");
     CHECK_CONTAINS(out, "not compared: 5 groups with a single ACCUM_DTYPE value");
     CHECK_CONTAINS(out, "verdict: double: 1.68x slower than float (geometric mean over 4 cases), "
                         "max abs error 6.0e-07 vs 2.1e-03; mismatches: 0 vs 1\n");

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# test_plot_inputs.sh: `harness plot`, `compare` and `merge` on inputs a user
+# makes by hand, each once wrong:
+#   - a UTF-8 byte-order mark made 'case' an unknown column: the chart's case
+#     ids were the labels;
+#   - two results files joined with cat: the second header was a row (a case
+#     'case' of a variant 'variant' marked failed); one with other columns put
+#     every later field under the wrong name;
+#   - files of two configs share case ids: their cases were drawn as one, under
+#     the first one's label;
+#   - an ok row without a time was listed as "case 0 v: ok" among the failed;
+#   - a single case was announced as "faster and slower half" ("1 cases x 1
+#     variants");
+#   - merge --quiet printed the whole verdict table.
+# Exit 77 (skipped) without gnuplot.
+set -u
+h=${HARNESS_BIN:?}
+root=${HARNESS_ROOT:?}
+tmp=${HARNESS_TMP:-/tmp}/plot_inputs.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+command -v "${HARNESS_GNUPLOT:-gnuplot}" >/dev/null || { echo "no gnuplot: skipped"; exit 77; }
+fx="$root/tests/fixtures/conv2d_small.csv"
+
+# expect CODE NEEDLE ARGS...: harness ARGS exits CODE with NEEDLE in its output
+expect() {
+  local code=$1 needle=$2
+  shift 2
+  out=$("$h" "$@" 2>&1)
+  local rc=$?
+  [ "$rc" = "$code" ] || fail "$*: exit $rc, expected $code: $(printf '%s\n' "$out" | tail -5)"
+  case "$out" in *"$needle"*) ;; *) fail "$*: expected \"$needle\" in: $(printf '%s\n' "$out" | tail -8)" ;; esac
+}
+# the data rows of a chart's .dat (its comment lines name the file)
+rows() { grep -v '^#' "$1"; }
+
+echo "== a byte-order mark, CRLF line endings"
+expect 0 "6 cases x 4 variants" plot "$fx" --out "$tmp/plain.png"
+{ printf '\xef\xbb\xbf'; sed 's/$/\r/' "$fx"; } >"$tmp/bom.csv"
+expect 0 "6 cases x 4 variants" plot "$tmp/bom.csv" --out "$tmp/bom.png"
+diff <(rows "$tmp/plain.dat") <(rows "$tmp/bom.dat") >/dev/null || fail "BOM + CRLF: other data than the plain file"
+diff <(rows "$tmp/plain-speedup.dat") <(rows "$tmp/bom-speedup.dat") >/dev/null || fail "BOM: other speed-ups"
+expect 0 "compare bom by variant" compare "$tmp/bom.csv" --by variant --out "$tmp/bomc.png"
+
+echo "== files joined with cat"
+cat "$fx" "$fx" >"$tmp/twice.csv"
+expect 0 "1 line repeating the header left out" plot "$tmp/twice.csv" --out "$tmp/twice.png"
+case "$out" in *"case case"*|*"7 cases"*) fail "the repeated header drawn as a case: $out" ;; esac
+case "$out" in *"repeat a (case, variant) seen before"*) ;; *) fail "the second copy's rows not counted: $out" ;; esac
+diff <(rows "$tmp/plain.dat") <(rows "$tmp/twice.dat") >/dev/null || fail "joined twice: other data than once"
+expect 0 "1 line repeating the header left out" compare "$tmp/twice.csv" --by variant --out "$tmp/twicec.png"
+printf 'case,n,label,variant,status,reason,time_median_ms\n0,1,n:1,relu,ok,,0.5\n' >"$tmp/relu.csv"
+cat "$fx" "$tmp/relu.csv" >"$tmp/two_configs.csv"
+expect 2 "two_configs.csv:26: a second header, with other columns than the first" plot "$tmp/two_configs.csv" \
+  --out "$tmp/tc.png"
+expect 2 "a second header" compare "$tmp/two_configs.csv" --by variant --out "$tmp/tcc.png"
+
+echo "== two configs' cases with the same ids"
+printf 'case,label,variant,status,reason,time_median_ms\n0,A,v,ok,,1\n1,B,v,ok,,2\n0,C,w,ok,,3\n1,D,w,ok,,4\n' \
+  >"$tmp/ids.csv"
+expect 0 "(4 cases x 2 variants" plot "$tmp/ids.csv" --out "$tmp/ids.png"
+[ "$(rows "$tmp/ids.dat" | grep -c .)" = 4 ] || fail "ids: not 4 cases drawn: $(cat "$tmp/ids.dat")"
+rows "$tmp/ids.dat" | grep -q "	0	C	" || fail "ids: case 0 of w not under its own label C"
+
+echo "== an ok row without a time; a single case"
+printf 'case,label,variant,status,reason,time_median_ms\n0,A,v,ok,,1\n0,A,w,ok,,\n1,B,v,ok,,2\n1,B,w,mismatch,,nan\n' \
+  >"$tmp/notime.csv"
+expect 0 "case 0 w: ok but no time (time_median_ms empty)" plot "$tmp/notime.csv" --out "$tmp/nt.png"
+case "$out" in *"case 1 w: mismatch but no time (time_median_ms 'nan')"*) ;; *) fail "nan time: $out" ;; esac
+printf 'case,label,variant,status,reason,time_median_ms\n0,A,v,ok,,1\n' >"$tmp/one.csv"
+expect 0 "median time per case (1 case x 1 variant, sorted by v)" plot "$tmp/one.csv" --out "$tmp/one.png"
+
+echo "== merge --quiet"
+cfg="$root/configs/relu_sweep.json"
+for i in 0 1; do
+  "$h" run "$cfg" --backend emu --quick --shard $i/2 --out "$tmp/s$i.csv" --quiet >/dev/null 2>&1 ||
+    fail "shard $i/2 did not run"
+done
+expect 0 "merged 2 shard files of 2: 8 rows" merge "$tmp/m.csv" "$tmp/s0.csv" "$tmp/s1.csv" --quiet
+case "$out" in *"geomean"*|*"fastest"*) fail "merge --quiet printed the verdict table: $out" ;; esac
+expect 0 "fastest correct variant per case" merge "$tmp/m2.csv" "$tmp/s0.csv" "$tmp/s1.csv"
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
