@@ -695,17 +695,15 @@ int hn_cmd_compare(const hn_cli *cli) {
         goto done;
     }
     if (cli->out) {
-        chart = xstrdup(cli->out);
-        const char *dot = strrchr(chart, '.');
-        hn_plot_format ext;
-        if (dot && !strchr(dot, '/') && hn_plot_format_parse(dot + 1, &ext) == 0) {
-            if (cli->format && ext != fmt) {
-                fprintf(stderr, "harness compare: --out %s does not end in .%s (--format %s)\n", cli->out,
-                        hn_plot_format_ext(fmt), cli->format);
-                rc = 2;
-                goto done;
-            }
-            fmt = ext;
+        char *by = safe_name(c.by);
+        char *name = xasprintf("%s-by-%s", stem, by);
+        int orc = hn_plot_out_path(cli->out, name, cli->format != NULL, &fmt, &chart, &err);
+        free(name);
+        free(by);
+        if (orc != 0) {
+            fprintf(stderr, "harness compare: %s\n", err.msg);
+            rc = 2;
+            goto done;
         }
     } else {
         char *by = safe_name(c.by);

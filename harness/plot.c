@@ -958,8 +958,40 @@ char *hn_plot_dat_path(const char *chart_path) {
     return xasprintf("%.*s.dat", (int)stem_len(chart_path), chart_path);
 }
 
+int hn_plot_out_path(const char *out, const char *default_name, int explicit_format, hn_plot_format *fmt,
+                     char **chart, hn_err *err) {
+    struct stat st;
+    size_t n = strlen(out);
+    *chart = NULL;
+    if (n == 0) return hn_errf(err, "--out: empty path");
+    if (out[n - 1] == '/' || (stat(out, &st) == 0 && S_ISDIR(st.st_mode))) {
+        *chart = xasprintf("%s%s%s.%s", out, out[n - 1] == '/' ? "" : "/", default_name, hn_plot_format_ext(*fmt));
+        return 0;
+    }
+    const char *base = strrchr(out, '/');
+    base = base ? base + 1 : out;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base) { /* the name as given (and its siblings' too) */
+        *chart = xstrdup(out);
+        return 0;
+    }
+    hn_plot_format ext;
+    if (hn_plot_format_parse(dot + 1, &ext) != 0)
+        return hn_errf(err, "--out %s: a chart ends in .png, .svg or .pdf (or has no extension: the format's is "
+                            "added)", out);
+    if (explicit_format && ext != *fmt)
+        return hn_errf(err, "--out %s does not end in .%s (--format %s)", out, hn_plot_format_ext(*fmt),
+                       hn_plot_format_ext(*fmt));
+    *fmt = ext;
+    *chart = xstrdup(out);
+    return 0;
+}
+
 char *hn_plot_sibling(const char *chart_path, const char *suffix, hn_plot_format f) {
-    return xasprintf("%.*s%s.%s", (int)stem_len(chart_path), chart_path, suffix, hn_plot_format_ext(f));
+    size_t n = stem_len(chart_path);
+    if (n == strlen(chart_path)) /* a chart named without an extension: its siblings too */
+        return xasprintf("%s%s", chart_path, suffix);
+    return xasprintf("%.*s%s.%s", (int)n, chart_path, suffix, hn_plot_format_ext(f));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1093,6 +1125,16 @@ static int plot_file(const plot_ctx *pc, const char *csv_path, const char *chart
         return 2;
     }
     if (is_train_curve(&t)) {
+        /* --sort and --baseline are about cases and variants, which a curve
+         * has none of: said, not silently ignored */
+        if (cli->sort || cli->baseline) {
+            fprintf(stderr, "harness plot: %s is a training curve (harness train): --%s applies to a results file\n",
+                    csv_path, cli->sort ? "sort" : "baseline");
+            hn_table_free(&t);
+            return 2;
+        }
+        if (cli->log_scale && !cli->quiet)
+            printf("  --log: the loss axis of a training curve is always logarithmic, the accuracy's linear\n");
         int trc = plot_train(pc, &t, csv_path, chart);
         hn_table_free(&t);
         return trc;
@@ -1253,23 +1295,20 @@ int hn_cmd_plot(const hn_cli *cli) {
         return 2;
     }
     char *chart;
+    char *stem = hn_stem(cli->config);
     if (cli->out) {
         /* The format follows --out's extension unless --format says otherwise. */
-        const char *dot = strrchr(cli->out, '.');
-        hn_plot_format ext;
-        int known = dot && !strchr(dot, '/') && hn_plot_format_parse(dot + 1, &ext) == 0;
-        if (known && cli->format && ext != pc.format) {
-            fprintf(stderr, "harness plot: --out %s does not end in .%s (--format %s)\n", cli->out,
-                    hn_plot_format_ext(pc.format), cli->format);
+        hn_err err;
+        int orc = hn_plot_out_path(cli->out, stem, cli->format != NULL, &pc.format, &chart, &err);
+        if (orc != 0) {
+            fprintf(stderr, "harness plot: %s\n", err.msg);
+            free(stem);
             return 2;
         }
-        if (known) pc.format = ext;
-        chart = xstrdup(cli->out);
     } else {
-        char *stem = hn_stem(cli->config);
         chart = xasprintf("plots/%s.%s", stem, hn_plot_format_ext(pc.format));
-        free(stem);
     }
+    free(stem);
     int rc = plot_file(&pc, cli->config, chart);
     free(chart);
     return rc;

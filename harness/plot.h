@@ -112,6 +112,14 @@ typedef enum { HN_FMT_PNG, HN_FMT_SVG, HN_FMT_PDF } hn_plot_format;
 /* "png" | "svg" | "pdf" (case-insensitive); -1 when s is none of them. */
 int hn_plot_format_parse(const char *s, hn_plot_format *f);
 const char *hn_plot_format_ext(hn_plot_format f); /* "png", "svg", "pdf" */
+/* The chart path of `--out OUT` (plot, compare): OUT itself when it ends in
+ * .png, .svg or .pdf (which sets *fmt; one that contradicts an explicit
+ * --format is refused); OUT as given when it has no extension (the sibling
+ * charts then have none either); DEFAULT_NAME.<ext> inside OUT when OUT is a folder (ends in '/' or is
+ * one). Another extension is refused. *fmt holds --format's value (or png) on
+ * entry; explicit_format says whether --format was given. 0, or -1 with err. */
+int hn_plot_out_path(const char *out, const char *default_name, int explicit_format, hn_plot_format *fmt,
+                     char **chart, hn_err *err);
 
 #define HN_PLOT_MAX_PANELS 3
 

@@ -18,6 +18,7 @@ set xlabel 'Step'
 
 set ylabel 'Loss (running mean)'
 set logscale y
+set format y '%g'
 if (ntest > 0) {
     plot datafile index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb color(1) title 'training', \
          datafile index 1 using 1:2 with points pt 9 ps 1.6 lc rgb color(2) title 'test'
@@ -25,6 +26,7 @@ if (ntest > 0) {
     plot datafile index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb color(1) title 'training'
 }
 unset logscale y
+set format y '%g'
 
 set ylabel 'Accuracy (%)'
 set yrange [0 : 100]

@@ -72,6 +72,28 @@ case "$out" in *"case 1 w: mismatch but no time (time_median_ms 'nan')"*) ;; *) 
 printf 'case,label,variant,status,reason,time_median_ms\n0,A,v,ok,,1\n' >"$tmp/one.csv"
 expect 0 "median time per case (1 case x 1 variant, sorted by v)" plot "$tmp/one.csv" --out "$tmp/one.png"
 
+echo "== --out: a folder, no extension, another extension"
+expect 0 "$tmp/dir/one.png" plot "$tmp/one.csv" --out "$tmp/dir/"
+[ -s "$tmp/dir/one.png" ] && [ ! -e "$tmp/dir/.dat" ] || fail "--out DIR/: not DIR/one.png: $(ls -a "$tmp/dir")"
+expect 0 "$tmp/dir/bom.svg" plot "$tmp/bom.csv" --out "$tmp/dir" --format svg
+[ -s "$tmp/dir/bom-speedup.svg" ] || fail "--out DIR: no DIR/bom-speedup.svg"
+expect 0 "$tmp/noext: median time" plot "$tmp/bom.csv" --out "$tmp/noext" --format pdf
+# the main chart was named as given, its sibling had .pdf added
+[ -s "$tmp/noext-speedup" ] && [ ! -e "$tmp/noext-speedup.pdf" ] || fail "--out without extension: $(ls "$tmp")"
+expect 2 "--out $tmp/c.jpg: a chart ends in .png, .svg or .pdf" plot "$tmp/one.csv" --out "$tmp/c.jpg"
+expect 2 "does not end in .svg (--format svg)" plot "$tmp/one.csv" --out "$tmp/c.png" --format svg
+expect 0 "chart: $tmp/dir/bom-by-variant.png" compare "$tmp/bom.csv" --by variant --out "$tmp/dir/"
+expect 2 "a chart ends in .png, .svg or .pdf" compare "$tmp/bom.csv" --by variant --out "$tmp/c.jpg"
+
+echo "== a training curve: --sort and --baseline refused, --log said"
+printf 'split,epoch,step,images,loss,accuracy,images_per_s,elapsed_s\ntrain,1,10,40,0.5,75.0,,0.1\ntrain,2,20,80,0.1,100.0,,0.2\n' \
+  >"$tmp/curve.csv"
+expect 0 "training loss and accuracy against the step" plot "$tmp/curve.csv" --out "$tmp/curve.png"
+expect 2 "is a training curve (harness train): --sort applies to a results file" plot "$tmp/curve.csv" --sort x \
+  --out "$tmp/curve.png"
+expect 2 "--baseline applies to a results file" plot "$tmp/curve.csv" --baseline x --out "$tmp/curve.png"
+expect 0 "the loss axis of a training curve is always logarithmic" plot "$tmp/curve.csv" --log --out "$tmp/curve.png"
+
 echo "== merge --quiet"
 cfg="$root/configs/relu_sweep.json"
 for i in 0 1; do
