@@ -160,6 +160,35 @@ static int sanitizer_report(const hn_cli *cli, hn_backend *be, const char *varia
     return found;
 }
 
+/* Whether the source at path (or a header it includes with quotes, from its
+ * folder) reads DEBUG_BLOCK_X/Y/Z, directly or through hn_kernel.h's
+ * hn_debug_block()/hn_debug_leader(): if not, --block changes nothing. */
+static int reads_debug_block(const char *path, int depth) {
+    char *text;
+    hn_err err;
+    if (!path || depth > 8 || hn_read_file(path, &text, NULL, &err) != 0) return 1; /* unknown: assume it does */
+    int found = strstr(text, "DEBUG_BLOCK_") || strstr(text, "hn_debug_block") || strstr(text, "hn_debug_leader");
+    for (const char *q = text; !found && (q = strstr(q, "#include")) != NULL;) {
+        q += 8;
+        while (*q == ' ' || *q == '\t') q++;
+        if (*q != '"') continue;
+        const char *end = strchr(q + 1, '"');
+        if (!end) break;
+        char *name = xasprintf("%.*s", (int)(end - q - 1), q + 1);
+        if (strcmp(name, "hn_kernel.h") != 0) {
+            char *dir = hn_dirname(path);
+            char *inc = xasprintf("%s/%s", dir, name);
+            found = hn_file_exists(inc) ? reads_debug_block(inc, depth + 1) : 1;
+            free(inc);
+            free(dir);
+        }
+        free(name);
+        q = end;
+    }
+    free(text);
+    return found;
+}
+
 int hn_cmd_debug(const hn_cli *cli) {
     hn_err err;
     hn_plan *p;
@@ -194,6 +223,18 @@ int hn_cmd_debug(const hn_cli *cli) {
         goto done;
     }
     const hn_variant *v = &p->variants[vi];
+    if (strcmp(v->label, cli->kernel) != 0) {
+        /* a spec or kernel name that several variants share (one per define
+         * value): the first is debugged; the others are named */
+        int n_same = 0;
+        for (int i = 0; i < p->n_variants; i++) n_same += p->variants[i].spec == v->spec;
+        if (n_same > 1) {
+            printf("note: --kernel %s is %d variants; debugging %s (name another:", cli->kernel, n_same, v->label);
+            for (int i = 0; i < p->n_variants; i++)
+                if (p->variants[i].spec == v->spec && i != vi) printf(" '%s'", p->variants[i].label);
+            printf(")\n");
+        }
+    }
     if (cli->set) {
         if (hn_plan_make_case(p, cli->set, &made, &err) != 0) {
             fprintf(stderr, "harness debug: %s\n", err.msg);
@@ -219,11 +260,12 @@ int hn_cmd_debug(const hn_cli *cli) {
     extra = xcalloc(6, sizeof *extra);
     extra[n_extra++] = xstrdup("DEBUG");
     extra[n_extra++] = xstrdup("SINGLE_BLOCK");
+    unsigned bx = 0, by = 0, bz = 0;
     if (cli->block) {
-        unsigned bx, by, bz;
         char tail;
-        if (sscanf(cli->block, "%u,%u,%u%c", &bx, &by, &bz, &tail) != 3) {
-            fprintf(stderr, "harness debug: --block %s: expected X,Y,Z (e.g. 0,1,0)\n", cli->block);
+        /* %u would take -1 as 4294967295 */
+        if (strchr(cli->block, '-') || sscanf(cli->block, "%u,%u,%u%c", &bx, &by, &bz, &tail) != 3) {
+            fprintf(stderr, "harness debug: --block %s: expected X,Y,Z (e.g. 0,1,0), block indices from 0\n", cli->block);
             goto done;
         }
         extra[n_extra++] = xasprintf("DEBUG_BLOCK_X=%u", bx);
@@ -294,6 +336,15 @@ int hn_cmd_debug(const hn_cli *cli) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }
+    if (cli->block && (bx >= d.grid[0] || by >= d.grid[1] || bz >= d.grid[2])) {
+        /* no block would print: said, rather than an empty kernel output */
+        fprintf(stderr,
+                "harness debug: --block %s is outside the grid %ux%ux%u of this case (X 0..%u, Y 0..%u, Z 0..%u): "
+                "no block would print\n",
+                cli->block, d.grid[0], d.grid[1], d.grid[2], d.grid[0] - 1, d.grid[1] - 1, d.grid[2] - 1);
+        rc = 2;
+        goto done;
+    }
     if (be->ops->alloc(be, sizeof(int), &counter, &err) != 0 || be->ops->fill(be, counter, 0, sizeof(int), &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
@@ -311,6 +362,10 @@ int hn_cmd_debug(const hn_cli *cli) {
     printf("\nlaunch: grid %ux%ux%u, block %ux%ux%u, %zu bytes of dynamic shared memory%s\n", d.grid[0],
            d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], d.shared_bytes,
            counter_arg ? ", + debug_counter" : " (the kernel takes no debug_counter)");
+    if (cli->block && !reads_debug_block(b.req.src_path, 0))
+        printf("note: --block: %s never reads DEBUG_BLOCK_X/Y/Z (nor hn_debug_block()/hn_debug_leader() of "
+               "hn_kernel.h), so it changes nothing: every block prints\n",
+               b.req.src_path);
     int ordered = is_emu ? bo.emu_threads == 1 : counter_arg;
     if (!ordered && is_emu)
         printf("note: %d emulator workers run blocks side by side, so their output may interleave "

@@ -6,7 +6,10 @@
 # unknown backend, a config that does not load); a kernel without debug_counter
 # is launched without it, blocks still in order on one worker; more workers say
 # their output may interleave; a large case prints no matrices; a launch that
-# times out is exit 1 with the fault; a folder the map cannot go in is said.
+# times out is exit 1 with the fault; a folder the map cannot go in is said;
+# --block outside the case's grid or negative is exit 2 (it used to print
+# nothing, and -1 became 4294967295), one the kernel never reads is said, and a
+# --kernel naming several variants says which one it debugs.
 set -u
 h=${HARNESS_BIN:?}
 root=${HARNESS_ROOT:?}
@@ -75,6 +78,22 @@ case "$out" in *"--- end of kernel output ---"*) ;; *) fail "the kernel output s
 : >"$tmp/a-file"
 expect 1 "harness debug: $tmp/a-file/x: cannot create folder" "$planted" --kernel conv2d_planted --backend emu --out "$tmp/a-file/x"
 case "$out" in *"verdict: output does NOT match the reference"*) ;; *) fail "no verdict without a map: $out" ;; esac
+
+echo "== --block outside the grid, negative, or read by no code; a --kernel of several variants"
+# the planted case's grid is 2x2x3 (3 output channels in z)
+expect 2 "--block 0,0,3 is outside the grid 2x2x3 of this case (X 0..1, Y 0..1, Z 0..2): no block would print" \
+  "$planted" --kernel conv2d_planted --backend emu --block 0,0,3 --out "$tmp/b"
+expect 2 "--block -1,0,0: expected X,Y,Z (e.g. 0,1,0), block indices from 0" "$planted" --kernel conv2d_planted \
+  --block -1,0,0
+expect 1 "planted: block (0,0,2)" "$planted" --kernel conv2d_planted --backend emu --block 0,0,2 --out "$tmp/b"
+case "$out" in *"never reads DEBUG_BLOCK"*) fail "planted reads DEBUG_BLOCK through hn_debug_leader: $out" ;; esac
+expect 0 "conv_plain.cu never reads DEBUG_BLOCK_X/Y/Z" "$nvcc" --kernel conv_plain --backend emu --block 0,1,0 \
+  --set in_ch=1,out_ch=2,filter_size=3,img_size=9 --out "$tmp/b"
+expect 0 "note: --kernel conv_loop is 2 variants; debugging conv_loop[ACCUM_DTYPE=float] (name another: 'conv_loop[ACCUM_DTYPE=double]')" \
+  "$nvcc" --kernel conv_loop --backend emu --set in_ch=1,out_ch=2,filter_size=3,img_size=9 --out "$tmp/b"
+expect 0 "debug: conv_loop[ACCUM_DTYPE=double] on" "$nvcc" --kernel "conv_loop[ACCUM_DTYPE=double]" --backend emu \
+  --set in_ch=1,out_ch=2,filter_size=3,img_size=9 --out "$tmp/b"
+case "$out" in *"note: --kernel"*) fail "a full label got the several-variants note: $out" ;; esac
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
