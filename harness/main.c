@@ -188,7 +188,7 @@ static const opt_def OPTS[] = {
     OPT("profile", 'f', profile, C_RUN, NULL,
         "profile memory accesses on the emulator instead of timing (what harness profile does)"),
     OPT("profile-blocks", 'i', profile_blocks, C_RUN | C_PROFILE, "N",
-        "blocks of each launch the profile records, spread over the grid (default 8; 0: all, exact)"),
+        "at most N blocks of each launch the profile records, spread over the grid (default 8; 0: all, exact)"),
     OPT("kernel", 's', kernel, C_DEBUG, "NAME", "the variant to debug"),
     OPT("set", 's', set, C_DEBUG, "a=1,b=2", "the case: a value for every axis (default: the plan's smallest)"),
     OPT("block", 's', block, C_DEBUG, "X,Y,Z", "only this block prints (DEBUG_BLOCK_X/Y/Z)"),

@@ -726,6 +726,28 @@ static void write_profile(runner *r, const hn_workload *w, const row_job *j, con
     free(text);
 }
 
+/* A row whose launch failed has no profile: said on stdout and in x.txt
+ * (otherwise its table is just missing), with the status and the reason. */
+static void write_profile_failed(runner *r, const hn_workload *w, const row_job *j, int status, const char *why) {
+    const char *out = r->cli->results ? r->cli->results : r->cli->out;
+    char *line = xasprintf("profile of variant %s, case %lld (%s): none, the launch failed (%s: %s)\n",
+                           j->v->label, (long long)w->c->id, w->label, hn_status_names[status], why);
+    if (!r->cli->quiet) {
+        fputs(line, stdout);
+        fflush(stdout);
+    }
+    if (out) {
+        char *text = profile_file(out, ".txt");
+        FILE *f = fopen(text, "a");
+        if (f) {
+            fprintf(f, "%s\n", line);
+            fclose(f);
+        }
+        free(text);
+    }
+    free(line);
+}
+
 /* A row under the profile: one launch of the instrumented kernel on poisoned
  * outputs (the blocks the profile does not record run the plain one), its
  * profile, the check of its outputs; no timing. */
@@ -744,6 +766,7 @@ static void profile_row(runner *r, hn_workload *w, const row_job *j) {
     if (r->be->ops->profile_take) r->be->ops->profile_take(r->be, &prof);
     if (!launched) {
         hn_profile_free(&prof);
+        write_profile_failed(r, w, j, launch_status(r, &err), err.msg);
         emit_row(r, ci, j->slot, launch_status(r, &err), err.msg, NAN, NAN);
         return;
     }
