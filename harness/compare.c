@@ -11,7 +11,7 @@
 #include "compare.h"
 
 /* Roles of the columns that say what was run. */
-enum { K_NONE, K_CASE, K_AXIS, K_LABEL, K_VARIANT, K_KERNEL, K_DEFINE, K_PLACE };
+enum { K_NONE, K_CASE, K_AXIS, K_LABEL, K_VARIANT, K_KERNEL, K_DEFINE, K_PLACE, K_RUN };
 
 typedef struct {
     int n_cols;
@@ -58,6 +58,10 @@ static int layout_build(layout *l, const hn_table *t, const char *by, int *by_co
         int c = hn_table_col(t, PLACE[i]);
         if (c >= 0) l->role[c] = K_PLACE;
     }
+
+    /* the file a row came from, when several runs are compared */
+    int c_run = hn_table_col(t, HN_COMPARE_RUN_COL);
+    if (c_run >= 0) l->role[c_run] = K_RUN;
 
     int bc = hn_table_col(t, by);
     if (bc < 0 || l->role[bc] == K_NONE || l->role[bc] == K_CASE || l->role[bc] == K_LABEL) {
@@ -651,12 +655,112 @@ static char *safe_name(const char *s) {
     return out;
 }
 
+/* Several results files, runs of one config, as one table with a column
+ * "run" that names each row's file (its stem; the path where stems repeat;
+ * "#2" added where a file is given twice). The columns that say what was run
+ * (those before status) must be the same in every file; the others are taken
+ * by name. 0, or -1 with err (exit 2). */
+static int join_runs(const char *const *paths, int n, hn_table *out, hn_err *err) {
+    memset(out, 0, sizeof *out);
+    hn_table *tabs = xcalloc((size_t)n, sizeof *tabs);
+    char **names = xcalloc((size_t)n, sizeof *names);
+    int rc = -1, loaded = 0;
+    for (; loaded < n; loaded++) {
+        if (!hn_file_exists(paths[loaded])) {
+            hn_errf(err, "%s: no such file", paths[loaded]);
+            goto done;
+        }
+        if (hn_table_load(paths[loaded], &tabs[loaded], err) != 0) goto done;
+        if (tabs[loaded].n_headers)
+            fprintf(stderr, "harness compare: %s: %d line%s repeating the header left out (files joined?)\n",
+                    paths[loaded], tabs[loaded].n_headers, tabs[loaded].n_headers == 1 ? "" : "s");
+    }
+    int c_status = hn_table_col(&tabs[0], "status");
+    if (c_status < 0) {
+        hn_errf(err, "%s: not a results file: it has no 'status' column", paths[0]);
+        goto done;
+    }
+    if (hn_table_col(&tabs[0], HN_COMPARE_RUN_COL) >= 0) {
+        hn_errf(err, "%s already has a '%s' column: compare it on its own", paths[0], HN_COMPARE_RUN_COL);
+        goto done;
+    }
+    for (int i = 1; i < n; i++) {
+        const hn_table *t = &tabs[i];
+        int same = hn_table_col(t, "status") == c_status;
+        int k = 0;
+        for (; same && k < c_status; k++) same = strcmp(t->header[k], tabs[0].header[k]) == 0;
+        if (!same) {
+            hn_sb a, b;
+            hn_sb_init(&a);
+            hn_sb_init(&b);
+            for (int j = 0; j < c_status; j++) hn_sb_addf(&a, "%s%s", j ? "," : "", tabs[0].header[j]);
+            int cs = hn_table_col(t, "status");
+            for (int j = 0; j < (cs < 0 ? t->n_cols : cs); j++) hn_sb_addf(&b, "%s%s", j ? "," : "", t->header[j]);
+            hn_errf(err,
+                    "%s and %s are not runs of one config: the columns that say what was run differ (%s vs %s)",
+                    paths[0], paths[i], a.buf, b.buf);
+            hn_sb_free(&a);
+            hn_sb_free(&b);
+            goto done;
+        }
+    }
+    /* a file's stem; its path where another file has the same stem; "#k"
+     * for the k-th time the same file is given */
+    for (int i = 0; i < n; i++) names[i] = hn_stem(paths[i]);
+    int stems_clash = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            stems_clash |= strcmp(names[i], names[j]) == 0 && strcmp(paths[i], paths[j]) != 0;
+    for (int i = 0; i < n; i++) {
+        int copy = 1;
+        for (int j = 0; j < i; j++) copy += strcmp(paths[j], paths[i]) == 0;
+        char *x = stems_clash ? xstrdup(paths[i]) : xstrdup(names[i]);
+        if (copy > 1) {
+            char *y = xasprintf("%s#%d", x, copy);
+            free(x);
+            x = y;
+        }
+        free(names[i]);
+        names[i] = x;
+    }
+    /* the joined table: the first file's columns, then run */
+    int nc = tabs[0].n_cols + 1;
+    out->n_cols = nc;
+    out->header = xcalloc((size_t)nc, sizeof *out->header);
+    for (int c = 0; c < nc - 1; c++) out->header[c] = xstrdup(tabs[0].header[c]);
+    out->header[nc - 1] = xstrdup(HN_COMPARE_RUN_COL);
+    int total = 0;
+    for (int i = 0; i < n; i++) total += tabs[i].n_rows;
+    out->rows = xcalloc((size_t)total + 1, sizeof *out->rows);
+    int *map = xmalloc((size_t)nc * sizeof *map);
+    for (int i = 0; i < n; i++) {
+        for (int c = 0; c < nc - 1; c++) map[c] = hn_table_col(&tabs[i], out->header[c]);
+        for (int r = 0; r < tabs[i].n_rows; r++) {
+            char **row = xcalloc((size_t)nc, sizeof *row);
+            for (int c = 0; c < nc - 1; c++) row[c] = xstrdup(map[c] >= 0 ? tabs[i].rows[r][map[c]] : "");
+            row[nc - 1] = xstrdup(names[i]);
+            out->rows[out->n_rows++] = row;
+        }
+    }
+    free(map);
+    rc = 0;
+done:
+    for (int i = 0; i < loaded && i < n; i++) hn_table_free(&tabs[i]);
+    if (loaded < n) hn_table_free(&tabs[loaded]);
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+    free(tabs);
+    return rc;
+}
+
 int hn_cmd_compare(const hn_cli *cli) {
     if (!cli->config) {
         fprintf(stderr, "harness compare: missing the results file (harness compare RESULTS.csv --by COLUMN)\n");
         return 2;
     }
-    if (!cli->by) {
+    int several = cli->n_inputs > 0;
+    const char *by = cli->by ? cli->by : several ? HN_COMPARE_RUN_COL : NULL;
+    if (!by) {
         fprintf(stderr, "harness compare: --by COLUMN is required (e.g. --by ACCUM_DTYPE, --by variant)\n");
         return 2;
     }
@@ -665,32 +769,57 @@ int hn_cmd_compare(const hn_cli *cli) {
         fprintf(stderr, "harness compare: --format %s: expected png, svg or pdf\n", cli->format);
         return 2;
     }
-    if (!hn_file_exists(cli->config)) {
-        fprintf(stderr, "harness compare: %s: no such file\n", cli->config);
-        return 2;
-    }
     hn_table t;
     hn_err err;
-    if (hn_table_load(cli->config, &t, &err) != 0) {
-        fprintf(stderr, "harness compare: %s\n", err.msg);
-        return 2;
+    char *stem;
+    if (several) {
+        const char *paths[HN_ARRAY_LEN(cli->inputs) + 1];
+        paths[0] = cli->config;
+        for (int i = 0; i < cli->n_inputs; i++) paths[i + 1] = cli->inputs[i];
+        if (join_runs(paths, cli->n_inputs + 1, &t, &err) != 0) {
+            fprintf(stderr, "harness compare: %s\n", err.msg);
+            return 2;
+        }
+        /* the charts' name: the stems joined, for two or three files */
+        hn_sb sb;
+        hn_sb_init(&sb);
+        for (int i = 0; i <= cli->n_inputs && i < 3; i++) {
+            char *st = hn_stem(paths[i]);
+            hn_sb_addf(&sb, "%s%s", i ? "-vs-" : "", st);
+            free(st);
+        }
+        if (cli->n_inputs >= 3) hn_sb_addf(&sb, "-and-%d-more", cli->n_inputs - 2);
+        stem = hn_sb_detach(&sb);
+    } else {
+        if (!hn_file_exists(cli->config)) {
+            fprintf(stderr, "harness compare: %s: no such file\n", cli->config);
+            return 2;
+        }
+        if (hn_table_load(cli->config, &t, &err) != 0) {
+            fprintf(stderr, "harness compare: %s\n", err.msg);
+            return 2;
+        }
+        if (t.n_headers)
+            fprintf(stderr, "harness compare: %s: %d line%s repeating the header left out (files joined?)\n",
+                    cli->config, t.n_headers, t.n_headers == 1 ? "" : "s");
+        stem = hn_stem(cli->config);
     }
-    if (t.n_headers)
-        fprintf(stderr, "harness compare: %s: %d line%s repeating the header left out (files joined?)\n", cli->config,
-                t.n_headers, t.n_headers == 1 ? "" : "s");
     hn_compare c;
-    if (hn_compare_build(&c, &t, cli->by, cli->baseline, &err) != 0) {
-        fprintf(stderr, "harness compare: %s: %s\n", cli->config, err.msg);
+    if (hn_compare_build(&c, &t, by, cli->baseline, &err) != 0) {
+        fprintf(stderr, "harness compare: %s: %s\n", several ? stem : cli->config, err.msg);
         hn_table_free(&t);
+        free(stem);
         return 2;
     }
     int rc = 0;
-    char *stem = hn_stem(cli->config);
     char *chart = NULL, *dat = NULL, *dir = NULL;
     if (c.n_groups == 0) {
         fprintf(stderr, "harness compare: %s: nothing to compare: no group of rows has two %s values "
                         "(%d group%s with a single value)\n",
-                cli->config, c.by, c.n_single, c.n_single == 1 ? "" : "s");
+                several ? stem : cli->config, c.by, c.n_single, c.n_single == 1 ? "" : "s");
+        if (several && strcmp(c.by, HN_COMPARE_RUN_COL) == 0)
+            fprintf(stderr, "  (the runs have no case and variant in common: runs of other variants or other cases "
+                            "do not pair up)\n");
         rc = 2;
         goto done;
     }

@@ -37,6 +37,10 @@
 #include "plot.h"
 #include "util.h"
 
+/* The column naming each row's file when several runs are compared
+ * (harness compare A.csv B.csv). */
+#define HN_COMPARE_RUN_COL "run"
+
 typedef struct {
     char *name;             /* the COLUMN value, e.g. "double" */
     int n_ratio;            /* groups where it and the baseline both have a time */

@@ -44,7 +44,7 @@ typedef struct {
     int (*fn)(const hn_cli *);
     int bit;
     const char *args;  /* positional arguments, for usage */
-    int needs_file;    /* 1: the positional argument is required; 2: it and at least one more (merge) */
+    int needs_file;    /* 1: the positional argument is required; 2: it and at least one more (merge); 3: it and any more (compare) */
     const char *what;
 } cmd_def;
 
@@ -75,8 +75,8 @@ static const cmd_def CMDS[] = {
     {"debug", hn_cmd_debug, C_DEBUG, "CONFIG", 1,
      "one variant on one small case with -DDEBUG -DSINGLE_BLOCK, blocks in order"},
     {"plot", hn_cmd_plot, C_PLOT, "CSV | --all", 0, "draw charts of a results file (gnuplot)"},
-    {"compare", hn_cmd_compare, C_COMPARE, "CSV", 1,
-     "compare variants or a define (--by ACCUM_DTYPE) in time and accuracy"},
+    {"compare", hn_cmd_compare, C_COMPARE, "CSV [CSV...]", 3,
+     "compare variants or a define (--by ACCUM_DTYPE) in time and accuracy; or runs (several CSVs)"},
     {"bench", hn_cmd_bench, C_BENCH, "[reference|ops|emu|tune]", 0, "print the harness's own benchmark figures"},
     {"info", hn_cmd_info, C_INFO, "", 0, "versions, devices and backends; checks that each works"},
     {"tune", hn_cmd_tune, C_TUNE, "CONFIG", 1,
@@ -249,7 +249,7 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
         if (strncmp(a, "--", 2) != 0 || strcmp(a, "--") == 0) {
-            if (cli->config && cmd->needs_file == 2) {
+            if (cli->config && cmd->needs_file >= 2) { /* 2: merge's shards; 3: compare's other runs */
                 if (cli->n_inputs == (int)HN_ARRAY_LEN(cli->inputs)) {
                     fprintf(stderr, "harness %s: at most %d files\n", cmd->name, (int)HN_ARRAY_LEN(cli->inputs));
                     return -1;

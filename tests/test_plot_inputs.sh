@@ -94,6 +94,25 @@ expect 2 "is a training curve (harness train): --sort applies to a results file"
 expect 2 "--baseline applies to a results file" plot "$tmp/curve.csv" --baseline x --out "$tmp/curve.png"
 expect 0 "the loss axis of a training curve is always logarithmic" plot "$tmp/curve.csv" --log --out "$tmp/curve.png"
 
+echo "== compare of several runs"
+# run b: case 0 twice as slow, case 1 missing, a case 9 of its own
+hdr='case,n,label,variant,kernel,backend,device,arch,status,reason,time_median_ms,max_abs_err'
+printf '%s\n0,1,n:1,v,k,emu,cpu,emu,ok,,1,0\n1,7,n:7,v,k,emu,cpu,emu,ok,,2,0\n2,9,n:9,v,k,emu,cpu,emu,skipped,big,,\n' \
+  "$hdr" >"$tmp/a.csv"
+printf 'case,n,label,variant,kernel,backend,device,arch,status,reason,time_median_ms,max_abs_err,extra\n0,1,n:1,v,k,emu,cpu,emu,ok,,2,0,x\n2,9,n:9,v,k,emu,cpu,emu,skipped,big,,,x\n9,5,n:5,v,k,emu,cpu,emu,ok,,1,0,x\n' \
+  >"$tmp/b.csv"
+expect 0 "compare a-vs-b by run (baseline a): 2 cases" compare "$tmp/a.csv" "$tmp/b.csv" --out "$tmp/ab.png"
+case "$out" in *"verdict: b: 2.00x slower than a (geometric mean over 1 case)"*) ;; *) fail "a vs b verdict: $out" ;; esac
+case "$out" in *"not compared: 2 groups with a single run value"*) ;; *) fail "a vs b: the unpaired cases: $out" ;; esac
+[ -s "$tmp/ab.png" ] || fail "a vs b: no chart"
+expect 0 "verdict: a#2: as fast as a" compare "$tmp/a.csv" "$tmp/a.csv" --out "$tmp/aa.png"
+expect 0 "verdict: a: 2.00x faster than b" compare "$tmp/a.csv" "$tmp/b.csv" --baseline b --out "$tmp/ab2.png"
+expect 2 "are not runs of one config: the columns that say what was run differ" compare "$tmp/a.csv" "$fx" \
+  --out "$tmp/x.png"
+printf '%s\n5,1,n:1,w,k,emu,cpu,emu,ok,,1,0\n' "$hdr" >"$tmp/w.csv"
+expect 2 "the runs have no case and variant in common" compare "$tmp/a.csv" "$tmp/w.csv" --out "$tmp/x.png"
+expect 2 "missing.csv: no such file" compare "$tmp/a.csv" "$tmp/missing.csv"
+
 echo "== merge --quiet"
 cfg="$root/configs/relu_sweep.json"
 for i in 0 1; do
