@@ -269,6 +269,9 @@ int hn_plot_data_build(hn_plot_data *d, const hn_table *t, const char *sort, con
     d->order = xmalloc(((size_t)d->n_shown + 1) * sizeof *d->order);
     for (int c = 0; c < d->n_shown; c++) d->order[c] = items[c].idx;
     free(items);
+    /* cases without a key go last (one panel, in file order, when no case
+     * has one) */
+    d->n_keyed = n_keys;
     d->split = d->n_shown / 2;
     d->sort_is_variant = sv >= 0;
     d->sort_name = xstrdup(sv >= 0 ? d->variants[sv] : sort);
@@ -573,7 +576,7 @@ static void set_case(hn_plot_panel *p, int pc, const hn_plot_data *d, int c, con
 
 /* The halves as (first, count) ranges of d->order. */
 static int halves(const hn_plot_data *d, int first[2], int count[2]) {
-    if (d->n_shown < 2) {
+    if (d->n_shown < 2 || d->n_keyed == 0) {
         first[0] = 0;
         count[0] = d->n_shown;
         return 1;
@@ -585,12 +588,26 @@ static int halves(const hn_plot_data *d, int first[2], int count[2]) {
     return 2;
 }
 
-static char *half_title(const hn_plot_data *d, int half, int n_halves, int n) {
+/* The title of the panel of order[first .. first + n). */
+static char *half_title(const hn_plot_data *d, int half, int n_halves, int first, int n) {
     const char *by = d->sort_name;
-    if (n_halves == 1) return xasprintf("%d case%s, sorted by %s", n, n == 1 ? "" : "s", by);
-    return xasprintf("%s half: the %d case%s with the %s %s%s", half == 0 ? "Faster" : "Slower", n,
-                     n == 1 ? "" : "s", half == 0 ? "lowest" : "highest", by,
-                     d->sort_is_variant ? " time" : "");
+    const char *what = d->sort_is_variant ? " time" : "";
+    int keyed = d->n_keyed - first; /* the cases of this panel with a key, which come first */
+    if (keyed < 0) keyed = 0;
+    if (keyed > n) keyed = n;
+    if (n_halves == 1 && d->n_keyed == 0)
+        return xasprintf("%d case%s, none with a %s%s: in file order", n, n == 1 ? "" : "s", by, what);
+    if (keyed == 0)
+        return xasprintf("%s%d case%s without a %s%s", n_halves == 1 ? "" : half == 0 ? "Faster half: " : "Slower half: ",
+                         n, n == 1 ? "" : "s", by, what);
+    hn_sb sb;
+    hn_sb_init(&sb);
+    if (n_halves == 1) hn_sb_addf(&sb, "%d case%s, sorted by %s", keyed, keyed == 1 ? "" : "s", by);
+    else
+        hn_sb_addf(&sb, "%s half: the %d case%s with the %s %s%s", half == 0 ? "Faster" : "Slower", keyed,
+                   keyed == 1 ? "" : "s", half == 0 ? "lowest" : "highest", by, what);
+    if (keyed < n) hn_sb_addf(&sb, ", then %d without one", n - keyed);
+    return hn_sb_detach(&sb);
 }
 
 int hn_plot_times_chart(const hn_plot_data *d, const char *name, int log_y, hn_plot_bars *b, hn_err *err) {
@@ -608,7 +625,7 @@ int hn_plot_times_chart(const hn_plot_data *d, const char *name, int log_y, hn_p
     int first[2], count[2];
     int nh = halves(d, first, count);
     for (int h = 0; h < nh; h++) {
-        char *title = half_title(d, h, nh, count[h]);
+        char *title = half_title(d, h, nh, first[h], count[h]);
         hn_plot_panel *p = hn_plot_bars_panel(b, title, log_y ? "Time (ms, log scale)" : "Time (ms)", count[h]);
         free(title);
         p->log_y = log_y;
@@ -632,6 +649,17 @@ int hn_plot_times_chart(const hn_plot_data *d, const char *name, int log_y, hn_p
 int hn_plot_speedup_chart(const hn_plot_data *d, const char *name, hn_plot_bars *b, hn_err *err) {
     if (d->n_variants < 2) return hn_errf(err, "only one variant (%s): no speed-up to show", d->variants[0]);
     int bv = d->baseline;
+    int base_timed = 0, other_timed = 0;
+    for (int i = 0; i < d->n_shown; i++)
+        for (int v = 0; v < d->n_variants; v++) {
+            int t = has_time(hn_plot_cell_at(d, d->order[i], v)->mark);
+            if (v == bv) base_timed += t;
+            else other_timed += t;
+        }
+    if (!base_timed)
+        return hn_errf(err, "the baseline %s has no time in any case: no speed-up to show (--baseline VARIANT picks "
+                            "another)", d->variants[bv]);
+    if (!other_timed) return hn_errf(err, "no variant but the baseline %s has a time", d->variants[bv]);
     /* Series: every variant but the baseline, in the colors of the time chart. */
     const char **names = xmalloc((size_t)d->n_variants * sizeof *names);
     int *vmap = xmalloc((size_t)d->n_variants * sizeof *vmap);
@@ -657,7 +685,7 @@ int hn_plot_speedup_chart(const hn_plot_data *d, const char *name, hn_plot_bars 
     int first[2], count[2];
     int nh = halves(d, first, count);
     for (int h = 0; h < nh; h++) {
-        char *title = half_title(d, h, nh, count[h]);
+        char *title = half_title(d, h, nh, first[h], count[h]);
         char *ylabel = xasprintf("Speed-up over %s (x, log scale)", d->variants[bv]);
         hn_plot_panel *p = hn_plot_bars_panel(b, title, ylabel, count[h]);
         free(title);
@@ -1177,7 +1205,7 @@ static int plot_file(const plot_ctx *pc, const char *csv_path, const char *chart
     }
     hn_plot_times_chart(&d, name, cli->log_scale, &b, &err);
     char *what = xasprintf("median time per case%s (%d case%s x %d variant%s, sorted by %s)",
-                           d.n_shown < 2 ? "" : ", faster and slower half", d.n_shown, d.n_shown == 1 ? "" : "s",
+                           halves(&d, (int[2]){0}, (int[2]){0}) < 2 ? "" : ", faster and slower half", d.n_shown, d.n_shown == 1 ? "" : "s",
                            d.n_variants, d.n_variants == 1 ? "" : "s", d.sort_name);
     rc |= draw_bars(pc, &b, chart, what);
     free(what);

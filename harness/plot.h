@@ -74,6 +74,7 @@ typedef struct {
     int n_all_skipped;      /* cases where every cell is skipped or none: counted, not drawn */
     int *order;             /* [n_shown] case indices, ascending by sort key, no key last */
     int split;              /* order[0 .. split) is the faster half, order[split ..) the slower */
+    int n_keyed;            /* order[0 .. n_keyed) have a sort key (the others have no time, last) */
     char *sort_name;        /* the variant or column sorted by */
     int sort_is_variant;
     int baseline;           /* variant index of the speed-up baseline */

@@ -11,7 +11,14 @@
 #   - an ok row without a time was listed as "case 0 v: ok" among the failed;
 #   - a single case was announced as "faster and slower half" ("1 cases x 1
 #     variants");
-#   - merge --quiet printed the whole verdict table.
+#   - merge --quiet printed the whole verdict table;
+#   - a file where every row failed was split into a "faster" and a "slower
+#     half" of nothing, with an empty speed-up chart; a half holding only cases
+#     without a sort time was "the 0 cases with the highest ... time";
+#   - --out a folder made gnuplot fail ("Is a directory") and left '.dat';
+#     --out x.jpg was a PNG named .jpg; --sort/--baseline on a training curve
+#     did nothing;
+#   - compare took one file: two runs were "unexpected argument".
 # Exit 77 (skipped) without gnuplot.
 set -u
 h=${HARNESS_BIN:?}
@@ -71,6 +78,30 @@ expect 0 "case 0 w: ok but no time (time_median_ms empty)" plot "$tmp/notime.csv
 case "$out" in *"case 1 w: mismatch but no time (time_median_ms 'nan')"*) ;; *) fail "nan time: $out" ;; esac
 printf 'case,label,variant,status,reason,time_median_ms\n0,A,v,ok,,1\n' >"$tmp/one.csv"
 expect 0 "median time per case (1 case x 1 variant, sorted by v)" plot "$tmp/one.csv" --out "$tmp/one.png"
+
+echo "== every row failed; the sort variant without a time in half the cases"
+printf 'case,label,variant,status,reason,time_median_ms\n0,A,v,launch_error,"boom, twice",\n0,A,w,compile_error,x,\n1,B,v,launch_error,y,\n1,B,w,compile_error,z,\n' \
+  >"$tmp/failed.csv"
+expect 0 "median time per case (2 cases x 2 variants, sorted by v)" plot "$tmp/failed.csv" --out "$tmp/failed.png"
+case "$out" in *"no speed-up chart: the baseline v has no time in any case"*) ;; *) fail "all failed: speed-up: $out" ;; esac
+case "$out" in *"case 0 v: launch_error: boom, twice"*) ;; *) fail "all failed: the reason: $out" ;; esac
+grep -q "^# panel 1: 2 cases, none with a v time: in file order" "$tmp/failed.dat" ||
+  fail "all failed: not one panel in file order: $(grep panel "$tmp/failed.dat")"
+[ -e "$tmp/failed-speedup.png" ] && fail "all failed: an empty speed-up chart was drawn"
+{
+  echo 'case,label,variant,status,reason,time_median_ms'
+  for c in 0 1 2 3; do echo "$c,L$c,v,ok,,$((c + 1))"; [ $c -ge 2 ] && echo "$c,L$c,w,launch_error,r," || echo "$c,L$c,w,ok,,2"; done
+} >"$tmp/half.csv"
+expect 0 "faster and slower half (4 cases x 2 variants" plot "$tmp/half.csv" --sort w --out "$tmp/half.png"
+grep -q "^# panel 2: Slower half: 2 cases without a w time" "$tmp/half.dat" ||
+  fail "half: 'the 0 cases with the highest': $(grep panel "$tmp/half.dat")"
+{
+  echo 'case,label,variant,status,reason,time_median_ms'
+  for c in 0 1 2 3; do echo "$c,L$c,v,ok,,$((c + 1))"; [ $c = 3 ] && echo "$c,L$c,w,skipped,r," || echo "$c,L$c,w,ok,,1"; done
+} >"$tmp/some.csv"
+expect 0 "faster and slower half" plot "$tmp/some.csv" --sort w --out "$tmp/some.png"
+grep -q "^# panel 2: Slower half: the 1 case with the highest w time, then 1 without one" "$tmp/some.dat" ||
+  fail "some: $(grep panel "$tmp/some.dat")"
 
 echo "== --out: a folder, no extension, another extension"
 expect 0 "$tmp/dir/one.png" plot "$tmp/one.csv" --out "$tmp/dir/"
