@@ -122,7 +122,8 @@ static char *row_key(const hn_table *t, const layout *l, int r) {
 
 /* A chart label: the case's label and the values of the group's other key
  * columns without their names ("conv2d_pad 16", not "kernel=conv2d_pad
- * TILE_SIZE=16"), at most 44 characters, so 100 labels still leave room for bars. */
+ * TILE_SIZE=16"), at most 44 characters (cut in the middle), so 100 labels
+ * still leave room for bars. */
 static char *chart_label(const char *label, const char *extra) {
     hn_sb sb;
     hn_sb_init(&sb);
@@ -142,9 +143,11 @@ static char *chart_label(const char *label, const char *extra) {
     }
     hn_sb_addc(&sb, ']');
     if (sb.len > 44) {
-        sb.buf[41] = sb.buf[42] = sb.buf[43] = '.';
-        sb.buf[44] = '\0';
-        sb.len = 44;
+        /* cut in the middle: the end holds the kernel and defines that tell
+         * the groups of one case apart */
+        char *cut = xasprintf("%.20s...%s", sb.buf, sb.buf + sb.len - 21);
+        hn_sb_free(&sb);
+        return cut;
     }
     return hn_sb_detach(&sb);
 }

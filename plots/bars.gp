@@ -27,8 +27,10 @@ mk(s) = strcol(vc(s) + 3)
 # On a log axis a value <= 0 cannot be drawn: it sits on the floor.
 val(s, p) = (plog[p] && column(vc(s)) <= 0) ? pymin[p] : column(vc(s))
 at_axis = 0.018                                 # marker height, in y2 = [0:1]
-# Case labels beyond 48 characters are cut (the data file keeps them whole).
-short(l) = strlen(l) > 48 ? l[1:45].'...' : l
+# Case labels beyond 48 characters are cut in the middle, so that both ends
+# show (compare's labels end in the kernel that tells two groups apart); the
+# data file keeps them whole.
+short(l) = strlen(l) > 48 ? l[1:22].'...'.l[strlen(l)-22:strlen(l)] : l
 
 set multiplot layout np, 1 title title."\n".subtitle.(note eq '' ? '' : "\n".note) font ',13'
 set style fill solid 0.9 border rgb '#303030'
