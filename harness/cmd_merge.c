@@ -37,6 +37,7 @@ typedef struct {
     const char *const *paths;
     hn_meta *metas;
     int *given;              /* per shard index: how many inputs are that shard */
+    int *dup_of;             /* per input: the earlier input that is the same file, or -1 */
 } merge_ctx;
 
 static int ends_with(const char *s, const char *suffix) {
@@ -203,8 +204,10 @@ static int merge_rows(merge_ctx *m) {
     rows = xcalloc((size_t)total + 1, sizeof *rows);
     slots = xcalloc((size_t)total + 1, sizeof *slots);
     cases = xcalloc((size_t)total + 1, sizeof *cases);
-    int kept = 0, dups = 0, foreign = 0, cut = 0;
+    int kept = 0, dups = 0, foreign = 0, cut = 0, n_files = 0;
     for (int i = 0; i < m->n; i++) {
+        if (m->dup_of[i] >= 0) continue; /* the same file again: said by load_metas */
+        n_files++;
         const hn_table *t = &tables[i];
         for (int r = 0; r < t->n_rows; r++) {
             int64_t c;
@@ -290,7 +293,7 @@ static int merge_rows(merge_ctx *m) {
         hn_verdict_print(&vin, stdout);
         printf("\n");
     }
-    printf("merged %d shard file%s of %d: %d rows into %s (best variant per case: %s)\n", m->n, m->n == 1 ? "" : "s",
+    printf("merged %d shard file%s of %d: %d rows into %s (best variant per case: %s)\n", n_files, n_files == 1 ? "" : "s",
            x->shard_count, kept, m->out, best);
     free(best);
     if (!complete)
@@ -377,11 +380,37 @@ int hn_cmd_merge(const hn_cli *cli) {
             fprintf(stderr, "harness merge: %s is both the output and a shard (%s)\n", m.out, m.paths[i]);
             return 2;
         }
+    /* one file given twice (under any spelling) is read once: its rows would
+     * otherwise each be reported as given twice (load_metas says the shard
+     * is given more than once) */
+    int *dup_of = xcalloc((size_t)m.n + 1, sizeof *dup_of);
+    for (int i = 0; i < m.n; i++) {
+        dup_of[i] = -1;
+        for (int j = 0; j < i && dup_of[i] < 0; j++) {
+            struct stat sa, sb;
+            if (dup_of[j] < 0 && (strcmp(m.paths[j], m.paths[i]) == 0 ||
+                                  (stat(m.paths[j], &sa) == 0 && stat(m.paths[i], &sb) == 0 &&
+                                   sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)))
+                dup_of[i] = j;
+        }
+    }
+    m.dup_of = dup_of;
     m.metas = xcalloc((size_t)m.n, sizeof *m.metas);
     int rc = load_metas(&m, journal ? "tune" : "run");
+    if (rc == 0) {
+        /* the output's folder is made, as run --out's is */
+        char *dir = hn_dirname(m.out);
+        hn_err err;
+        if (hn_mkdirs(dir, &err) != 0) {
+            fprintf(stderr, "harness merge: %s\n", err.msg);
+            rc = 2;
+        }
+        free(dir);
+    }
     if (rc == 0) rc = journal ? merge_journals(&m) : merge_rows(&m);
     for (int i = 0; i < m.n; i++) hn_meta_free(&m.metas[i]);
     free(m.metas);
     free(m.given);
+    free(dup_of);
     return rc;
 }

@@ -11,7 +11,8 @@
 #   - an ok row without a time was listed as "case 0 v: ok" among the failed;
 #   - a single case was announced as "faster and slower half" ("1 cases x 1
 #     variants");
-#   - merge --quiet printed the whole verdict table;
+#   - merge --quiet printed the whole verdict table; merge into a folder that
+#     did not exist failed; one file given twice reported each of its rows;
 #   - a file where every row failed was split into a "faster" and a "slower
 #     half" of nothing, with an empty speed-up chart; a half holding only cases
 #     without a sort time was "the 0 cases with the highest ... time";
@@ -153,6 +154,13 @@ done
 expect 0 "merged 2 shard files of 2: 8 rows" merge "$tmp/m.csv" "$tmp/s0.csv" "$tmp/s1.csv" --quiet
 case "$out" in *"geomean"*|*"fastest"*) fail "merge --quiet printed the verdict table: $out" ;; esac
 expect 0 "fastest correct variant per case" merge "$tmp/m2.csv" "$tmp/s0.csv" "$tmp/s1.csv"
+# a folder that does not exist yet is made (it was "cannot create ...sort.tmp")
+expect 0 "8 rows into $tmp/new/deep/m.csv" merge "$tmp/new/deep/m.csv" "$tmp/s0.csv" "$tmp/s1.csv" --quiet
+# one file given twice is one input (each of its rows was 'given twice', and
+# the line said "merged 3 shard files of 2")
+expect 0 "merged 2 shard files of 2: 8 rows" merge "$tmp/m3.csv" "$tmp/s0.csv" "$tmp/s1.csv" "$tmp/./s0.csv" --quiet
+case "$out" in *"shard 0/2 is given more than once ($tmp/./s0.csv again); its rows count once"*) ;; *) fail "twice: $out" ;; esac
+case "$out" in *"the first is kept"*) fail "twice: every row reported: $out" ;; esac
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
