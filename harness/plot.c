@@ -1058,7 +1058,7 @@ static void print_marks(const hn_plot_data *d, const hn_table *t) {
             if (shown++ >= 5) continue;
             const char *reason = hn_table_get(t, cell->row, "reason");
             const char *status = hn_table_get(t, cell->row, "status");
-            if (strcmp(status, "ok") == 0 || strcmp(status, "mismatch") == 0) {
+            if (cell->mark == HN_MARK_FAILED && (strcmp(status, "ok") == 0 || strcmp(status, "mismatch") == 0)) {
                 /* marked failed for want of a time, not for its status */
                 const char *ms = hn_table_get(t, cell->row, "time_median_ms");
                 printf("    case %s %s: %s but no time (time_median_ms %s%s%s)\n", d->case_ids[d->order[c]],

@@ -46,6 +46,7 @@ rows() { grep -v '^#' "$1"; }
 
 echo "== a byte-order mark, CRLF line endings"
 expect 0 "6 cases x 4 variants" plot "$fx" --out "$tmp/plain.png"
+case "$out" in *"case 4 conv2d_pad_z_out: mismatch: first check:"*) ;; *) fail "a timed mismatch's reason: $out" ;; esac
 { printf '\xef\xbb\xbf'; sed 's/$/\r/' "$fx"; } >"$tmp/bom.csv"
 expect 0 "6 cases x 4 variants" plot "$tmp/bom.csv" --out "$tmp/bom.png"
 diff <(rows "$tmp/plain.dat") <(rows "$tmp/bom.dat") >/dev/null || fail "BOM + CRLF: other data than the plain file"
