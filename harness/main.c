@@ -258,7 +258,12 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
                 continue;
             }
             if (cli->config) {
-                fprintf(stderr, "harness %s: unexpected argument '%s'\n", cmd->name, a);
+                if (cmd->bit == C_PLOT)
+                    fprintf(stderr, "harness plot: unexpected argument '%s': plot takes one results file (plot "
+                                    "each on its own; harness compare %s %s compares two runs)\n",
+                            a, cli->config, a);
+                else
+                    fprintf(stderr, "harness %s: unexpected argument '%s'\n", cmd->name, a);
                 return -1;
             }
             cli->config = a;

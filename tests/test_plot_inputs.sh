@@ -66,6 +66,9 @@ expect 2 "two_configs.csv:26: a second header, with other columns than the first
   --out "$tmp/tc.png"
 expect 2 "a second header" compare "$tmp/two_configs.csv" --by variant --out "$tmp/tcc.png"
 
+expect 2 "plot takes one results file (plot each on its own; harness compare $fx $tmp/relu.csv compares two runs)" \
+  plot "$fx" "$tmp/relu.csv"
+
 echo "== two configs' cases with the same ids"
 printf 'case,label,variant,status,reason,time_median_ms\n0,A,v,ok,,1\n1,B,v,ok,,2\n0,C,w,ok,,3\n1,D,w,ok,,4\n' \
   >"$tmp/ids.csv"
