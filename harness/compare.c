@@ -470,6 +470,7 @@ void hn_compare_print(const hn_compare *c, const char *name, FILE *f) {
             n_untimed++;
             continue;
         }
+        if (c->brief) continue;
         fprintf(f, "\n%s", gr->title);
         if (*gr->extra) fprintf(f, "  [%s]", gr->extra);
         fprintf(f, "\n  %-*s  %-13s %10s %9s %12s %12s %15s\n", w, c->by, "status", "median_ms", "ratio",
@@ -492,7 +493,7 @@ void hn_compare_print(const hn_compare *c, const char *name, FILE *f) {
         }
     }
 
-    if (n_untimed)
+    if (n_untimed && !c->brief)
         fprintf(f, "\n(%d %s%s where no row has a time not shown: their rows are listed as excluded)\n", n_untimed,
                 c->unit, n_untimed == 1 ? "" : "s");
 
@@ -516,7 +517,7 @@ void hn_compare_print(const hn_compare *c, const char *name, FILE *f) {
     if (c->n_excluded) {
         fprintf(f, "\nexcluded (status neither ok nor mismatch): %d row%s\n", c->n_excluded,
                 c->n_excluded == 1 ? "" : "s");
-        for (int i = 0; i < c->n_excluded && i < MAX_LISTED; i++) {
+        for (int i = 0; i < c->n_excluded && i < (c->brief ? 0 : MAX_LISTED); i++) {
             int r = c->excluded[i];
             const char *reason = hn_table_get(t, r, "reason");
             /* the rest of the group, as in its table's bracket: without it,
@@ -526,7 +527,21 @@ void hn_compare_print(const hn_compare *c, const char *name, FILE *f) {
                     *extra ? " [" : "", extra, *extra ? "]" : "", t->rows[r][c->by_col], hn_table_get(t, r, "status"),
                     *reason ? ": " : "", reason);
         }
-        if (c->n_excluded > MAX_LISTED) {
+        if (c->brief) {
+            /* counts per status only */
+            fprintf(f, " ");
+            for (int i = 0; i < c->n_excluded; i++) {
+                const char *st = hn_table_get(t, c->excluded[i], "status");
+                int seen = 0, n = 0;
+                for (int j = 0; j < c->n_excluded; j++) {
+                    int same = strcmp(hn_table_get(t, c->excluded[j], "status"), st) == 0;
+                    if (j < i) seen |= same;
+                    n += same;
+                }
+                if (!seen) fprintf(f, " %d %s", n, st);
+            }
+            fprintf(f, " (the CSV's reason column)\n");
+        } else if (c->n_excluded > MAX_LISTED) {
             /* The rest as counts per status, in order of first appearance. */
             fprintf(f, "  ... and %d more:", c->n_excluded - MAX_LISTED);
             for (int i = MAX_LISTED; i < c->n_excluded; i++) {
@@ -842,6 +857,7 @@ int hn_cmd_compare(const hn_cli *cli) {
         chart = xasprintf("plots/%s-by-%s.%s", stem, by, hn_plot_format_ext(fmt));
         free(by);
     }
+    c.brief = cli->quiet;
     hn_compare_print(&c, stem, stdout);
     int n_timed = 0;
     for (int g = 0; g < c.n_groups; g++) n_timed += group_timed(&c, g) > 0;

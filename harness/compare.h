@@ -79,6 +79,8 @@ typedef struct {
     int n_duplicates;       /* rows repeating a (group, value) */
     int *excluded;          /* rows of compared groups with status neither ok nor mismatch */
     int *excluded_group;    /* [i]: the group of excluded[i] */
+    int brief;              /* set by the caller (--quiet): hn_compare_print leaves out the
+                             * per-group tables and the excluded rows' list */
     int n_excluded;
     const char *unit;       /* "case" when every group is a distinct case, else "group" */
 } hn_compare;

@@ -141,6 +141,9 @@ expect 0 "compare a-vs-b by run (baseline a): 2 cases" compare "$tmp/a.csv" "$tm
 case "$out" in *"verdict: b: 2.00x slower than a (geometric mean over 1 case)"*) ;; *) fail "a vs b verdict: $out" ;; esac
 case "$out" in *"not compared: 2 groups with a single run value"*) ;; *) fail "a vs b: the unpaired cases: $out" ;; esac
 [ -s "$tmp/ab.png" ] || fail "a vs b: no chart"
+expect 0 "verdict: b: 2.00x slower than a" compare "$tmp/a.csv" "$tmp/b.csv" --quiet --out "$tmp/abq.png"
+case "$out" in *"case 0: n:1"*|*"big"*) fail "compare --quiet printed the tables or the excluded list: $out" ;; esac
+case "$out" in *"  2 skipped (the CSV's reason column)"*) ;; *) fail "compare --quiet: no count of excluded: $out" ;; esac
 expect 0 "verdict: a#2: as fast as a" compare "$tmp/a.csv" "$tmp/a.csv" --out "$tmp/aa.png"
 expect 0 "verdict: a: 2.00x faster than b" compare "$tmp/a.csv" "$tmp/b.csv" --baseline b --out "$tmp/ab2.png"
 expect 2 "are not runs of one config: the columns that say what was run differ" compare "$tmp/a.csv" "$fx" \
