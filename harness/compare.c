@@ -71,6 +71,14 @@ static int layout_build(layout *l, const hn_table *t, const char *by, int *by_co
             if (l->role[i] != K_NONE && l->role[i] != K_CASE && l->role[i] != K_LABEL)
                 hn_sb_addf(&names, "%s%s", names.len ? ", " : "", t->header[i]);
         if (bc < 0) hn_errf(err, "--by %s: no such column (compare by one of: %s)", by, names.buf);
+        else if (l->c_label < l->c_case || c_backend < l->c_kernel)
+            /* a file whose columns were reordered by hand: the positions that
+             * make a column an axis or a define are lost */
+            hn_errf(err,
+                    "--by %s: the columns are not in the order harness run writes them (axes between case and "
+                    "label, defines between kernel and backend), which is how compare tells axes and defines "
+                    "from other columns; put them back in that order (compare by one of: %s)",
+                    by, names.buf);
         else hn_errf(err, "--by %s: not a column that says what was run (compare by one of: %s)", by, names.buf);
         hn_sb_free(&names);
         layout_free(l);

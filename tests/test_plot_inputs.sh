@@ -53,6 +53,17 @@ diff <(rows "$tmp/plain.dat") <(rows "$tmp/bom.dat") >/dev/null || fail "BOM + C
 diff <(rows "$tmp/plain-speedup.dat") <(rows "$tmp/bom-speedup.dat") >/dev/null || fail "BOM: other speed-ups"
 expect 0 "compare bom by variant" compare "$tmp/bom.csv" --by variant --out "$tmp/bomc.png"
 
+# reordered columns: plot finds its columns by name; compare says why a define is not one
+python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+csv.writer(open(sys.argv[2], "w", newline=""), lineterminator="\n").writerows(r[::-1] for r in rows)' \
+  "$root/tests/fixtures/accum_dtype.csv" "$tmp/rev.csv"
+expect 0 "cases x" plot "$tmp/rev.csv" --out "$tmp/rev.png"
+expect 2 "--by ACCUM_DTYPE: the columns are not in the order harness run writes them" compare "$tmp/rev.csv" \
+  --by ACCUM_DTYPE --out "$tmp/revc.png"
+expect 0 "compare rev by variant" compare "$tmp/rev.csv" --by variant --out "$tmp/revc.png"
+
 echo "== files joined with cat"
 cat "$fx" "$fx" >"$tmp/twice.csv"
 expect 0 "1 line repeating the header left out" plot "$tmp/twice.csv" --out "$tmp/twice.png"
