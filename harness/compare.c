@@ -565,6 +565,25 @@ void hn_compare_print(const hn_compare *c, const char *name, FILE *f) {
             fprintf(f, " (the CSV's reason column)\n");
         }
     }
+    /* ok or mismatch rows with no usable time: shown as '-', said here */
+    int n_notime = 0, notime_example = -1;
+    for (int g = 0; g < c->n_groups; g++)
+        for (int v = 0; v < c->n_values; v++) {
+            int r = c->groups[g].rows[v];
+            if (r < 0) continue;
+            const char *st = hn_table_get(t, r, "status");
+            if ((strcmp(st, "ok") == 0 || strcmp(st, "mismatch") == 0) && !isfinite(hn_compare_time(c, g, v))) {
+                n_notime++;
+                if (notime_example < 0) notime_example = r;
+            }
+        }
+    if (n_notime) {
+        const char *ms = hn_table_get(t, notime_example, "time_median_ms");
+        fprintf(f, "\nno time: %d ok or mismatch row%s without a median time above 0 (e.g. case %s %s: "
+                   "time_median_ms %s%s%s); they count in no ratio\n",
+                n_notime, n_notime == 1 ? "" : "s", hn_table_get(t, notime_example, "case"),
+                t->rows[notime_example][c->by_col], *ms ? "'" : "empty", ms, *ms ? "'" : "");
+    }
     if (c->n_single) {
         int r = c->single_example;
         fprintf(f, "\nnot compared: %d group%s with a single %s value (e.g. case %s, variant %s)\n", c->n_single,

@@ -92,6 +92,10 @@ printf 'case,label,variant,status,reason,time_median_ms\n0,A,v,ok,,1\n0,A,w,ok,,
   >"$tmp/notime.csv"
 expect 0 "case 0 w: ok but no time (time_median_ms empty)" plot "$tmp/notime.csv" --out "$tmp/nt.png"
 case "$out" in *"case 1 w: mismatch but no time (time_median_ms 'nan')"*) ;; *) fail "nan time: $out" ;; esac
+printf 'case,label,variant,kernel,backend,status,reason,time_median_ms\n0,A,v,k,emu,ok,,1\n0,A,w,k,emu,ok,,nan\n1,B,v,k,emu,ok,,2\n1,B,w,k,emu,ok,,4\n' \
+  >"$tmp/notime2.csv"
+expect 0 "no time: 1 ok or mismatch row without a median time above 0 (e.g. case 0 w: time_median_ms 'nan')" \
+  compare "$tmp/notime2.csv" --by variant --out "$tmp/nt2.png"
 printf 'case,label,variant,status,reason,time_median_ms\n0,A,v,ok,,1\n' >"$tmp/one.csv"
 expect 0 "median time per case (1 case x 1 variant, sorted by v)" plot "$tmp/one.csv" --out "$tmp/one.png"
 
