@@ -230,6 +230,10 @@ int hn_compare_build(hn_compare *c, const hn_table *t, const char *by, const cha
         c->values = xrealloc(c->values, ((size_t)c->n_values + 1) * sizeof *c->values);
         c->values[c->n_values++] = (hn_compare_value){.name = xstrdup(v)};
     }
+    if (t->n_rows == 0) {
+        hn_errf(err, "no rows (a header only): nothing to compare");
+        goto fail;
+    }
     if (c->n_values == 0) {
         hn_errf(err, "--by %s: the column is empty in every row", by);
         goto fail;

@@ -64,6 +64,10 @@ expect 2 "--by ACCUM_DTYPE: the columns are not in the order harness run writes 
   --by ACCUM_DTYPE --out "$tmp/revc.png"
 expect 0 "compare rev by variant" compare "$tmp/rev.csv" --by variant --out "$tmp/revc.png"
 
+head -1 "$fx" >"$tmp/hdr.csv"
+expect 2 "hdr.csv: no rows (a header only): nothing to compare" compare "$tmp/hdr.csv" --by variant --out "$tmp/h.png"
+expect 2 "hdr.csv: no rows: nothing to plot" plot "$tmp/hdr.csv" --out "$tmp/h.png"
+
 echo "== files joined with cat"
 cat "$fx" "$fx" >"$tmp/twice.csv"
 expect 0 "1 line repeating the header left out" plot "$tmp/twice.csv" --out "$tmp/twice.png"
