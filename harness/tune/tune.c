@@ -66,6 +66,7 @@ typedef struct {
     int killed;                /* the watchdog killed it */
     int watchdog;
     int dead;                  /* could not be started: left out */
+    int began;                 /* the worker said it began its job (ROW_BEGIN) */
 } tune_lane;
 
 typedef struct {
@@ -265,6 +266,7 @@ typedef struct {
     double ms, noise, compile_s;
     char reason[512];
     int done;                /* its result is known (and journaled) */
+    int handed;              /* times handed to a worker that ended before it began it */
 } tune_job;
 
 /* A job's result is known: journal it at once (so a killed tune loses none). */
@@ -293,11 +295,15 @@ static int finish_job(tune_ctx *t, tune_job *j, hn_err *err) {
 
 /* The job lane ln ran is over, its worker gone: a fault or time-out, and a new
  * worker for the lane's next job. */
-static void lane_died(tune_ctx *t, int i, tune_job *j) {
+static int lane_died(tune_ctx *t, int i, tune_job *j) {
     tune_lane *ln = &t->lanes[i];
     int code = 0, sig = 0;
     hn_worker_wait(ln->wk, &code, &sig);
-    if (j) {
+    /* A worker whose kernel faulted or timed out reports that row and exits for a
+     * fresh process (HN_RUN_RESTART): the job handed to it meanwhile never began,
+     * and is handed out again rather than blamed for the exit. */
+    int again = j && !ln->began && !ln->killed && !sig && code == HN_RUN_RESTART && j->handed++ < 3;
+    if (j && !again) {
         if (!j->reason[0])
             snprintf(j->reason, sizeof j->reason, "the worker process %s%s", sig ? "died of " : "exited with code ",
                      sig ? strsignal(sig) : "");
@@ -308,6 +314,7 @@ static void lane_died(tune_ctx *t, int i, tune_job *j) {
     ln->wk = NULL;
     ln->job = -1;
     t->sh->lane[i].busy_since = t->sh->lane[i].compile_since = 0;
+    return again;
 }
 
 /* Says once that an interrupt came (and again when it turns to stopping now). */
@@ -342,6 +349,10 @@ static void abandon_jobs(tune_ctx *t) {
 static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
     int next = 0, left = n;
     int tags[HN_MAX_LANES];
+    /* Jobs handed to a worker that ended before it began them, to hand out again:
+     * a worker whose kernel faulted or timed out reports that row and exits
+     * (HN_RUN_RESTART), and the job the lane was given meanwhile never ran. */
+    int requeue[HN_MAX_LANES], n_requeue = 0;
     for (int i = 0; i < n; i++) {
         jobs[i].status = HN_ST_FAULT;
         jobs[i].ms = jobs[i].noise = jobs[i].compile_s = NAN;
@@ -358,16 +369,18 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
         int busy = 0;
         for (int i = 0; i < t->n_lanes; i++) {
             tune_lane *ln = &t->lanes[i];
-            if (ln->job < 0 && next < n && !ln->dead && !hn_interrupted()) {
+            if (ln->job < 0 && (next < n || n_requeue > 0) && !ln->dead && !hn_interrupted()) {
                 if (!ln->wk && start_lane(t, i, err) != 0) {
                     ln->dead = 1; /* the others go on; with none left, the tune stops */
                     fprintf(stderr, "harness tune: device %d: %s\n", t->places[i].device, err->msg);
                     continue;
                 }
-                tune_job *j = &jobs[next];
+                int at = n_requeue > 0 ? requeue[--n_requeue] : next++;
+                tune_job *j = &jobs[at];
                 hn_run_request q = {.type = HN_REQ_EVAL, .case_id = j->case_id, .full = j->full, .tag = t->tag++};
                 fill_request(t, &q, &j->v);
-                ln->job = next++;
+                ln->job = at;
+                ln->began = 0;
                 tags[i] = q.tag;
                 if (hn_worker_request(ln->wk, &q) != 0) { /* gone already: reaped below */
                 }
@@ -375,8 +388,9 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
             busy += ln->job >= 0;
         }
         if (!busy) {
-            if (next < n && hn_interrupted()) return 1;
-            if (next < n) return hn_errf(err, "no device is left to evaluate on (each failed to start)");
+            int pending = next < n || n_requeue > 0;
+            if (pending && hn_interrupted()) return 1;
+            if (pending) return hn_errf(err, "no device is left to evaluate on (each failed to start)");
             break;
         }
         hn_worker *ws[HN_MAX_LANES];
@@ -389,6 +403,7 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
             hn_msg m;
             int got;
             while ((got = hn_worker_next(ln->wk, 0, &m)) == 1) {
+                if (j && m.type == HN_MSG_ROW_BEGIN && m.slot == tags[i]) ln->began = 1;
                 int mine = j && m.type == HN_MSG_ROW && m.slot == tags[i];
                 if (mine) {
                     j->status = m.row.status;
@@ -413,8 +428,10 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
                 hn_msg_free(&m);
             }
             if (got < 0) {
-                lane_died(t, i, j);
-                if (j) {
+                int at = ln->job;
+                if (lane_died(t, i, j)) {
+                    requeue[n_requeue++] = at;
+                } else if (j) {
                     left--;
                     if (finish_job(t, j, err) != 0) return -1;
                 }

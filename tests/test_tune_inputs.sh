@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# test_tune_inputs.sh: configs an outside user (a Kernel Tuner user who read
+# only docs/tuning.md) wrote for harness tune, with kernels of their own
+# (tests/kernels/tune/tune_inputs.cu), on the emulator, and what went wrong:
+#   - a kernel that times out for some tunables: the worker reports the
+#     time-out and restarts, and the configuration handed to it meanwhile was
+#     journaled as failed ("the worker process exited with code 3") though it
+#     never ran, so a correct configuration (maybe the best) was lost for good;
+# and what must hold: a tunable that makes the kernel wrong is never chosen,
+# an all-failing space writes no winner, an empty space is exit 2.
+set -u
+h=${HARNESS_BIN:?}
+root=${HARNESS_ROOT:?}
+tmp=${HARNESS_TMP:-/tmp}/tune_inputs.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+k=$root/tests/kernels/tune/tune_inputs.cu
+
+# cfg NAME KERNEL TUNE_JSON [EXTRA_VARIANT_JSON] [EXTRA_TOP_JSON]: a relu config
+cfg() {
+  cat >"$tmp/$1.json" <<J
+{"name": "$1", "op": "relu", "axes": {"n": [999, 3000]},
+ "check": {"atol": 0, "rtol": 0, "min_match": 1.0} ${5:+, $5},
+ "variants": [{"file": "$k", "kernel": "$2", "tune": $3,
+   "block": ["BLOCK"], "grid": ["ceil_div(n, BLOCK * ITEMS)"], "args": ["x", "y", "n"] ${4:+, $4}}]}
+J
+}
+tune() { timeout 120 "$h" tune "$@" --backend emu --quick 2>&1; }
+
+# 1. time-outs for some tunables: every other configuration is measured
+cfg hang relu_hang '{"BLOCK": [64, 128], "ITEMS": [1, 4]}' '' '"axes": {"n": [1000]}'
+sed -i 's/"axes": {"n": \[999, 3000\]},//' "$tmp/hang.json"
+out=$(tune "$tmp/hang.json" --kernel-timeout 1 --strategy brute_force --out "$tmp/hang")
+rc=$?
+[ $rc = 0 ] || fail "hang: exit $rc: ${out:0:600}"
+n_ok=$(grep '"phase":"search"' "$tmp/hang.journal" | grep -c '"status":"ok"')
+n_to=$(grep '"phase":"search"' "$tmp/hang.journal" | grep -c '"status":"timeout"')
+[ "$n_ok" = 2 ] && [ "$n_to" = 2 ] || fail "hang: expected 2 ok and 2 timeout search evaluations, got $n_ok ok, $n_to timeout: $(cut -c1-300 "$tmp/hang.journal")"
+grep -q 'exited with code' "$tmp/hang.journal" && fail "hang: a configuration was blamed for the worker's restart: $(grep 'exited with code' "$tmp/hang.journal" | cut -c1-300)"
+
+# 2. a tunable value that makes the kernel wrong (ITEMS=3) is never chosen
+cfg bug3 relu_items '{"BLOCK": [32, 64], "ITEMS": [1, 2, 3, 4]}' '"defines": {"BUG3": 1}'
+for s in brute_force random annealing genetic diff_evolution pso local_search bandit; do
+  out=$(tune "$tmp/bug3.json" --strategy $s --budget 100% --top 8 --out "$tmp/bug3_$s")
+  grep -q '"ITEMS":	3' "$tmp/bug3_$s.best.json" && fail "bug3 $s: chose ITEMS=3: ${out:0:600}"
+  grep -q 'ITEMS 3' "$tmp/bug3_$s.h" && fail "bug3 $s: the header selects ITEMS=3"
+done
+
+# 3. an empty space: exit 2, the restriction's path named
+cfg empty relu_items '{"BLOCK": [64, 128], "ITEMS": [2, 4]}' '"restrict": ["BLOCK * ITEMS > 100000"]'
+out=$(tune "$tmp/empty.json" --out "$tmp/empty"); rc=$?
+[ $rc = 2 ] || fail "empty: exit $rc, expected 2"
+case "$out" in *"restrict"*"empty"*) ;; *) fail "empty: unclear error: ${out:0:400}" ;; esac
+[ -e "$tmp/empty.best.json" ] && fail "empty: wrote a best.json"
+
+# 4. every configuration wrong: exit 1, no winner in best.json or the header
+cfg wrong relu_items '{"BLOCK": [64], "ITEMS": [3]}' '"defines": {"BUG3": 1}'
+out=$(tune "$tmp/wrong.json" --out "$tmp/wrong"); rc=$?
+[ $rc = 1 ] || fail "wrong: exit $rc, expected 1: ${out:0:400}"
+case "$out" in *"no configuration ran correctly"*) ;; *) fail "wrong: no clear outcome: ${out:0:400}" ;; esac
+grep -q '"defines"' "$tmp/wrong.best.json" && fail "wrong: best.json names a winner"
+grep -q 'define ITEMS' "$tmp/wrong.h" && fail "wrong: the header defines a winner"
+
+echo "test_tune_inputs: $fails failure(s)"
+[ $fails = 0 ]
