@@ -6,6 +6,8 @@
 #     time-out and restarts, and the configuration handed to it meanwhile was
 #     journaled as failed ("the worker process exited with code 3") though it
 #     never ran, so a correct configuration (maybe the best) was lost for good;
+#   - --seed, which docs/tuning.md gives the search, also resampled a sampled
+#     config's cases: two seeds tuned different problem sizes;
 # and what must hold: a tunable that makes the kernel wrong is never chosen,
 # an all-failing space writes no winner, an empty space is exit 2.
 set -u
@@ -62,6 +64,16 @@ out=$(tune "$tmp/wrong.json" --out "$tmp/wrong"); rc=$?
 case "$out" in *"no configuration ran correctly"*) ;; *) fail "wrong: no clear outcome: ${out:0:400}" ;; esac
 grep -q '"defines"' "$tmp/wrong.best.json" && fail "wrong: best.json names a winner"
 grep -q 'define ITEMS' "$tmp/wrong.h" && fail "wrong: the header defines a winner"
+
+# 5. --seed seeds the search, not the cases of a sampled config
+cfg sampled relu_items '{"BLOCK": [32, 64, 128], "ITEMS": [1, 2]}' '' '"sample": {"count": 2, "seed": 9}'
+sed -i 's/"n": \[999, 3000\]/"n": [1000, 2000, 3000, 4000, 5000, 6000]/' "$tmp/sampled.json"
+for sd in 1 2; do
+  tune "$tmp/sampled.json" --strategy random --budget 1 --top 1 --seed $sd --out "$tmp/sampled$sd" >/dev/null
+  grep -o '"case_values":.*' "$tmp/sampled$sd.best.json" >"$tmp/sampled$sd.cases"
+done
+cmp -s "$tmp/sampled1.cases" "$tmp/sampled2.cases" || fail "seed: --seed 1 and --seed 2 tuned different cases: $(cat "$tmp/sampled1.cases" "$tmp/sampled2.cases")"
+[ -s "$tmp/sampled1.cases" ] || fail "seed: no cases in best.json"
 
 echo "test_tune_inputs: $fails failure(s)"
 [ $fails = 0 ]

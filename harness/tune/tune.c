@@ -1175,7 +1175,10 @@ int hn_cmd_tune(const hn_cli *cli) {
     memset(&t, 0, sizeof t);
     t.cli = cli;
     t.t_start = hn_now();
-    if (hn_plan_load(cli->config, cli->seed, &t.plan, &err) != 0) {
+    /* --seed seeds the search, never the cases: a sampled config tunes its own
+     * sample (its "sample" seed) whatever the search's seed, so two seeds tune
+     * the same problem sizes and their results compare. */
+    if (hn_plan_load(cli->config, -1, &t.plan, &err) != 0) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return 2;
     }
