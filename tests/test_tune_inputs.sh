@@ -8,6 +8,9 @@
 #     never ran, so a correct configuration (maybe the best) was lost for good;
 #   - --seed, which docs/tuning.md gives the search, also resampled a sampled
 #     config's cases: two seeds tuned different problem sizes;
+#   - a tune resumed after its CSV was deleted (or another --out sharing a
+#     --journal) wrote a CSV holding only the header (or only the evaluations
+#     it measured), though docs/tuning.md says <out>.csv has every evaluation;
 # and what must hold: a tunable that makes the kernel wrong is never chosen,
 # an all-failing space writes no winner, an empty space is exit 2.
 set -u
@@ -74,6 +77,19 @@ for sd in 1 2; do
 done
 cmp -s "$tmp/sampled1.cases" "$tmp/sampled2.cases" || fail "seed: --seed 1 and --seed 2 tuned different cases: $(cat "$tmp/sampled1.cases" "$tmp/sampled2.cases")"
 [ -s "$tmp/sampled1.cases" ] || fail "seed: no cases in best.json"
+
+# 6. <out>.csv holds every evaluation, also those the journal answered
+cfg csv relu_items '{"BLOCK": [32, 64, 128], "ITEMS": [1, 2]}'
+tune "$tmp/csv.json" --strategy brute_force --budget 100% --top 2 --out "$tmp/csv" >/dev/null
+rows=$(wc -l <"$tmp/csv.csv")
+rm "$tmp/csv.csv"
+out=$(tune "$tmp/csv.json" --strategy brute_force --budget 100% --top 2 --out "$tmp/csv")
+case "$out" in *"0 measured"*) ;; *) fail "csv: the resume measured again: ${out:0:400}" ;; esac
+[ "$(wc -l <"$tmp/csv.csv")" = "$rows" ] || fail "csv: resumed after deleting the CSV: $(wc -l <"$tmp/csv.csv") lines, expected $rows"
+tune "$tmp/csv.json" --strategy brute_force --budget 100% --top 2 --out "$tmp/csv" >/dev/null
+[ "$(wc -l <"$tmp/csv.csv")" = "$rows" ] || fail "csv: a second resume added rows: $(wc -l <"$tmp/csv.csv") lines, expected $rows"
+tune "$tmp/csv.json" --strategy brute_force --budget 100% --top 2 --out "$tmp/csv_other" --journal "$tmp/csv.journal" >/dev/null
+[ "$(wc -l <"$tmp/csv_other.csv")" = "$rows" ] || fail "csv: another --out on the same journal: $(wc -l <"$tmp/csv_other.csv") lines, expected $rows"
 
 echo "test_tune_inputs: $fails failure(s)"
 [ $fails = 0 ]

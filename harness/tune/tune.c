@@ -91,6 +91,7 @@ typedef struct {
     int have_dev;
     int tag;                   /* the next request's tag */
     hn_csv *csv;               /* <prefix>.csv, or NULL */
+    int csv_fresh;             /* this tune made it: evaluations the journal answers get their rows too */
     char *journal_path;        /* NULL with --replay */
     int n_evals, n_failed, n_cached, n_missing;
     int interrupt_said;        /* the first interrupt's notice is printed */
@@ -267,6 +268,7 @@ typedef struct {
     char reason[512];
     int done;                /* its result is known (and journaled) */
     int handed;              /* times handed to a worker that ended before it began it */
+    char *row;               /* its CSV row (owned), or NULL */
 } tune_job;
 
 /* A job's result is known: journal it at once (so a killed tune loses none). */
@@ -289,8 +291,11 @@ static int finish_job(tune_ctx *t, tune_job *j, hn_err *err) {
                            .phase = (char *)(j->full ? "final" : "search"),
                            .status = (char *)hn_status_names[j->status], .reason = j->reason, .timestamp = stamp,
                            .case_id = j->case_id, .time_ms = j->status == HN_ST_OK ? j->ms : NAN, .noise = j->noise,
-                           .compile_s = j->compile_s};
-    return hn_journal_append(t->journal, &je, err);
+                           .compile_s = j->compile_s, .row = j->row};
+    if (hn_journal_append(t->journal, &je, err) != 0) return -1;
+    const hn_journal_entry *e = t->csv && j->row ? hn_journal_find(t->journal, j->key) : NULL;
+    if (e) hn_journal_mark_written(t->journal, e); /* its row is in the CSV already */
+    return 0;
 }
 
 /* The job lane ln ran is over, its worker gone: a fault or time-out, and a new
@@ -414,6 +419,8 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
                         if (hn_csv_write_line(t->csv, m.row.line, &werr) != 0) fprintf(stderr, "harness: %s\n", werr.msg);
                     }
                     row_fields(t->plan, m.row.line, j->reason, sizeof j->reason, &j->compile_s);
+                    free(j->row);
+                    j->row = xstrdup(m.row.line);
                     if (j->status != HN_ST_OK && !j->reason[0])
                         snprintf(j->reason, sizeof j->reason, "%s", hn_status_names[j->status]);
                     ln->job = -1;
@@ -455,6 +462,29 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
 
 /* ---------------------------------------------------------------------- */
 /* evaluations, through the journal */
+
+/* An evaluation the journal answered: its row goes into a CSV this tune made
+ * (deleted, or another --out sharing a --journal), once, so <out>.csv holds
+ * every evaluation of the tune as docs/tuning.md says. A CSV that was there
+ * (a resumed tune) holds the rows already. Entries of older journals carry no
+ * row; one with another number of columns (another config's) is left out. */
+static void csv_from_journal(tune_ctx *t, const hn_journal_entry *e) {
+    if (!t->csv || !t->csv_fresh || !e->row || !*e->row || hn_journal_mark_written(t->journal, e)) return;
+    int n_cols;
+    const char **cols = hn_run_columns(t->plan, &n_cols);
+    free(cols);
+    hn_sb sb;
+    hn_sb_init(&sb);
+    hn_sb_addf(&sb, "%s\n", e->row);
+    hn_table tb;
+    hn_err werr;
+    if (hn_table_parse(sb.buf, "row", &tb, &werr) == 0) {
+        if (tb.n_cols == n_cols && hn_csv_write_line(t->csv, e->row, &werr) != 0)
+            fprintf(stderr, "harness: %s\n", werr.msg);
+        hn_table_free(&tb);
+    }
+    hn_sb_free(&sb);
+}
 
 /* The compile key of configuration v on this device. */
 static void config_compile_key(const tune_ctx *t, const hn_variant *v, char key[33]) {
@@ -505,7 +535,10 @@ static int eval_configs(tune_ctx *t, const hn_space *s, const int64_t *raws, int
                 config_compile_key(t, &v, compile_key);
                 hn_journal_key(compile_key, t->dev.dev.name, t->dev.backend, cv, phase, key);
                 e = hn_journal_find(t->journal, key);
-                if (e) t->n_cached++;
+                if (e) {
+                    t->n_cached++;
+                    csv_from_journal(t, e);
+                }
                 for (int q = 0; !e && q < n_jobs && job_of[at] < 0; q++)
                     if (strcmp(jobs[q].key, key) == 0) job_of[at] = q; /* asked twice in one batch */
                 if (!e && job_of[at] < 0) {
@@ -551,6 +584,7 @@ static int eval_configs(tune_ctx *t, const hn_space *s, const int64_t *raws, int
         cost[i] = unmeasured ? NAN : failed ? INFINITY : exp(logsum / n_cases);
     }
     for (int q = 0; q < n_jobs; q++) {
+        free(jobs[q].row);
         free(jobs[q].v.choice);
         free(jobs[q].config);
         free(jobs[q].cv);
@@ -1425,6 +1459,7 @@ int hn_cmd_tune(const hn_cli *cli) {
         char *cdir = hn_dirname(cpath); /* --out's folder, which a --journal elsewhere did not make */
         int crc = hn_mkdirs(cdir, &err);
         free(cdir);
+        t.csv_fresh = !exists;
         if (crc == 0)
             crc = exists ? hn_csv_append(cpath, cols, n_cols, &t.csv, &err) : hn_csv_open(cpath, cols, n_cols, &t.csv, &err);
         free(cpath);
