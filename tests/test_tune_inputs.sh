@@ -11,6 +11,11 @@
 #   - a tune resumed after its CSV was deleted (or another --out sharing a
 #     --journal) wrote a CSV holding only the header (or only the evaluations
 #     it measured), though docs/tuning.md says <out>.csv has every evaluation;
+#   - the header left axes that are not integers (pool2d's mode=max|avg) out
+#     of a case's #if, so cases differing only there shared one condition and
+#     every one after the first was unreachable (avg got max's configuration);
+#   - --with-best given this tune's own best.json (or a file twice) put the
+#     device in the header twice, the second an #elif no target reaches;
 # and what must hold: a tunable that makes the kernel wrong is never chosen,
 # an all-failing space writes no winner, an empty space is exit 2.
 set -u
@@ -90,6 +95,36 @@ tune "$tmp/csv.json" --strategy brute_force --budget 100% --top 2 --out "$tmp/cs
 [ "$(wc -l <"$tmp/csv.csv")" = "$rows" ] || fail "csv: a second resume added rows: $(wc -l <"$tmp/csv.csv") lines, expected $rows"
 tune "$tmp/csv.json" --strategy brute_force --budget 100% --top 2 --out "$tmp/csv_other" --journal "$tmp/csv.journal" >/dev/null
 [ "$(wc -l <"$tmp/csv_other.csv")" = "$rows" ] || fail "csv: another --out on the same journal: $(wc -l <"$tmp/csv_other.csv") lines, expected $rows"
+
+# 7. the header round-trips best.json, string axes included; --with-best
+# of a device already in it is left out
+cfg strax relu_items '{"BLOCK": [32, 64, 128], "ITEMS": [1, 2, 4]}' '' '"where": "tag == \"a\" || n == 999"'
+sed -i 's/"n": \[999, 3000\]/"n": [999, 3000], "tag": ["a", "b"]/' "$tmp/strax.json"
+out=$(tune "$tmp/strax.json" --strategy brute_force --budget 100% --top 1 --out "$tmp/strax")
+[ -s "$tmp/strax.h" ] || fail "strax: no header: ${out:0:400}"
+python3 - "$tmp/strax" <<'PY' || fail "strax: the header does not give best.json's configurations"
+import json, re, subprocess, sys
+stem = sys.argv[1]
+b = json.load(open(stem + ".best.json"))
+assert len(b["results"]) == 3, b["results"]
+conds = [l.split("/*")[0].split("if", 1)[1].strip() for l in open(stem + ".h") if re.match(r"#\s*(el)?if defined\(HN_CASE_", l)]
+if len(set(conds)) != 3:
+    sys.exit("the header's case conditions are not one per case: %s" % conds)
+for r in b["results"]:
+    flags = []
+    for kv in r["case_values"].split(","):
+        k, v = kv.split("=", 1)
+        flags.append("-DHN_CASE_%s=%s" % (k.upper(), v) if re.fullmatch(r"-?\d+", v) else "-DHN_CASE_%s_%s" % (k.upper(), v.upper()))
+    out = subprocess.run(["cc", "-E", "-dM", "-x", "c", stem + ".h"] + flags, capture_output=True, text=True, check=True).stdout
+    got = dict(re.findall(r"#define (\w+) (.*)", out))
+    for k, v in r["config"].items():
+        if got.get(k) != str(v):
+            sys.exit("case %s: %s=%s in best.json, %s in the header" % (r["case_values"], k, v, got.get(k)))
+PY
+out=$(tune "$tmp/strax.json" --strategy brute_force --budget 100% --top 1 --out "$tmp/strax" --with-best "$tmp/strax.best.json")
+case "$out" in *"in the header already"*) ;; *) fail "with-best: own device not noted: ${out:0:400}" ;; esac
+n_dev=$(grep -c 'defined(HN_TARGET_' "$tmp/strax.h")
+[ "$n_dev" = 1 ] || fail "with-best: the header lists the device $n_dev times"
 
 echo "test_tune_inputs: $fails failure(s)"
 [ $fails = 0 ]

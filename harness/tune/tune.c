@@ -1007,6 +1007,11 @@ static cJSON *best_doc(tune_ctx *t, cJSON *units) {
     return root;
 }
 
+static const char *str_or_empty(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
 /* --with-best's files (comma-separated) that are best.json files of `variant`
  * into docs[*n ..] (up to max in all; with docs NULL only checked). -1 when one
  * is not, each said on stderr. */
@@ -1027,8 +1032,24 @@ static int load_with_best(const char *with_best, const char *variant, cJSON **do
             fprintf(stderr, "harness tune: --with-best %s: tunes variant '%s', not '%s'\n", f, v->valuestring, variant);
             rc = -1;
         } else if (docs && *n < max) {
-            docs[(*n)++] = d;
-            d = NULL;
+            /* a device already in the header (this tune's own, as when the tune's
+             * previous best.json is given back, or a file given twice) would be an
+             * #elif branch no target can reach: the first stands */
+            const char *dev = str_or_empty(d, "device"), *be = str_or_empty(d, "backend");
+            int dup = -1;
+            for (int i = 0; i < *n && dup < 0; i++)
+                if (strcmp(dev, str_or_empty(docs[i], "device")) == 0 && strcmp(be, str_or_empty(docs[i], "backend")) == 0)
+                    dup = i;
+            if (dup >= 0) {
+                printf("--with-best %s: %s (%s) is in the header already (%s): left out\n", f, dev, be,
+                       dup == 0 ? "this tune's result" : "an earlier --with-best file");
+            } else {
+                docs[(*n)++] = d;
+                d = NULL;
+            }
+        } else if (docs) {
+            fprintf(stderr, "harness tune: --with-best %s: more than %d devices for one header\n", f, max - 1);
+            rc = -1;
         }
         cJSON_Delete(d);
     }
