@@ -1502,10 +1502,13 @@ int hn_cmd_tune(const hn_cli *cli) {
     hn_interrupt_install(&handlers, HN_INTERRUPT_WORKERS);
     trace = xmalloc(sizeof *trace);
     units = cJSON_CreateArray();
+    int top_k = cli->top >= 0 ? cli->top : p->tuning.top >= 0 ? p->tuning.top : TUNE_DEFAULT_TOP;
+    if (top_k > HN_TUNE_MAX_TOP) {
+        printf("top %d: the final re-measure takes the best %d (at most %d)\n", top_k, HN_TUNE_MAX_TOP, HN_TUNE_MAX_TOP);
+        top_k = HN_TUNE_MAX_TOP;
+    }
     printf("\n%-26s %-14s %6s %11s %8s %11s %11s %9s  %s\n", "unit", "strategy", "evals", "search ms", "of best",
            "final ms", "runner-up", "margin", "configuration");
-    int top_k = cli->top >= 0 ? cli->top : p->tuning.top >= 0 ? p->tuning.top : TUNE_DEFAULT_TOP;
-    if (top_k > HN_TUNE_MAX_TOP) top_k = HN_TUNE_MAX_TOP;
     rc = 0;
     for (int u = 0; u < n_units; u++) {
         hn_space *s = spaces[u];
