@@ -1632,8 +1632,10 @@ int hn_cmd_tune(const hn_cli *cli) {
         meta.finished = 1;
         if (hn_meta_write(meta_path, &meta, &err) != 0) fprintf(stderr, "harness tune: %s\n", err.msg);
     }
+    /* a configuration the replayed journal lacks counts as failed: in the total too */
     printf("evaluations: %d %s (%d failed), %d from the journal; %.1f s\n", t.n_evals,
-           t.replay ? "replayed" : "measured", t.n_failed, t.n_cached, hn_now() - t.t_start);
+           t.replay ? "replayed" : "measured", t.n_failed + (t.replay ? t.n_missing : 0), t.n_cached,
+           hn_now() - t.t_start);
     if (t.replay && t.n_missing)
         printf("%d configuration(s) proposed are not in %s (counted as failed)\n", t.n_missing, cli->replay);
     printf("(of best: the best search time known for the unit, in the journal, over this search's best; ~ after a "
