@@ -16,6 +16,9 @@
 #     every one after the first was unreachable (avg got max's configuration);
 #   - --with-best given this tune's own best.json (or a file twice) put the
 #     device in the header twice, the second an #elif no target reaches;
+#   - a kernel that faults for some tunables killed harness tune with SIGPIPE
+#     (exit 141, no summary, no outputs): the worker exits after the fault
+#     for a fresh process, and the next request written to it raised SIGPIPE;
 # and what must hold: a tunable that makes the kernel wrong is never chosen,
 # an all-failing space writes no winner, an empty space is exit 2.
 set -u
@@ -49,6 +52,18 @@ n_ok=$(grep '"phase":"search"' "$tmp/hang.journal" | grep -c '"status":"ok"')
 n_to=$(grep '"phase":"search"' "$tmp/hang.journal" | grep -c '"status":"timeout"')
 [ "$n_ok" = 2 ] && [ "$n_to" = 2 ] || fail "hang: expected 2 ok and 2 timeout search evaluations, got $n_ok ok, $n_to timeout: $(cut -c1-300 "$tmp/hang.journal")"
 grep -q 'exited with code' "$tmp/hang.journal" && fail "hang: a configuration was blamed for the worker's restart: $(grep 'exited with code' "$tmp/hang.journal" | cut -c1-300)"
+
+# 1b. faults for some tunables, across cases: no SIGPIPE, every other
+# configuration measured, a winner without ITEMS=4
+cfg fault relu_fault '{"BLOCK": [32, 64, 128], "ITEMS": [1, 2, 4]}'
+out=$(tune "$tmp/fault.json" --across --strategy brute_force --budget 100% --top 2 --out "$tmp/fault")
+rc=$?
+[ $rc = 0 ] || fail "fault: exit $rc: ${out:0:600}"
+n_ok=$(grep '"phase":"search"' "$tmp/fault.journal" | grep -c '"status":"ok"')
+n_fault=$(grep '"phase":"search"' "$tmp/fault.journal" | grep -c '"status":"fault"')
+[ "$n_ok" = 12 ] && [ "$n_fault" = 6 ] || fail "fault: expected 12 ok and 6 fault search evaluations, got $n_ok, $n_fault"
+grep -q '"ITEMS":	4' "$tmp/fault.best.json" 2>/dev/null && fail "fault: chose a faulting configuration"
+grep -q '"defines"' "$tmp/fault.best.json" 2>/dev/null || fail "fault: no winner in best.json"
 
 # 2. a tunable value that makes the kernel wrong (ITEMS=3) is never chosen
 cfg bug3 relu_items '{"BLOCK": [32, 64], "ITEMS": [1, 2, 3, 4]}' '"defines": {"BUG3": 1}'
