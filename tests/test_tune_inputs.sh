@@ -19,6 +19,8 @@
 #   - a kernel that faults for some tunables killed harness tune with SIGPIPE
 #     (exit 141, no summary, no outputs): the worker exits after the fault
 #     for a fresh process, and the next request written to it raised SIGPIPE;
+#   - --compare-strategies on a space of one configuration printed every
+#     strategy's score as nan;
 # and what must hold: a tunable that makes the kernel wrong is never chosen,
 # an all-failing space writes no winner, an empty space is exit 2.
 set -u
@@ -140,6 +142,16 @@ out=$(tune "$tmp/strax.json" --strategy brute_force --budget 100% --top 1 --out 
 case "$out" in *"in the header already"*) ;; *) fail "with-best: own device not noted: ${out:0:400}" ;; esac
 n_dev=$(grep -c 'defined(HN_TARGET_' "$tmp/strax.h")
 [ "$n_dev" = 1 ] || fail "with-best: the header lists the device $n_dev times"
+
+# 8. a space of one point: tuned, and compared without a nan score
+cfg single relu_items '{"BLOCK": [64], "ITEMS": [2]}'
+out=$(tune "$tmp/single.json" --out "$tmp/single"); rc=$?
+[ $rc = 0 ] || fail "single: exit $rc: ${out:0:400}"
+grep -q '"BLOCK":	64' "$tmp/single.best.json" || fail "single: no winner"
+out=$(timeout 60 "$h" tune "$tmp/single.json" --replay "$tmp/single.journal" --compare-strategies --repeats 3 --out "$tmp/single_cmp" 2>&1); rc=$?
+[ $rc = 0 ] || fail "single compare: exit $rc: ${out:0:400}"
+case "$out" in *nan*) fail "single compare: a nan in: ${out:0:600}" ;; esac
+case "$out" in *"nothing to score against"*) ;; *) fail "single compare: no note on the missing score: ${out:0:600}" ;; esac
 
 echo "test_tune_inputs: $fails failure(s)"
 [ $fails = 0 ]
