@@ -21,6 +21,9 @@
 #     for a fresh process, and the next request written to it raised SIGPIPE;
 #   - --compare-strategies on a space of one configuration printed every
 #     strategy's score as nan;
+#   - a tunable also given in the config's "defaults" defines was refused as
+#     "'ITEMS' is also in defines" at variants[0].tune.ITEMS, of a variant with
+#     no defines: the message now names the defaults;
 # and what must hold: a tunable that makes the kernel wrong is never chosen,
 # an all-failing space writes no winner, an empty space is exit 2.
 set -u
@@ -152,6 +155,12 @@ out=$(timeout 60 "$h" tune "$tmp/single.json" --replay "$tmp/single.journal" --c
 [ $rc = 0 ] || fail "single compare: exit $rc: ${out:0:400}"
 case "$out" in *nan*) fail "single compare: a nan in: ${out:0:600}" ;; esac
 case "$out" in *"nothing to score against"*) ;; *) fail "single compare: no note on the missing score: ${out:0:600}" ;; esac
+
+# 9. a tunable that the defaults' defines also set: the error names the defaults
+cfg dflt relu_items '{"BLOCK": [64], "ITEMS": [2, 4]}' '' '"defaults": {"defines": {"ITEMS": 4}}'
+out=$(tune "$tmp/dflt.json" --space-only); rc=$?
+[ $rc = 2 ] || fail "defaults: exit $rc, expected 2: ${out:0:400}"
+case "$out" in *'variants[0].tune.ITEMS'*'"defaults"'*) ;; *) fail "defaults: the error does not name the defaults: ${out:0:400}" ;; esac
 
 echo "test_tune_inputs: $fails failure(s)"
 [ $fails = 0 ]
