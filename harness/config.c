@@ -618,7 +618,7 @@ static int tune_values(ctx *c, const cJSON *j, const char *jpath, hn_axis *ax) {
  * tune` searches (restricted by "restrict"); `harness run` uses one point of the
  * space (the first valid one, or a tuned one). */
 static int parse_tune(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJSON *j, const char *jpath,
-                      const name_sets *ns) {
+                      const name_sets *ns, int defines_from_defaults) {
     if (!cJSON_IsObject(j) || !j->child)
         return bad(c, jpath, "expected an object of NAME: values with at least one tunable, got %s", json_type(j));
     s->defines = xrealloc(s->defines, (size_t)(s->n_defines + cJSON_GetArraySize(j) + 1) * sizeof *s->defines);
@@ -628,7 +628,14 @@ static int parse_tune(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJS
         memset(ax, 0, sizeof *ax);
         int rc = is_identifier(d->string) ? 0 : bad(c, dp, "'%s' is not a valid macro name", d->string);
         for (int i = 0; rc == 0 && i < s->n_defines; i++)
-            if (strcmp(s->defines[i].name, d->string) == 0) rc = bad(c, dp, "'%s' is also in defines", d->string);
+            if (strcmp(s->defines[i].name, d->string) == 0)
+                rc = defines_from_defaults
+                         ? bad(c, dp,
+                               "'%s' is also in defines (the config's \"defaults\", which this variant takes): a "
+                               "tunable cannot be a define too; drop it from defaults.defines or give the variant "
+                               "defines of its own",
+                               d->string)
+                         : bad(c, dp, "'%s' is also in defines", d->string);
         for (int i = 0; rc == 0 && i < ns->n_axes; i++)
             if (strcmp(ns->axis_names[i], d->string) == 0) rc = bad(c, dp, "tunable '%s' has the name of an axis", d->string);
         for (int i = 0; rc == 0 && i < ns->n_params; i++)
@@ -777,7 +784,9 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     j = vget(v, defaults, "tune");
     if (j) {
         p = jp(jpath, "tune");
-        int trc = parse_tune(c, plan, s, j, p, &ns);
+        int trc = parse_tune(c, plan, s, j, p, &ns,
+                             !cJSON_GetObjectItemCaseSensitive(v, "defines") && defaults &&
+                                 cJSON_GetObjectItemCaseSensitive(defaults, "defines"));
         free(p);
         if (trc != 0) return -1;
     }

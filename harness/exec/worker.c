@@ -17,11 +17,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -150,16 +152,38 @@ int hn_worker_start_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh
     return start(cli, p, NULL, sh, lane, 1, out, err);
 }
 
+/* A worker that has just exited (after a faulting kernel it exits for a fresh
+ * process) has closed its end: the write fails with EPIPE, and the SIGPIPE it
+ * raises, which would kill the harness (exit 141, tune's summary and outputs
+ * lost), is blocked for the write and taken back if it came. */
 int hn_worker_request(hn_worker *w, const hn_run_request *req) {
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigset_t pending;
+    sigemptyset(&pending);
+    sigpending(&pending);
+    int was_pending = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
     const char *src = (const char *)req;
     size_t put = 0;
+    int rc = 0;
     while (put < sizeof *req) {
         ssize_t k = write(w->to, src + put, sizeof *req - put);
         if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
+        if (k <= 0) {
+            rc = -1;
+            break;
+        }
         put += (size_t)k;
     }
-    return 0;
+    if (rc != 0 && !was_pending) {
+        const struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR) {
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 static int start(const hn_cli *cli, const hn_plan *p, const unsigned char *selected, hn_run_shared *sh, int lane,

@@ -226,6 +226,7 @@ int hn_tune_compare(const hn_tune_compare_in *in, hn_err *err) {
             goto out;
         }
         printf("\n%-16s %8s %14s %10s %12s\n", "strategy", "score", "evals to 5%", "runs there", "final/opt");
+        int unscored = 0;
         double r_to5 = 0;
         int r_n = 0;
         for (int u = 0; u < in->n_units; u++)
@@ -242,7 +243,7 @@ int hn_tune_compare(const hn_tune_compare_in *in, hn_err *err) {
                 hn_csv_set_named(csv, "strategy", hn_strategies[si]->name);
                 hn_csv_setf_named(csv, "runs", "%d", repeats);
                 hn_csv_setf_named(csv, "budget", "%lld", (long long)hn_tune_max_evals(in->budget, in->spaces[u]));
-                hn_csv_setf_named(csv, "score", "%.4f", r->score);
+                if (isfinite(r->score)) hn_csv_setf_named(csv, "score", "%.4f", r->score);
                 if (isfinite(r->to5_median)) hn_csv_setf_named(csv, "evals_to_5pct_median", "%.0f", r->to5_median);
                 hn_csv_setf_named(csv, "runs_within_5pct", "%d", r->reached);
                 hn_csv_setf_named(csv, "final_over_optimum", "%.4f", r->final_ratio);
@@ -252,12 +253,17 @@ int hn_tune_compare(const hn_tune_compare_in *in, hn_err *err) {
                 reached += r->reached;
                 fin += r->final_ratio;
             }
-            char to5s[32] = "never";
+            char to5s[32] = "never", scores[32] = "-";
             if (nt) snprintf(to5s, sizeof to5s, "%.1f", to5 / nt);
-            printf("%-16s %8.3f %14s %9.0f%% %12.4f\n", hn_strategies[si]->name, ns ? score / ns : NAN, to5s,
+            if (ns) snprintf(scores, sizeof scores, "%.3f", score / ns);
+            else unscored = 1;
+            printf("%-16s %8s %14s %9.0f%% %12.4f\n", hn_strategies[si]->name, scores, to5s,
                    100.0 * reached / ((double)repeats * n_scored), fin / n_scored);
         }
         hn_csv_close(csv);
+        if (unscored)
+            printf("\nscore -: random search's expected best is the optimum at every step of the budget here (a "
+                   "space of one configuration, say), so there is nothing to score against\n");
         printf("\nscore: the mean over the budget of (random's expected best - the strategy's mean best) / (random's "
                "expected best - the optimum); 1 = the optimum at once, 0 = random search. evals to 5%%: the median "
                "evaluations a run needed to come within 5 %% of the optimum (mean over units), runs there: the "

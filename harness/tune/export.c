@@ -52,8 +52,11 @@ static void defines(FILE *f, const char *config, const char *indent) {
     free(copy);
 }
 
-/* The #if condition of a case's values "a=1,b=2" (axes whose values are not
- * integers cannot be compared by the preprocessor and are left out). */
+/* The #if condition of a case's values "a=1,b=2,mode=max": an integer axis
+ * as defined(HN_CASE_A) && HN_CASE_A == 1; any other value (a string, a
+ * non-integer number), which the preprocessor cannot compare, as a macro of
+ * its own: defined(HN_CASE_MODE_MAX). Leaving those out made cases that
+ * differ only there one condition, every one after the first unreachable. */
 static void case_condition(FILE *f, const char *case_values) {
     char *copy = xstrdup(case_values);
     hn_sb defined, equal;
@@ -61,10 +64,17 @@ static void case_condition(FILE *f, const char *case_values) {
     hn_sb_init(&equal);
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
-        if (!eq || !is_int_literal(eq + 1)) continue;
+        if (!eq) continue;
         *eq = '\0';
         char m[96];
         macro_name("HN_CASE_", tok, m, sizeof m);
+        if (!is_int_literal(eq + 1)) {
+            char prefix[100], mv[192];
+            snprintf(prefix, sizeof prefix, "%s_", m);
+            macro_name(prefix, eq + 1, mv, sizeof mv);
+            hn_sb_addf(&defined, "%sdefined(%s)", defined.len ? " && " : "", mv);
+            continue;
+        }
         hn_sb_addf(&defined, "%sdefined(%s)", defined.len ? " && " : "", m);
         hn_sb_addf(&equal, " && %s == %s", m, eq + 1);
     }
@@ -111,7 +121,9 @@ int hn_tune_write_header(const char *path, const char *variant, cJSON *const *do
                " * The GPU: define one of the HN_TARGET_ macros below (-DHN_TARGET_NVIDIA_H200);\n"
                " * with none defined, the first device's configurations apply.\n"
                " * The problem size (per-case tunes): define the case's axes as HN_CASE_<AXIS>\n"
-               " * (-DHN_CASE_IN_CH=3 ...); a size that was not tuned, or none given, gets the\n"
+               " * (-DHN_CASE_IN_CH=3 ...), and an axis that is not an integer as a macro of its\n"
+               " * own, HN_CASE_<AXIS>_<VALUE> (-DHN_CASE_MODE_MAX for mode=max); a size that was\n"
+               " * not tuned, or none given, gets the\n"
                " * configuration that won the most cases.\n *\n * Devices:\n");
     for (int d = 0; d < n_docs; d++) {
         char m[128];

@@ -21,6 +21,7 @@ struct hn_journal {
     int table_size;
     char **rkeys;            /* [n]: each entry's replay key (owned) */
     char **ekeys;            /* [n]: each entry's key (borrowed from e[i].key) */
+    unsigned char *written;  /* [n]: its row is in this tune's CSV (hn_journal_mark_written) */
 };
 
 static unsigned long long hash_str(const char *s) {
@@ -92,6 +93,7 @@ static void entry_copy(hn_journal_entry *dst, const hn_journal_entry *src) {
     dst->status = dup_or_empty(src->status);
     dst->reason = dup_or_empty(src->reason);
     dst->timestamp = dup_or_empty(src->timestamp);
+    dst->row = dup_or_empty(src->row);
     dst->compile_s = src->compile_s;
     dst->case_id = src->case_id;
     dst->time_ms = src->time_ms;
@@ -102,6 +104,7 @@ static void entry_free(hn_journal_entry *e) {
     free(e->key), free(e->variant), free(e->config), free(e->case_values), free(e->label), free(e->compile_key);
     free(e->device), free(e->backend), free(e->phase), free(e->status), free(e->reason);
     free(e->timestamp);
+    free(e->row);
 }
 
 static void add(hn_journal *j, const hn_journal_entry *e) {
@@ -110,9 +113,11 @@ static void add(hn_journal *j, const hn_journal_entry *e) {
         j->e = xrealloc(j->e, (size_t)j->cap * sizeof *j->e);
         j->rkeys = xrealloc(j->rkeys, (size_t)j->cap * sizeof *j->rkeys);
         j->ekeys = xrealloc(j->ekeys, (size_t)j->cap * sizeof *j->ekeys);
+        j->written = xrealloc(j->written, (size_t)j->cap * sizeof *j->written);
         for (int i = 0; i < j->n; i++) j->ekeys[i] = j->e[i].key; /* e moved */
     }
     entry_copy(&j->e[j->n], e);
+    j->written[j->n] = 0;
     j->ekeys[j->n] = j->e[j->n].key;
     j->rkeys[j->n] = replay_key(j->e[j->n].variant, j->e[j->n].config, j->e[j->n].case_values, j->e[j->n].phase);
     table_put(j, j->n);
@@ -151,6 +156,7 @@ static int parse_line(const char *line, hn_journal_entry *e) {
         .status = (char *)st,
         .reason = (char *)str_of(o, "reason"),
         .timestamp = (char *)str_of(o, "timestamp"),
+        .row = (char *)str_of(o, "row"),
         .case_id = (long long)c->valuedouble,
     };
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "time_ms");
@@ -248,6 +254,7 @@ void hn_journal_close(hn_journal *j) {
         free(j->rkeys[i]);
     }
     free(j->e);
+    free(j->written);
     free(j->rkeys);
     free(j->ekeys);
     free(j->table);
@@ -281,6 +288,14 @@ const hn_journal_entry *hn_journal_find_config(const hn_journal *j, const char *
     return i >= 0 ? &j->e[i] : NULL;
 }
 
+int hn_journal_mark_written(hn_journal *j, const hn_journal_entry *e) {
+    if (e < j->e || e >= j->e + j->n) return 1;
+    size_t i = (size_t)(e - j->e);
+    int was = j->written[i];
+    j->written[i] = 1;
+    return was;
+}
+
 int hn_journal_append(hn_journal *j, const hn_journal_entry *e, hn_err *err) {
     add(j, e);
     if (!j->f) return 0;
@@ -301,6 +316,7 @@ int hn_journal_append(hn_journal *j, const hn_journal_entry *e, hn_err *err) {
     if (isfinite(e->compile_s)) cJSON_AddNumberToObject(o, "compile_s", e->compile_s);
     cJSON_AddStringToObject(o, "reason", e->reason ? e->reason : "");
     if (e->timestamp && *e->timestamp) cJSON_AddStringToObject(o, "timestamp", e->timestamp);
+    if (e->row && *e->row) cJSON_AddStringToObject(o, "row", e->row);
     char *line = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     int ok = fprintf(j->f, "%s\n", line) > 0 && fflush(j->f) == 0;

@@ -30,6 +30,7 @@
 typedef struct {
     char *key, *variant, *config, *case_values, *label, *compile_key, *device, *backend, *phase, *status, *reason;
     char *timestamp;   /* when it finished, UTC, ISO 8601 ("" in older journals) */
+    char *row;         /* its row of <out>.csv, harness run's columns ("" in older journals) */
     long long case_id;
     double time_ms;    /* NAN when the evaluation did not run correctly */
     double noise;
@@ -55,6 +56,10 @@ const hn_journal_entry *hn_journal_find(const hn_journal *j, const char *key);
 /* For replay: the entry of (variant, config, case_values, phase), or NULL. */
 const hn_journal_entry *hn_journal_find_config(const hn_journal *j, const char *variant, const char *config,
                                                const char *case_values, const char *phase);
+
+/* Marks entry e (one of j's) as written to this tune's CSV; returns whether it
+ * already was. */
+int hn_journal_mark_written(hn_journal *j, const hn_journal_entry *e);
 
 /* Appends e (and keeps it for lookups); -1 with err when the file cannot be
  * written. */

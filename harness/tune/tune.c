@@ -66,6 +66,7 @@ typedef struct {
     int killed;                /* the watchdog killed it */
     int watchdog;
     int dead;                  /* could not be started: left out */
+    int began;                 /* the worker said it began its job (ROW_BEGIN) */
 } tune_lane;
 
 typedef struct {
@@ -90,6 +91,7 @@ typedef struct {
     int have_dev;
     int tag;                   /* the next request's tag */
     hn_csv *csv;               /* <prefix>.csv, or NULL */
+    int csv_fresh;             /* this tune made it: evaluations the journal answers get their rows too */
     char *journal_path;        /* NULL with --replay */
     int n_evals, n_failed, n_cached, n_missing;
     int interrupt_said;        /* the first interrupt's notice is printed */
@@ -265,6 +267,8 @@ typedef struct {
     double ms, noise, compile_s;
     char reason[512];
     int done;                /* its result is known (and journaled) */
+    int handed;              /* times handed to a worker that ended before it began it */
+    char *row;               /* its CSV row (owned), or NULL */
 } tune_job;
 
 /* A job's result is known: journal it at once (so a killed tune loses none). */
@@ -287,17 +291,24 @@ static int finish_job(tune_ctx *t, tune_job *j, hn_err *err) {
                            .phase = (char *)(j->full ? "final" : "search"),
                            .status = (char *)hn_status_names[j->status], .reason = j->reason, .timestamp = stamp,
                            .case_id = j->case_id, .time_ms = j->status == HN_ST_OK ? j->ms : NAN, .noise = j->noise,
-                           .compile_s = j->compile_s};
-    return hn_journal_append(t->journal, &je, err);
+                           .compile_s = j->compile_s, .row = j->row};
+    if (hn_journal_append(t->journal, &je, err) != 0) return -1;
+    const hn_journal_entry *e = t->csv && j->row ? hn_journal_find(t->journal, j->key) : NULL;
+    if (e) hn_journal_mark_written(t->journal, e); /* its row is in the CSV already */
+    return 0;
 }
 
 /* The job lane ln ran is over, its worker gone: a fault or time-out, and a new
  * worker for the lane's next job. */
-static void lane_died(tune_ctx *t, int i, tune_job *j) {
+static int lane_died(tune_ctx *t, int i, tune_job *j) {
     tune_lane *ln = &t->lanes[i];
     int code = 0, sig = 0;
     hn_worker_wait(ln->wk, &code, &sig);
-    if (j) {
+    /* A worker whose kernel faulted or timed out reports that row and exits for a
+     * fresh process (HN_RUN_RESTART): the job handed to it meanwhile never began,
+     * and is handed out again rather than blamed for the exit. */
+    int again = j && !ln->began && !ln->killed && !sig && code == HN_RUN_RESTART && j->handed++ < 3;
+    if (j && !again) {
         if (!j->reason[0])
             snprintf(j->reason, sizeof j->reason, "the worker process %s%s", sig ? "died of " : "exited with code ",
                      sig ? strsignal(sig) : "");
@@ -308,6 +319,7 @@ static void lane_died(tune_ctx *t, int i, tune_job *j) {
     ln->wk = NULL;
     ln->job = -1;
     t->sh->lane[i].busy_since = t->sh->lane[i].compile_since = 0;
+    return again;
 }
 
 /* Says once that an interrupt came (and again when it turns to stopping now). */
@@ -342,6 +354,10 @@ static void abandon_jobs(tune_ctx *t) {
 static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
     int next = 0, left = n;
     int tags[HN_MAX_LANES];
+    /* Jobs handed to a worker that ended before it began them, to hand out again:
+     * a worker whose kernel faulted or timed out reports that row and exits
+     * (HN_RUN_RESTART), and the job the lane was given meanwhile never ran. */
+    int requeue[HN_MAX_LANES], n_requeue = 0;
     for (int i = 0; i < n; i++) {
         jobs[i].status = HN_ST_FAULT;
         jobs[i].ms = jobs[i].noise = jobs[i].compile_s = NAN;
@@ -358,16 +374,18 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
         int busy = 0;
         for (int i = 0; i < t->n_lanes; i++) {
             tune_lane *ln = &t->lanes[i];
-            if (ln->job < 0 && next < n && !ln->dead && !hn_interrupted()) {
+            if (ln->job < 0 && (next < n || n_requeue > 0) && !ln->dead && !hn_interrupted()) {
                 if (!ln->wk && start_lane(t, i, err) != 0) {
                     ln->dead = 1; /* the others go on; with none left, the tune stops */
                     fprintf(stderr, "harness tune: device %d: %s\n", t->places[i].device, err->msg);
                     continue;
                 }
-                tune_job *j = &jobs[next];
+                int at = n_requeue > 0 ? requeue[--n_requeue] : next++;
+                tune_job *j = &jobs[at];
                 hn_run_request q = {.type = HN_REQ_EVAL, .case_id = j->case_id, .full = j->full, .tag = t->tag++};
                 fill_request(t, &q, &j->v);
-                ln->job = next++;
+                ln->job = at;
+                ln->began = 0;
                 tags[i] = q.tag;
                 if (hn_worker_request(ln->wk, &q) != 0) { /* gone already: reaped below */
                 }
@@ -375,8 +393,9 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
             busy += ln->job >= 0;
         }
         if (!busy) {
-            if (next < n && hn_interrupted()) return 1;
-            if (next < n) return hn_errf(err, "no device is left to evaluate on (each failed to start)");
+            int pending = next < n || n_requeue > 0;
+            if (pending && hn_interrupted()) return 1;
+            if (pending) return hn_errf(err, "no device is left to evaluate on (each failed to start)");
             break;
         }
         hn_worker *ws[HN_MAX_LANES];
@@ -389,6 +408,7 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
             hn_msg m;
             int got;
             while ((got = hn_worker_next(ln->wk, 0, &m)) == 1) {
+                if (j && m.type == HN_MSG_ROW_BEGIN && m.slot == tags[i]) ln->began = 1;
                 int mine = j && m.type == HN_MSG_ROW && m.slot == tags[i];
                 if (mine) {
                     j->status = m.row.status;
@@ -399,6 +419,8 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
                         if (hn_csv_write_line(t->csv, m.row.line, &werr) != 0) fprintf(stderr, "harness: %s\n", werr.msg);
                     }
                     row_fields(t->plan, m.row.line, j->reason, sizeof j->reason, &j->compile_s);
+                    free(j->row);
+                    j->row = xstrdup(m.row.line);
                     if (j->status != HN_ST_OK && !j->reason[0])
                         snprintf(j->reason, sizeof j->reason, "%s", hn_status_names[j->status]);
                     ln->job = -1;
@@ -413,8 +435,10 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
                 hn_msg_free(&m);
             }
             if (got < 0) {
-                lane_died(t, i, j);
-                if (j) {
+                int at = ln->job;
+                if (lane_died(t, i, j)) {
+                    requeue[n_requeue++] = at;
+                } else if (j) {
                     left--;
                     if (finish_job(t, j, err) != 0) return -1;
                 }
@@ -438,6 +462,29 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
 
 /* ---------------------------------------------------------------------- */
 /* evaluations, through the journal */
+
+/* An evaluation the journal answered: its row goes into a CSV this tune made
+ * (deleted, or another --out sharing a --journal), once, so <out>.csv holds
+ * every evaluation of the tune as docs/tuning.md says. A CSV that was there
+ * (a resumed tune) holds the rows already. Entries of older journals carry no
+ * row; one with another number of columns (another config's) is left out. */
+static void csv_from_journal(tune_ctx *t, const hn_journal_entry *e) {
+    if (!t->csv || !t->csv_fresh || !e->row || !*e->row || hn_journal_mark_written(t->journal, e)) return;
+    int n_cols;
+    const char **cols = hn_run_columns(t->plan, &n_cols);
+    free(cols);
+    hn_sb sb;
+    hn_sb_init(&sb);
+    hn_sb_addf(&sb, "%s\n", e->row);
+    hn_table tb;
+    hn_err werr;
+    if (hn_table_parse(sb.buf, "row", &tb, &werr) == 0) {
+        if (tb.n_cols == n_cols && hn_csv_write_line(t->csv, e->row, &werr) != 0)
+            fprintf(stderr, "harness: %s\n", werr.msg);
+        hn_table_free(&tb);
+    }
+    hn_sb_free(&sb);
+}
 
 /* The compile key of configuration v on this device. */
 static void config_compile_key(const tune_ctx *t, const hn_variant *v, char key[33]) {
@@ -488,7 +535,10 @@ static int eval_configs(tune_ctx *t, const hn_space *s, const int64_t *raws, int
                 config_compile_key(t, &v, compile_key);
                 hn_journal_key(compile_key, t->dev.dev.name, t->dev.backend, cv, phase, key);
                 e = hn_journal_find(t->journal, key);
-                if (e) t->n_cached++;
+                if (e) {
+                    t->n_cached++;
+                    csv_from_journal(t, e);
+                }
                 for (int q = 0; !e && q < n_jobs && job_of[at] < 0; q++)
                     if (strcmp(jobs[q].key, key) == 0) job_of[at] = q; /* asked twice in one batch */
                 if (!e && job_of[at] < 0) {
@@ -534,6 +584,7 @@ static int eval_configs(tune_ctx *t, const hn_space *s, const int64_t *raws, int
         cost[i] = unmeasured ? NAN : failed ? INFINITY : exp(logsum / n_cases);
     }
     for (int q = 0; q < n_jobs; q++) {
+        free(jobs[q].row);
         free(jobs[q].v.choice);
         free(jobs[q].config);
         free(jobs[q].cv);
@@ -956,6 +1007,11 @@ static cJSON *best_doc(tune_ctx *t, cJSON *units) {
     return root;
 }
 
+static const char *str_or_empty(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
 /* --with-best's files (comma-separated) that are best.json files of `variant`
  * into docs[*n ..] (up to max in all; with docs NULL only checked). -1 when one
  * is not, each said on stderr. */
@@ -976,8 +1032,24 @@ static int load_with_best(const char *with_best, const char *variant, cJSON **do
             fprintf(stderr, "harness tune: --with-best %s: tunes variant '%s', not '%s'\n", f, v->valuestring, variant);
             rc = -1;
         } else if (docs && *n < max) {
-            docs[(*n)++] = d;
-            d = NULL;
+            /* a device already in the header (this tune's own, as when the tune's
+             * previous best.json is given back, or a file given twice) would be an
+             * #elif branch no target can reach: the first stands */
+            const char *dev = str_or_empty(d, "device"), *be = str_or_empty(d, "backend");
+            int dup = -1;
+            for (int i = 0; i < *n && dup < 0; i++)
+                if (strcmp(dev, str_or_empty(docs[i], "device")) == 0 && strcmp(be, str_or_empty(docs[i], "backend")) == 0)
+                    dup = i;
+            if (dup >= 0) {
+                printf("--with-best %s: %s (%s) is in the header already (%s): left out\n", f, dev, be,
+                       dup == 0 ? "this tune's result" : "an earlier --with-best file");
+            } else {
+                docs[(*n)++] = d;
+                d = NULL;
+            }
+        } else if (docs) {
+            fprintf(stderr, "harness tune: --with-best %s: more than %d devices for one header\n", f, max - 1);
+            rc = -1;
         }
         cJSON_Delete(d);
     }
@@ -1158,7 +1230,10 @@ int hn_cmd_tune(const hn_cli *cli) {
     memset(&t, 0, sizeof t);
     t.cli = cli;
     t.t_start = hn_now();
-    if (hn_plan_load(cli->config, cli->seed, &t.plan, &err) != 0) {
+    /* --seed seeds the search, never the cases: a sampled config tunes its own
+     * sample (its "sample" seed) whatever the search's seed, so two seeds tune
+     * the same problem sizes and their results compare. */
+    if (hn_plan_load(cli->config, -1, &t.plan, &err) != 0) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return 2;
     }
@@ -1405,6 +1480,7 @@ int hn_cmd_tune(const hn_cli *cli) {
         char *cdir = hn_dirname(cpath); /* --out's folder, which a --journal elsewhere did not make */
         int crc = hn_mkdirs(cdir, &err);
         free(cdir);
+        t.csv_fresh = !exists;
         if (crc == 0)
             crc = exists ? hn_csv_append(cpath, cols, n_cols, &t.csv, &err) : hn_csv_open(cpath, cols, n_cols, &t.csv, &err);
         free(cpath);
@@ -1426,10 +1502,13 @@ int hn_cmd_tune(const hn_cli *cli) {
     hn_interrupt_install(&handlers, HN_INTERRUPT_WORKERS);
     trace = xmalloc(sizeof *trace);
     units = cJSON_CreateArray();
+    int top_k = cli->top >= 0 ? cli->top : p->tuning.top >= 0 ? p->tuning.top : TUNE_DEFAULT_TOP;
+    if (top_k > HN_TUNE_MAX_TOP) {
+        printf("top %d: the final re-measure takes the best %d (at most %d)\n", top_k, HN_TUNE_MAX_TOP, HN_TUNE_MAX_TOP);
+        top_k = HN_TUNE_MAX_TOP;
+    }
     printf("\n%-26s %-14s %6s %11s %8s %11s %11s %9s  %s\n", "unit", "strategy", "evals", "search ms", "of best",
            "final ms", "runner-up", "margin", "configuration");
-    int top_k = cli->top >= 0 ? cli->top : p->tuning.top >= 0 ? p->tuning.top : TUNE_DEFAULT_TOP;
-    if (top_k > HN_TUNE_MAX_TOP) top_k = HN_TUNE_MAX_TOP;
     rc = 0;
     for (int u = 0; u < n_units; u++) {
         hn_space *s = spaces[u];
@@ -1553,8 +1632,10 @@ int hn_cmd_tune(const hn_cli *cli) {
         meta.finished = 1;
         if (hn_meta_write(meta_path, &meta, &err) != 0) fprintf(stderr, "harness tune: %s\n", err.msg);
     }
+    /* a configuration the replayed journal lacks counts as failed: in the total too */
     printf("evaluations: %d %s (%d failed), %d from the journal; %.1f s\n", t.n_evals,
-           t.replay ? "replayed" : "measured", t.n_failed, t.n_cached, hn_now() - t.t_start);
+           t.replay ? "replayed" : "measured", t.n_failed + (t.replay ? t.n_missing : 0), t.n_cached,
+           hn_now() - t.t_start);
     if (t.replay && t.n_missing)
         printf("%d configuration(s) proposed are not in %s (counted as failed)\n", t.n_missing, cli->replay);
     printf("(of best: the best search time known for the unit, in the journal, over this search's best; ~ after a "
