@@ -27,7 +27,8 @@ typedef struct {
     const char *only[32];      /* run: --variant filters */
     int n_only;
     int64_t seed;
-    int64_t case_id;           /* debug/run: one case */
+    int64_t case_id;           /* debug/run: one case (the first of --case's list) */
+    const char *cases;         /* run/tune/check/profile: --case's list ("3", "0,5-8"); NULL: all */
     int emu_threads;
     double kernel_timeout;
     double max_gflop;          /* emu budget per case */

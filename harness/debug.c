@@ -242,6 +242,11 @@ int hn_cmd_debug(const hn_cli *cli) {
         }
         c = &made;
     } else {
+        int64_t n_listed = 0;
+        if (cli->cases && (hn_case_list_parse(cli->cases, -1, NULL, NULL, &n_listed, &err), n_listed != 1)) {
+            fprintf(stderr, "harness debug: --case %s: debug runs one case; give one id\n", cli->cases);
+            goto done;
+        }
         int64_t id = cli->case_id >= 0 ? cli->case_id : smallest_case(p);
         if (id < 0 || id >= p->n_cases) {
             fprintf(stderr, "harness debug: --case %lld: the plan has %lld cases\n", (long long)id, (long long)p->n_cases);

@@ -97,7 +97,7 @@ static const cmd_def CMDS[] = {
 
 typedef struct {
     const char *name;
-    char kind; /* s string, i int, I int64, d double, p positive double, f flag, m multi string */
+    char kind; /* s string, i int, I int64, d double, p positive double, f flag, m multi string, c case list */
     size_t offset;
     int cmds;
     const char *arg;
@@ -121,7 +121,8 @@ static const opt_def OPTS[] = {
     OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG | C_CACHE | C_TUNE | C_TRAIN | C_CHECK | C_PROFILE, "DIR",
         "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)"),
     OPT("variant", 'm', only, C_RUN | C_TUNE | C_CHECK | C_PROFILE, "NAME", "run only this variant (repeatable)"),
-    OPT("case", 'I', case_id, C_RUN | C_DEBUG | C_TUNE | C_CHECK | C_PROFILE, "ID", "run only this case of the plan"),
+    OPT("case", 'c', cases, C_RUN | C_DEBUG | C_TUNE | C_CHECK | C_PROFILE, "IDS",
+        "run only these cases of the plan: an id, or ids and ranges such as 0,5-8 (debug: one id)"),
     OPT("save-tensors", 's', save_tensors, C_RUN | C_TRAIN | C_CHECK, "DIR",
         "write inputs, reference and outputs as .npy; train: every layer's tensors of the first step"),
     OPT("emu-threads", 'i', emu_threads, C_RUN | C_DEBUG | C_TUNE | C_TRAIN | C_CHECK | C_PROFILE, "N", "emulator worker threads (default: one per core; debug: 1)"),
@@ -302,6 +303,16 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
         double d;
         switch (o->kind) {
         case 's': *(const char **)field = val; break;
+        case 'c': {
+            hn_err err;
+            int64_t n;
+            if (hn_case_list_parse(val, -1, NULL, &cli->case_id, &n, &err) != 0) {
+                fprintf(stderr, "harness %s: %s\n", cmd->name, err.msg);
+                return -1;
+            }
+            *(const char **)field = val;
+            break;
+        }
         case 'm':
             if (cli->n_only == (int)HN_ARRAY_LEN(cli->only)) {
                 fprintf(stderr, "harness %s: too many --%s options\n", cmd->name, o->name);

@@ -564,12 +564,16 @@ static int select_rows(run_ctx *r) {
         }
         r->selected[v] = (unsigned char)sel;
     }
-    if (cli->case_id >= 0 && cli->case_id >= p->n_cases) {
-        fprintf(stderr, "harness: --case %lld: the plan has %lld cases (0 to %lld)\n", (long long)cli->case_id,
-                (long long)p->n_cases, (long long)p->n_cases - 1);
+    hn_err cerr;
+    unsigned char *listed_mask = xcalloc((size_t)p->n_cases + 1, 1);
+    if (hn_cli_cases(cli, p->n_cases, listed_mask, &cerr) != 0) {
+        fprintf(stderr, "harness: %s\n", cerr.msg);
+        free(listed_mask);
         return -1;
     }
-    for (int64_t c = 0; c < p->n_cases; c++) r->sh->in_run[c] = cli->case_id < 0 || c == cli->case_id;
+    int64_t listed = 0; /* the cases --case leaves (all without it) */
+    for (int64_t c = 0; c < p->n_cases; c++) listed += r->sh->in_run[c] = listed_mask[c];
+    free(listed_mask);
     if (r->shard.count) {
         hn_err err;
         hn_shard_model m = hn_shard_model_of(cli, p);
@@ -604,7 +608,7 @@ static int select_rows(run_ctx *r) {
         }
         printf("shard %d/%d: %lld of the %lld cases, an estimated %.0f%% of the work (by the operator's FLOP and "
                "bytes)\n",
-               r->shard.index, r->shard.count, (long long)mine, (long long)(cli->case_id >= 0 ? 1 : p->n_cases),
+               r->shard.index, r->shard.count, (long long)mine, (long long)listed,
                total > 0 ? 100.0 * r->meta.estimate[r->shard.index] / total : 0.0);
     }
     r->cases_total = 0;
@@ -998,4 +1002,16 @@ done:
     hn_run_shared_destroy(r.sh);
     hn_plan_free(p);
     return exit_code;
+}
+
+int hn_cli_cases(const hn_cli *cli, int64_t n_cases, unsigned char *mask, hn_err *err) {
+    if (cli->cases) {
+        memset(mask, 0, (size_t)n_cases);
+        return hn_case_list_parse(cli->cases, n_cases, mask, NULL, NULL, err);
+    }
+    if (cli->case_id >= n_cases)
+        return hn_errf(err, "--case %lld: the plan has %lld cases (0 to %lld)", (long long)cli->case_id,
+                       (long long)n_cases, (long long)n_cases - 1);
+    for (int64_t c = 0; c < n_cases; c++) mask[c] = cli->case_id < 0 || c == cli->case_id;
+    return 0;
 }

@@ -17,6 +17,7 @@
 
 #include "backend.h"
 #include "check.h"
+#include "cli.h"
 #include "config.h"
 #include "csv.h"
 #include "stats.h"
@@ -51,6 +52,10 @@ typedef enum {
 extern const char *const hn_status_names[HN_ST_COUNT]; /* "ok", "mismatch", ... */
 /* Whether a row with this status counts as a failure (exit code 1). */
 int hn_status_failed(int status);
+/* The cases a command runs, as a mask of n_cases: --case's list (cli->cases), or
+ * the one case_id a caller set, or all. Returns 0, or -1 with err when an id is
+ * out of the plan. */
+int hn_cli_cases(const hn_cli *cli, int64_t n_cases, unsigned char *mask, hn_err *err);
 
 typedef struct {
     hn_compile_req req;

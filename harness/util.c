@@ -427,3 +427,49 @@ char *hn_trim(char *s) {
     while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
     return s;
 }
+
+/* One whole number >= 0 at *p (digits only), advancing *p; -1 when none. */
+static int64_t case_number(const char **p) {
+    if (**p < '0' || **p > '9') return -1;
+    int64_t v = 0;
+    for (; **p >= '0' && **p <= '9'; (*p)++) {
+        if (v > (INT64_MAX - 9) / 10) return -1;
+        v = v * 10 + (**p - '0');
+    }
+    return v;
+}
+
+int hn_case_list_parse(const char *spec, int64_t n_cases, unsigned char *mask, int64_t *first, int64_t *count,
+                       hn_err *err) {
+    if (first) *first = -1;
+    if (count) *count = 0;
+    if (!spec || !*spec) return hn_errf(err, "--case: an empty list (give ids such as 3 or 0,5-8)");
+    int64_t n = 0, lowest = -1;
+    const char *p = spec;
+    for (;;) {
+        const char *tok = p;
+        int64_t a = case_number(&p), b = a;
+        if (a >= 0 && *p == '-') {
+            p++;
+            b = case_number(&p);
+        }
+        size_t len = strcspn(tok, ",");
+        if (a < 0 || b < 0 || (*p && *p != ',') || b < a)
+            return hn_errf(err, "--case: '%.*s' in '%s' is not a case id or a range A-B with A <= B (ids are whole "
+                           "numbers >= 0, separated by commas)", (int)len, tok, spec);
+        if (n_cases >= 0 && b >= n_cases)
+            return hn_errf(err, "--case %.*s: the plan has %lld cases (0 to %lld)", (int)len, tok, (long long)n_cases,
+                           (long long)n_cases - 1);
+        if (lowest < 0 || a < lowest) lowest = a;
+        if (mask) {
+            for (int64_t c = a; c <= b; c++) n += !mask[c], mask[c] = 1;
+        } else {
+            n += b - a + 1; /* an upper bound when ranges overlap */
+        }
+        if (!*p) break;
+        p++;
+    }
+    if (first) *first = lowest;
+    if (count) *count = n;
+    return 0;
+}

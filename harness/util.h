@@ -89,6 +89,13 @@ char *hn_mkdtemp(const char *prefix, hn_err *err);
  * empty when missing), for an output written later: 0, or -1 with err. */
 int hn_check_appendable(const char *path, hn_err *err);
 int hn_file_exists(const char *path);
+/* A case list as --case takes it: ids and ranges, "3", "0,5-8", separated by
+ * commas. Checks every id against n_cases (skipped when n_cases < 0), marks them
+ * in mask[0 .. n_cases) when mask is not NULL, and gives the first id and how
+ * many distinct ids there are (either may be NULL). Returns 0, or -1 with a
+ * message in err naming the token. */
+int hn_case_list_parse(const char *spec, int64_t n_cases, unsigned char *mask, int64_t *first, int64_t *count,
+                       hn_err *err);
 /* The folder part of a path ("." when there is none); caller frees. */
 char *hn_dirname(const char *path);
 /* The last component of a path without its extension; caller frees. */

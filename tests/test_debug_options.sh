@@ -42,6 +42,7 @@ expect 2 "--set: no value for axis 'out_ch' (every axis with several values must
 expect 2 "params.in_ch ('in_ch'): expected an integer, got x" \
   "$planted" --kernel conv2d_planted --set in_ch=x,out_ch=1,filter_size=3,img_size=8
 expect 2 "--case 5: the plan has 1 cases" "$planted" --kernel conv2d_planted --case 5
+expect 2 "--case 0-1: debug runs one case; give one id" "$planted" --kernel conv2d_planted --case 0-1
 expect 2 "--block 1,2: expected X,Y,Z (e.g. 0,1,0)" "$planted" --kernel conv2d_planted --block 1,2
 expect 2 "unknown backend 'nope' (expected cuda, emu or auto)" "$planted" --kernel conv2d_planted --backend nope
 expect 2 "missing.json: cannot open" "$tmp/missing.json" --kernel x

@@ -126,6 +126,16 @@ expect_eq "$(col "$tmp/sel.csv" '[(x["case"], x["in_ch"], x["out_ch"], x["img_si
 ok_run sel2 --variant conv_plain --variant 'conv_count[ACCUM_DTYPE=double]' --case 6 --all
 expect_eq "$(col "$tmp/sel2.csv" 'sorted(x["variant"] for x in r)')" "['conv_count[ACCUM_DTYPE=double]', 'conv_plain']" "two --variant"
 expect_eq "$(col "$tmp/sel2.csv" 'sorted(set(x["case"] for x in r))')" "['6']" "--case 6"
+ok_run sel3 --variant conv_plain --case 6,0-2,1 --all
+expect_eq "$(col "$tmp/sel3.csv" 'sorted(int(x["case"]) for x in r)')" "[0, 1, 2, 6]" "--case 6,0-2,1: each listed case once"
+for bad in "1,,2" "3-1" "2-" "x"; do
+  run selbad --case "$bad"
+  expect_eq "$rc" 2 "--case $bad exit"
+  grep -q "is not a case id or a range A-B" "$tmp/selbad.err" || fail "--case $bad: $(cat "$tmp/selbad.err")"
+done
+run selbad --case 0,5-99
+expect_eq "$rc" 2 "--case past the plan exit"
+grep -q -- "--case 5-99: the plan has 8 cases (0 to 7)" "$tmp/selbad.err" || fail "--case past the plan: $(cat "$tmp/selbad.err")"
 
 echo "== the emulator's budget: the config's, --max-gflop, --all"
 ok_run budget_cfg --variant conv_plain

@@ -74,6 +74,12 @@ for r in rows:
         assert r["status"] == "ok", r
 PY
 
+echo "== --case lists the cases tuned"
+out=$("$h" tune "$cfg" --backend emu --case 1,0 --quick --out "$tmp/cl" 2>&1) || fail "tune --case 1,0: $out"
+[ "$(grep -cE '^case [01] ' <<<"$out")" = 2 ] || fail "tune --case 1,0 did not tune both cases: $out"
+out=$("$h" tune "$cfg" --backend emu --case 0,2 --out "$tmp/cl2" 2>&1)
+[ "$?" = 2 ] && [[ "$out" == *"--case 2: the plan has 2 cases (0 to 1)"* ]] || fail "tune --case 0,2: $out"
+
 echo "== a tune, then the same tune from its journal"
 out=$("$h" tune "$cfg" --backend emu --case 0 --out "$tmp/t" 2>&1)
 rc=$?

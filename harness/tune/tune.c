@@ -1321,19 +1321,17 @@ int hn_cmd_tune(const hn_cli *cli) {
     }
     int across = cli->across || p->tuning.across == 1;
     /* the cases */
-    if (cli->case_id >= 0) {
-        if (cli->case_id >= p->n_cases) {
-            fprintf(stderr, "harness tune: --case %lld: the plan has %lld cases\n", (long long)cli->case_id,
-                    (long long)p->n_cases);
+    {
+        unsigned char *in = xcalloc((size_t)p->n_cases + 1, 1);
+        if (hn_cli_cases(cli, p->n_cases, in, &err) != 0) {
+            fprintf(stderr, "harness tune: %s\n", err.msg);
+            free(in);
             goto done;
         }
-        t.n_cases = 1;
-        t.cases = xcalloc(1, sizeof *t.cases);
-        t.cases[0] = cli->case_id;
-    } else {
-        t.n_cases = (int)p->n_cases;
-        t.cases = xcalloc((size_t)t.n_cases + 1, sizeof *t.cases);
-        for (int i = 0; i < t.n_cases; i++) t.cases[i] = i;
+        t.cases = xcalloc((size_t)p->n_cases + 1, sizeof *t.cases);
+        for (int64_t c = 0; c < p->n_cases; c++)
+            if (in[c]) t.cases[t.n_cases++] = c;
+        free(in);
     }
     if (hn_devices_parse(cli->devices, &t.devs, &err) != 0 || hn_shard_parse(cli->shard, &t.shard, &err) != 0) {
         fprintf(stderr, "harness tune: %s\n", err.msg);
