@@ -172,7 +172,8 @@ static void check_row_ops(int isa) {
     double *y = xmalloc(sizeof *y * LONG), *d = xmalloc(sizeof *d * LONG);
     uint64_t s = 11;
     for (int i = 0; i < LONG; i++) x[i] = (float)((hn_rand_unit(&s) * 2 - 1) * 30);
-    for (int n = 1; n <= LONG; n = n < 33 ? n + 1 : LONG + 1) {
+    static const int MORE[] = {63, 64, 65, 127, 128, 129, 200, LONG, LONG + 1};
+    for (int k = 0, n = 1; n <= LONG; n = n < 33 ? n + 1 : MORE[k++]) {
         /* exp_sum: exp(x - shift) and their sum */
         poison(y, n);
         const double got_sum = eltwise_exp_sum(y, x, 3.0, n);

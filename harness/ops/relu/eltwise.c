@@ -97,7 +97,7 @@ static const uint64_t EXP2_16TH_BITS[16] __attribute__((aligned(64))) = {
  * before each instantiation of the bodies below. */
 #define ELT_LOOKUP_LANES(out, idx)                                                                 \
     do {                                                                                           \
-        for (int l_ = 0; l_ < 8; l_++) (out)[l_] = EXP2_16TH_BITS[(idx)[l_] & 15];                      \
+        for (int l_ = 0; l_ < 8; l_++) (out)[l_] = EXP2_16TH_BITS[(idx)[l_] & 15];                 \
     } while (0)
 #define ELT_CLAMP_MASKS(v)                                                                         \
     do {                                                                                           \
@@ -108,18 +108,20 @@ static const uint64_t EXP2_16TH_BITS[16] __attribute__((aligned(64))) = {
     } while (0)
 
 /* *vp = exp(S * *vp), lane by lane, S = 1 or -1 (a constant: sigmoid wants
- * exp(-x), and folding the sign into the constants saves negating x). With r =
+ * exp(-x), and folding the sign into the constants saves negating x), after
+ * CLAMP(*vp): ELT_CLAMP, or ELT_CLAMP_LO where the argument cannot exceed 0
+ * (softmax's x - max; one instruction fewer on the busiest ports). With r =
  * S v - j ln2/16 the reduced argument, w = S r = v - S j ln2/16 is computed and
  * exp(r) = sum_i S^i w^i / i!. */
-#define ELT_EXP8(vp, S)                                                                            \
+#define ELT_EXP8(vp, S, CLAMP)                                                                     \
     do {                                                                                           \
         elt_v8d v_ = *(vp);                                                                        \
-        ELT_CLAMP(v_);                                                                             \
+        CLAMP(v_);                                                                                 \
         const double shift_ = 0x1.8p52;                                                            \
         const elt_v8d t_ = v_ * ((S) * 23.083120654223414) + shift_, k_ = t_ - shift_; /* 16/ln2 */ \
         elt_v8d w_ = v_ - k_ * ((S) * 0x1.62e42feep-5); /* ln2 / 16, high part (exact times k) */  \
         w_ = w_ - k_ * ((S) * 0x1.a39ef35793c76p-37);   /* ln2 / 16, low part */                   \
-        elt_v8d p_ = w_ * (1.0 / 720.0) + (S) * 0x1.11126eebfffa7p-7; /* 1/120 + folded r^7 */      \
+        elt_v8d p_ = w_ * (1.0 / 720.0) + (S) * 0x1.11126eebfffa7p-7; /* 1/120 + folded r^7 */     \
         p_ = p_ * w_ + 1.0 / 24.0;                                                                 \
         p_ = p_ * w_ + (S) * 0x1.555555540527cp-3; /* 1/6 less folded r^7 */                      \
         p_ = p_ * w_ + 0.5;                                                                        \
@@ -169,7 +171,7 @@ static const uint64_t EXP2_16TH_BITS[16] __attribute__((aligned(64))) = {
         const int64_t m = n - i < 8 ? n - i : 8;                                                   \
         elt_v8d v;                                                                                 \
         LOAD8(v, x + i, m, double);                                                                \
-        ELT_EXP8(&v, 1.0);                                                                         \
+        ELT_EXP8(&v, 1.0, ELT_CLAMP);                                                              \
         STORE8(y + i, v, m);                                                                       \
     }
 
@@ -182,7 +184,7 @@ static const uint64_t EXP2_16TH_BITS[16] __attribute__((aligned(64))) = {
         elt_v8d v;                                                                                 \
         ELT_LOADF8(v, x + i, m);                                                                   \
         v = v - shift;                                                                             \
-        ELT_EXP8(&v, 1.0);                                                                         \
+        ELT_EXP8(&v, 1.0, ELT_CLAMP_LO);                                                           \
         if (m < 8) {                                                                               \
             const elt_v8l lane = {0, 1, 2, 3, 4, 5, 6, 7};                                         \
             v = (elt_v8d)((elt_v8l)v & (lane < m));                                                \
@@ -211,20 +213,41 @@ static const uint64_t EXP2_16TH_BITS[16] __attribute__((aligned(64))) = {
         STORE8(y + i, v, m);                                                                       \
     }
 
-/* The max of x[0 .. n) by `x > m ? x : m` from m = x[0], on 16 lanes, then
- * across them: NaN is never taken (unless x[0] is NaN, which then stays). */
+/* The max of x[0 .. n) by `x > m ? x : m` from m = x[0], on 4 x 16 lanes (four
+ * independent chains: one compare-and-select's latency would otherwise bound
+ * the loop), folded into 16 lanes and then across them: NaN is never taken
+ * (unless x[0] is NaN, which then stays). */
+#define ELT_MAX16(m, v)                                                                            \
+    do {                                                                                           \
+        const elt_v16i take_ = (v) > (m);                                                          \
+        (m) = (elt_v16f)(((elt_v16i)(v) & take_) | ((elt_v16i)(m) & ~take_));                      \
+    } while (0)
 #define MAX_BODY                                                                                   \
-    elt_v16f mv;                                                                                   \
-    for (int l = 0; l < 16; l++) mv[l] = x[0];                                                     \
+    elt_v16f m0, m1, m2, m3;                                                                       \
+    for (int l = 0; l < 16; l++) m0[l] = x[0];                                                     \
+    m1 = m2 = m3 = m0;                                                                             \
     int64_t i = 0;                                                                                 \
+    for (; i + 64 <= n; i += 64) {                                                                 \
+        elt_v16f v0, v1, v2, v3;                                                                   \
+        memcpy(&v0, x + i, sizeof v0);                                                             \
+        memcpy(&v1, x + i + 16, sizeof v1);                                                        \
+        memcpy(&v2, x + i + 32, sizeof v2);                                                        \
+        memcpy(&v3, x + i + 48, sizeof v3);                                                        \
+        ELT_MAX16(m0, v0);                                                                         \
+        ELT_MAX16(m1, v1);                                                                         \
+        ELT_MAX16(m2, v2);                                                                         \
+        ELT_MAX16(m3, v3);                                                                         \
+    }                                                                                              \
+    ELT_MAX16(m0, m1);                                                                             \
+    ELT_MAX16(m2, m3);                                                                             \
+    ELT_MAX16(m0, m2);                                                                             \
     for (; i + 16 <= n; i += 16) {                                                                 \
         elt_v16f v;                                                                                \
         memcpy(&v, x + i, sizeof v);                                                               \
-        const elt_v16i take = v > mv;                                                              \
-        mv = (elt_v16f)(((elt_v16i)v & take) | ((elt_v16i)mv & ~take));                            \
+        ELT_MAX16(m0, v);                                                                          \
     }                                                                                              \
-    float best = mv[0];                                                                            \
-    for (int l = 1; l < 16; l++) best = mv[l] > best ? mv[l] : best;                               \
+    float best = m0[0];                                                                            \
+    for (int l = 1; l < 16; l++) best = m0[l] > best ? m0[l] : best;                               \
     for (; i < n; i++) best = x[i] > best ? x[i] : best;                                           \
     return best;
 
@@ -235,7 +258,7 @@ static const uint64_t EXP2_16TH_BITS[16] __attribute__((aligned(64))) = {
         const int64_t m = n - i < 8 ? n - i : 8;                                                   \
         elt_v8d e, out;                                                                            \
         ELT_LOADF8(e, x + i, m);                                                                   \
-        ELT_EXP8(&e, -1.0);                                                                        \
+        ELT_EXP8(&e, -1.0, ELT_CLAMP);                                                             \
         const elt_v8d s = 1.0 / (1.0 + e);                                                         \
         if (dy) {                                                                                  \
             elt_v8d g;                                                                             \
@@ -271,6 +294,7 @@ static const uint64_t EXP2_16TH_BITS[16] __attribute__((aligned(64))) = {
                                                _mm512_load_si512(EXP2_16TH_BITS + 8))
 #define ELT_CLAMP(v)                                                                               \
     (v) = (elt_v8d)_mm512_max_pd(_mm512_set1_pd(-708.0), _mm512_min_pd(_mm512_set1_pd(708.0), (__m512d)(v)))
+#define ELT_CLAMP_LO(v) (v) = (elt_v8d)_mm512_max_pd(_mm512_set1_pd(-708.0), (__m512d)(v))
 #define ELT_LOADF8(v, src, n)                                                                      \
     do {                                                                                           \
         if ((n) == 8) (v) = (elt_v8d)_mm512_cvtps_pd(_mm256_loadu_ps(src));                        \
@@ -299,6 +323,8 @@ __attribute__((target("avx512f"))) static void relu_avx512(double *y, const floa
 }
 #undef ELT_LOOKUP
 #undef ELT_CLAMP
+#undef ELT_CLAMP_LO
+#define ELT_CLAMP_LO ELT_CLAMP_MASKS
 #undef ELT_LOADF8
 #define ELT_LOADF8 ELT_LOADF8_GENERIC
 
@@ -330,6 +356,7 @@ __attribute__((target("avx2,fma"))) static void relu_avx2(double *y, const float
 #define ELT_LOOKUP ELT_LOOKUP_LANES
 #define ELT_CLAMP ELT_CLAMP_MASKS
 #define ELT_LOADF8 ELT_LOADF8_GENERIC
+#define ELT_CLAMP_LO ELT_CLAMP_MASKS
 #endif
 
 static void exp_generic(double *y, const double *x, int64_t n) {

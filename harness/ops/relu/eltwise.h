@@ -58,7 +58,8 @@ enum { ELT_RELU_PER_THREAD = 1 << 19, ELT_SIGMOID_PER_THREAD = 1 << 16 };
 void eltwise_exp(double *y, const double *x, int64_t n);
 
 /* y[i] = exp(x[i] - shift) for i < n (eltwise_exp's, on the float x widened to
- * double), and returns their sum (8 running sums, lane i mod 8, added pairwise
+ * double, but clamped below only: x[i] - shift must not exceed 708, as it
+ * cannot when shift is the max of x), and returns their sum (8 running sums, lane i mod 8, added pairwise
  * at the end: the same for any thread count). softmax's row. */
 double eltwise_exp_sum(double *y, const float *x, double shift, int64_t n);
 
