@@ -23,8 +23,9 @@
  *
  * Exit codes: 0 trained (or gradcheck passed), 1 a kernel failed, the loss
  * diverged (NaN) or gradcheck found a wrong gradient, 2 bad usage or input (a
- * missing, truncated or mismatched IDX file, a bad config, gradcheck's too, a
- * weights file of another model), 130 / 143 interrupted by SIGINT / SIGTERM.
+ * missing, truncated or mismatched IDX file, a bad config, gradcheck's too,
+ * geometry over the device's limits included, a weights file of another
+ * model), 130 / 143 interrupted by SIGINT / SIGTERM.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -771,7 +772,9 @@ int hn_cmd_train(const hn_cli *cli) {
         int failed = hn_gradcheck_run(t.be, t.tk, stdout, cli->verbose, &err);
         if (failed < 0) {
             fprintf(stderr, "harness train gradcheck: %s\n", err.msg);
-            rc = 1;
+            /* a kernel that faulted or hung is 1; the rest (geometry over the
+             * device's limits, a kernel that does not compile or bind) is the config's: 2 */
+            rc = err.kind == HN_ERR_FAULT || err.kind == HN_ERR_TIMEOUT ? 1 : 2;
         } else {
             rc = failed ? 1 : 0;
         }

@@ -19,8 +19,8 @@
 #   - --kernels: a copy of the default config elsewhere (its relative paths),
 #     other catalogue variants, a user's own kernel, kernels with bugs that the
 #     gradient check must catch (a wrong backward, a forward that skips an
-#     element), a missing slot, an unknown slot, an argument no slot has (exit 2
-#     naming the JSON path, gradcheck too); --tuned of a tune of a kernel the
+#     element), a missing slot, an unknown slot, an argument no slot has, a
+#     block over the device's threads (exit 2 naming the JSON path, gradcheck too); --tuned of a tune of a kernel the
 #     model runs and of one it does not.
 # About half a minute on two cores.
 set -u
@@ -284,6 +284,7 @@ sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"//": {|' "$k/my.json" >"$k/missing
 sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"sideways": {|' "$k/my.json" >"$k/unknown.json"
 sed '0,/"args": \["x", "y", "n"\]/s//"args": ["x", "out", "n"]/' "$k/my.json" >"$k/badarg.json"
 sed '0,/"args": \["x", "y", "n"\]/s//"args": ["x", "y"]/' "$k/my.json" >"$k/fewargs.json"
+sed "0,/\"TILE\": 16/s//\"TILE\": 64/" "$k/my.json" >"$k/tile64.json" # a 64 x 64 block: over the device's 1024 threads
 for task in xor gradcheck; do
   o=()
   [ "$task" = xor ] && o=("${xo[@]}")
@@ -293,6 +294,8 @@ for task in xor gradcheck; do
     "$h" train $task "${emu[@]}" "${o[@]}" --kernels "$k/badarg.json"
   expect 2 "$k/fewargs.json: layers.relu.forward.args: kernel relu_grid_stride takes 3 parameters but the config binds 2" \
     "$h" train $task "${emu[@]}" "${o[@]}" --kernels "$k/fewargs.json"
+  expect 2 "$k/tile64.json: layers.linear.forward.block: 64 x 64 x 1 = 4096 threads exceeds the device limit of 1024" \
+    "$h" train $task "${emu[@]}" "${o[@]}" --kernels "$k/tile64.json"
 done
 # --tuned: a tune of the tiled linear kernel (the model's linear.forward) and of one the model does not run
 cat >"$k/lt.json" <<EOF

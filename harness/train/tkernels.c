@@ -119,6 +119,7 @@ struct hn_tk {
     tk_slot *slots;
     int n_slots;
     hn_backend *be;
+    hn_device_info dev; /* be's limits, for the geometry's checks */
     char *arch;
     char *cache_dir;
     int verbose;
@@ -648,6 +649,8 @@ void hn_tk_destroy(hn_tk *t) {
 
 void hn_tk_set_backend(hn_tk *t, hn_backend *be, const char *arch, const char *cache_dir, int verbose) {
     t->be = be;
+    memset(&t->dev, 0, sizeof t->dev);
+    if (be) be->ops->device_info(be, &t->dev);
     free(t->arch);
     free(t->cache_dir);
     t->arch = arch ? xstrdup(arch) : NULL;
@@ -814,6 +817,32 @@ int hn_tk_prepare(hn_tk *t, const char *slot, hn_err *err) {
     return 0;
 }
 
+/* The geometry against the device's limits, so that a config that asks for
+ * too much is an error naming its file and JSON path (exit 2), not a failed
+ * launch. Limits of 0 (a backend that does not know them) are not checked. */
+static int check_limits(const hn_tk *t, const char *slot, const hn_launch_dims *d, hn_err *err) {
+    const hn_device_info *in = &t->dev;
+    const unsigned long long threads = (unsigned long long)d->block[0] * d->block[1] * d->block[2];
+    for (int i = 0; i < 3; i++)
+        if (in->max_block_dim[i] > 0 && d->block[i] > (unsigned)in->max_block_dim[i])
+            return hn_errf(err, "%s: layers.%s.block[%d] = %u exceeds the device limit of %d (%s)", t->path, slot, i,
+                           d->block[i], in->max_block_dim[i], in->name);
+    if (in->max_threads_per_block > 0 && threads > (unsigned long long)in->max_threads_per_block)
+        return hn_errf(err, "%s: layers.%s.block: %u x %u x %u = %llu threads exceeds the device limit of %d per block (%s)",
+                       t->path, slot, d->block[0], d->block[1], d->block[2], threads, in->max_threads_per_block,
+                       in->name);
+    for (int i = 0; i < 3; i++)
+        if (in->max_grid_dim[i] > 0 && d->grid[i] > (unsigned)in->max_grid_dim[i])
+            return hn_errf(err, "%s: layers.%s.grid[%d] = %u exceeds the device limit of %d (%s)", t->path, slot, i,
+                           d->grid[i], in->max_grid_dim[i], in->name);
+    const size_t shared_max = in->shared_per_block_optin > in->shared_per_block ? in->shared_per_block_optin
+                                                                                 : in->shared_per_block;
+    if (shared_max > 0 && d->shared_bytes > shared_max)
+        return hn_errf(err, "%s: layers.%s.shared_bytes = %zu exceeds the device limit of %zu bytes (%s)", t->path,
+                       slot, d->shared_bytes, shared_max, in->name);
+    return 0;
+}
+
 int hn_tk_bind(hn_tk *t, const char *slot, const hn_tk_val *vals, int n_vals, hn_tk_call *call, hn_err *err) {
     memset(call, 0, sizeof *call);
     tk_slot *s = find_slot(t, slot);
@@ -843,6 +872,7 @@ int hn_tk_bind(hn_tk *t, const char *slot, const hn_tk_val *vals, int n_vals, hn
         return hn_err_prefix(err, "%s: layers.%s.shared_bytes", t->path, slot);
     if (sh < 0) return hn_errf(err, "%s: layers.%s.shared_bytes is negative", t->path, slot);
     call->dims.shared_bytes = (size_t)sh;
+    if (check_limits(t, slot, &call->dims, err) != 0) return -1;
     for (int i = 0; i < s->n_args; i++) {
         const tk_arg *a = &s->args[i];
         call->args[i] = &call->vals[i];
