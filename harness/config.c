@@ -405,7 +405,7 @@ static const char *kernel_name_error(const char *text) {
 
 static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
                                            "shared_bytes", "where", "args", "include_dirs",
-                                           "options", "precision", "tune", "restrict", NULL};
+                                           "options", "precision", "tune", "restrict", "zero", NULL};
 
 /* Looks a key up in the variant, then in the config's "defaults". */
 static const cJSON *vget(const cJSON *v, const cJSON *defaults, const char *key) {
@@ -429,6 +429,46 @@ static int parse_string_list(ctx *c, const cJSON *j, const char *jpath, char ***
             return -1;
         }
         (*out)[(*n)++] = xstrdup(e->valuestring);
+    }
+    return 0;
+}
+
+/* "zero": the output buffers the harness sets to 0 before every launch, by name. */
+static int parse_zero(ctx *c, const hn_op *op, const cJSON *j, const char *jpath, uint64_t *mask) {
+    *mask = 0;
+    if (!j) return 0;
+    const int one = cJSON_IsString(j); /* "zero": "loss" is ["loss"] */
+    if (!one && !cJSON_IsArray(j))
+        return bad(c, jpath, "expected an array of the output buffers to set to 0 before every launch, got %s",
+                   json_type(j));
+    int i = 0;
+    for (const cJSON *e = one ? j : j->child; e; e = one ? NULL : e->next, i++) {
+        char *p = one ? xstrdup(jpath) : jpi(jpath, i);
+        int b = -1;
+        for (int k = 0; cJSON_IsString(e) && k < op->n_buffers; k++)
+            if (strcmp(op->buffers[k].name, e->valuestring) == 0) b = k;
+        int rc = 0;
+        if (b < 0 || op->buffers[b].role == HN_BUF_IN) {
+            hn_sb outs;
+            hn_sb_init(&outs);
+            for (int k = 0; k < op->n_buffers; k++)
+                if (op->buffers[k].role != HN_BUF_IN) hn_sb_addf(&outs, "%s%s", outs.len ? ", " : "", op->buffers[k].name);
+            if (!cJSON_IsString(e))
+                rc = bad(c, p, "expected the name of an output buffer, got %s (%s's outputs: %s)", json_type(e),
+                         op->name, outs.buf);
+            else if (b < 0)
+                rc = bad(c, p, "'%s' is not a buffer of %s (its outputs: %s)", CUT(e->valuestring), op->name,
+                         outs.buf);
+            else
+                rc = bad(c, p, "'%s' is an input of %s: only outputs are set to 0 (%s)", CUT(e->valuestring),
+                         op->name, outs.buf);
+            hn_sb_free(&outs);
+        } else if (b >= 64) {
+            rc = bad(c, p, "'%s' is buffer %d of %s: zero takes the first 64 only", CUT(e->valuestring), b, op->name);
+        }
+        free(p);
+        if (rc != 0) return -1;
+        *mask |= (uint64_t)1 << b;
     }
     return 0;
 }
@@ -816,6 +856,9 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     free(p);
     p = jp(jpath, "restrict");
     if (parse_expr_list(c, vget(v, defaults, "restrict"), p, &ns, 15, &s->restrict_, &s->n_restrict) != 0) goto done;
+    free(p);
+    p = jp(jpath, "zero");
+    if (parse_zero(c, plan->op, vget(v, defaults, "zero"), p, &s->zero) != 0) goto done;
     free(p);
     p = jp(jpath, "precision");
     j = vget(v, defaults, "precision");

@@ -71,6 +71,8 @@ typedef struct {
     int n_include_dirs;
     char **options;      /* extra NVRTC options */
     int n_options;
+    uint64_t zero;       /* bit i: output buffer i is set to 0 before every launch ("zero":
+                            kernels that accumulate into it, with atomics say) */
 } hn_variant_spec;
 
 typedef struct {

@@ -384,7 +384,8 @@ int hn_cmd_debug(const hn_cli *cli) {
                p->specs[v->spec].kernel);
     printf("--- kernel output (%s) ---\n", ordered ? "blocks one at a time, in linear order" : "blocks in any order");
     fflush(stdout);
-    int launched = hn_poison_outputs(&w, &err) == 0 && be->ops->launch(be, k, &d, args, &err) == 0 &&
+    int launched = hn_poison_outputs(&w, p->specs[v->spec].zero, &err) == 0 &&
+                   be->ops->launch(be, k, &d, args, &err) == 0 &&
                    be->ops->sync(be, &err) == 0;
     fflush(stdout);
     printf("--- end of kernel output ---\n%s", launched ? "\n" : "");

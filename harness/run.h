@@ -149,8 +149,12 @@ void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, do
 int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *b, hn_row_check *rc, hn_err *err);
 
 /* Fills every output buffer with 0xFF bytes (NaN for floats), so elements a
- * kernel never writes show up as NaN. */
-int hn_poison_outputs(hn_workload *w, hn_err *err);
+ * kernel never writes show up as NaN; those of zero (bit i: buffer i, the
+ * variant's "zero") are set to 0 instead. */
+int hn_poison_outputs(hn_workload *w, uint64_t zero, hn_err *err);
+/* Sets the output buffers of zero (bit i: buffer i) to 0: before every launch
+ * of a variant with "zero", outside any timed interval. */
+int hn_zero_outputs(hn_workload *w, uint64_t zero, hn_err *err);
 
 /* Enqueues one unit of measured work on the backend's stream. */
 typedef int (*hn_issue_fn)(void *ctx, hn_err *err);

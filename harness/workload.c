@@ -322,15 +322,26 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, hn_backend *be, hn
     return 0;
 }
 
-int hn_poison_outputs(hn_workload *w, hn_err *err) {
+int hn_poison_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
     const hn_op *op = w->plan->op;
     for (int i = 0; i < op->n_buffers; i++) {
-        if (op->buffers[i].role == HN_BUF_IN) continue;
+        if (op->buffers[i].role == HN_BUF_IN || (i < 64 && zero >> i & 1)) continue;
         size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
         hn_backend *be = w->be;
         if (be->ops->poison ? be->ops->poison(be, w->dev[i], bytes, err) != 0
                             : be->ops->fill(be, w->dev[i], 0xFF, bytes, err) != 0)
             return -1;
+    }
+    return hn_zero_outputs(w, zero, err);
+}
+
+int hn_zero_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
+    const hn_op *op = w->plan->op;
+    for (int i = 0; i < op->n_buffers && i < 64; i++) {
+        if (!(zero >> i & 1) || op->buffers[i].role == HN_BUF_IN) continue;
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        if (w->be->ops->fill(w->be, w->dev[i], 0, bytes, err) != 0)
+            return hn_err_prefix(err, "setting output '%s' to 0 (zero)", op->buffers[i].name);
     }
     return 0;
 }

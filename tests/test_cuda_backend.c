@@ -69,7 +69,7 @@ static void check_baselines(const hn_plan *p, hn_workload *w, const char *label,
             CHECK_MSG(may_decline, "%s on %s: %s", bl->name, label, err.msg);
             printf("%s on %s: declined: %s\n", bl->name, label, err.msg);
         } else {
-            CHECK(hn_poison_outputs(w, &err) == 0);
+            CHECK(hn_poison_outputs(w, 0, &err) == 0);
             CHECK_MSG(bl->issue(state, &err) == 0 && be->ops->sync(be, &err) == 0, "%s: %s", bl->name, err.msg);
             hn_row_check rc;
             CHECK(hn_check_outputs(w, NULL, bl, &rc, &err) == 0);
@@ -183,7 +183,7 @@ static void test_conv2d_variants(void) {
             void *args[16];
             int n;
             CHECK(hn_pack_args(p, &p->variants[v], &w, 0, 0, vals, args, &n, &err) == 0);
-            CHECK(hn_poison_outputs(&w, &err) == 0);
+            CHECK(hn_poison_outputs(&w, 0, &err) == 0);
             CHECK_MSG(be->ops->launch(be, k, &d, args, &err) == 0 && be->ops->sync(be, &err) == 0, "%s", err.msg);
             hn_row_check rc;
             CHECK(hn_check_outputs(&w, &p->variants[v], NULL, &rc, &err) == 0);

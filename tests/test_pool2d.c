@@ -693,7 +693,7 @@ static void test_baseline_checked_on_its_outputs(void) {
     hn_workload w;
     CHECK_MSG(hn_workload_create(&w, p, &c, be, 1e9, &err) == 0, "%s", err.msg);
     const int out = hn_op_buffer_index(fwd, "out");
-    CHECK(hn_poison_outputs(&w, &err) == 0);
+    CHECK(hn_poison_outputs(&w, 0, &err) == 0);
     float *vals = w.host[out];
     CHECK(w.refs[out].index == NULL && w.refs[out].n == w.counts[out]);
     for (int64_t i = 0; i < w.counts[out]; i++) vals[i] = (float)w.refs[out].values[i];

@@ -329,17 +329,24 @@ static int issue_launch(void *ctx, hn_err *err) {
     return l->be->ops->launch(l->be, l->k, l->d, l->args, err);
 }
 
-/* Uploads the generated contents of every buffer a kernel both reads and writes,
- * so each sample starts from the same inputs. */
-static int restore_inouts(void *ctx, hn_err *err) {
-    hn_workload *w = ctx;
+/* What every launch of a row starts from: the generated contents of every
+ * buffer a kernel both reads and writes, and 0 in the outputs of the variant's
+ * "zero", so each sample starts from the same state. */
+typedef struct {
+    hn_workload *w;
+    uint64_t zero;
+} launch_state;
+
+static int restore_state(void *ctx, hn_err *err) {
+    const launch_state *ls = ctx;
+    hn_workload *w = ls->w;
     const hn_op *op = w->plan->op;
     for (int i = 0; i < op->n_buffers; i++) {
         if (op->buffers[i].role != HN_BUF_INOUT) continue;
         size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
         if (w->be->ops->upload(w->be, w->dev[i], w->inout_copy[i], bytes, err) != 0) return -1;
     }
-    return 0;
+    return hn_zero_outputs(w, ls->zero, err);
 }
 
 /* Compares every input buffer on the device with the generated one and
@@ -372,13 +379,21 @@ static int verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
     return first;
 }
 
-static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, const char *when, char *buf, size_t size) {
+static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, uint64_t zero, const char *when, char *buf,
+                            size_t size) {
     const hn_check_result *cr = &rc->worst;
-    char which[96] = "";
-    if (rc->n_outputs > 1) snprintf(which, sizeof which, " of '%s'", w->plan->op->buffers[rc->worst_buffer].name);
-    snprintf(buf, size, "%s: %.4f%% of %lld elements%s match (need %.4g%%), %lld NaN/Inf, max abs err %.3g", when,
+    const char *name = w->plan->op->buffers[rc->worst_buffer].name;
+    char which[96] = "", hint[192] = "";
+    if (rc->n_outputs > 1) snprintf(which, sizeof which, " of '%s'", name);
+    /* all NaN where the poison was: never written, or accumulated into (atomics) */
+    if (cr->checked > 0 && cr->nonfinite == cr->checked && !(rc->worst_buffer < 64 && zero >> rc->worst_buffer & 1))
+        snprintf(hint, sizeof hint,
+                 "; every element is NaN/Inf, as the poison the outputs start from: never written, or "
+                 "accumulated into (then give the variant \"zero\": [\"%s\"])",
+                 name);
+    snprintf(buf, size, "%s: %.4f%% of %lld elements%s match (need %.4g%%), %lld NaN/Inf, max abs err %.3g%s", when,
              cr->match_fraction * 100.0, (long long)cr->checked, which, rc->min_match * 100.0,
-             (long long)cr->nonfinite, cr->max_abs_err);
+             (long long)cr->nonfinite, cr->max_abs_err, hint);
 }
 
 /* DIR/case-<id>/case.json: what a checker outside the harness needs to
@@ -548,6 +563,11 @@ static const hn_op_baseline *row_baseline(const runner *r, const row_job *j) {
 
 /* The baseline of `family` that variants of `precision` are compared with:
  * the one of that precision, or -1. */
+/* The outputs the row's variant has set to 0 before every launch (its "zero"). */
+static uint64_t row_zero(const runner *r, const row_job *j) {
+    return j->v ? r->plan->specs[j->v->spec].zero : 0;
+}
+
 static int baseline_for(const hn_op *op, const char *family, const char *precision) {
     for (int b = 0; b < op->n_baselines; b++)
         if (strcmp(op->baselines[b].family, family) == 0 && strcmp(op->baselines[b].precision, precision) == 0)
@@ -583,7 +603,7 @@ static void sanitize_row(runner *r, hn_workload *w, const row_job *j) {
     char reason[sizeof err.msg] = "";
     int status = HN_ST_OK;
     hn_san_findings f = {.first_class = -1};
-    if (hn_poison_outputs(w, &err) != 0) {
+    if (hn_poison_outputs(w, row_zero(r, j), &err) != 0) {
         emit_row(r, ci, j->slot, HN_ST_LAUNCH, err.msg, NAN, NAN);
         return;
     }
@@ -611,7 +631,7 @@ static void sanitize_row(runner *r, hn_workload *w, const row_job *j) {
         hn_row_check_columns(r->csv, w, &rc);
         if (status == HN_ST_OK && !rc.passed) {
             status = HN_ST_MISMATCH;
-            mismatch_reason(w, &rc, "check", reason, sizeof reason);
+            mismatch_reason(w, &rc, row_zero(r, j), "check", reason, sizeof reason);
         }
         size_t n_diff = 0;
         int clobbered = verify_inputs(w, &n_diff, &err);
@@ -755,7 +775,7 @@ static void profile_row(runner *r, hn_workload *w, const row_job *j) {
     int64_t ci = w->c->id;
     hn_err err;
     char reason[sizeof err.msg] = "";
-    if (hn_poison_outputs(w, &err) != 0) {
+    if (hn_poison_outputs(w, row_zero(r, j), &err) != 0) {
         emit_row(r, ci, j->slot, HN_ST_LAUNCH, err.msg, NAN, NAN);
         return;
     }
@@ -782,7 +802,7 @@ static void profile_row(runner *r, hn_workload *w, const row_job *j) {
     int status = HN_ST_OK;
     if (!rc.passed) {
         status = HN_ST_MISMATCH;
-        mismatch_reason(w, &rc, "check", reason, sizeof reason);
+        mismatch_reason(w, &rc, row_zero(r, j), "check", reason, sizeof reason);
     }
     size_t n_diff = 0;
     int clobbered = verify_inputs(w, &n_diff, &err);
@@ -826,9 +846,11 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     } while (0)
 
     /* Warm-up launches, then the first check. */
-    if (hn_poison_outputs(w, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+    const uint64_t zero = row_zero(r, j);
+    if (hn_poison_outputs(w, zero, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
     int warmup = r->sampling.warmup > 0 ? r->sampling.warmup : 1;
     for (int i = 0; i < warmup; i++) {
+        if (i > 0 && hn_zero_outputs(w, zero, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
         if (j->issue(j->ctx, &err) != 0 || r->be->ops->sync(r->be, &err) != 0) FAIL(launch_status(r, &err), err.msg);
         if (i == 0) { /* the row's first launch printed; the others print only if asked */
             printf_window(r, r->cli->printf_all ? printf_budget(r) : 0, 0);
@@ -842,7 +864,7 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     r->stats.check += hn_now() - tc;
     hn_row_check_columns(csv, w, &rc);
     int status = rc.passed ? HN_ST_OK : HN_ST_MISMATCH;
-    if (!rc.passed) mismatch_reason(w, &rc, "first check", reason, sizeof reason);
+    if (!rc.passed) mismatch_reason(w, &rc, zero, "first check", reason, sizeof reason);
 
     /* Timed samples (warm-up already done: the sampler keeps every add). */
     hn_csv_set_named(csv, "timing", j->timing);
@@ -852,10 +874,17 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     snprintf(row_name, sizeof row_name, "case %lld %s", (long long)ci,
              j->v ? j->v->label : hn_run_slot_name(p, j->slot));
     mo.row_name = row_name;
-    for (int i = 0; i < op->n_buffers; i++)
-        if (op->buffers[i].role == HN_BUF_INOUT) mo.restore = restore_inouts, mo.restore_ctx = w;
+    launch_state ls = {w, zero};
+    int restores = zero != 0;
+    for (int i = 0; i < op->n_buffers; i++) restores |= op->buffers[i].role == HN_BUF_INOUT;
+    if (restores) mo.restore = restore_state, mo.restore_ctx = &ls;
     hn_measure_result mr;
     if (hn_measure(r->be, &mo, r->sampler, j->issue, j->ctx, &mr, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+    /* Hot samples launch in batches from one restored state: the check after
+     * timing then wants one more launch from a fresh one. */
+    if (restores && r->hot &&
+        (restore_state(&ls, &err) != 0 || j->issue(j->ctx, &err) != 0 || r->be->ops->sync(r->be, &err) != 0))
+        FAIL(launch_status(r, &err), err.msg);
     hn_stats st;
     hn_sampler_stats(r->sampler, &st);
     r->stats.kernel += hn_sampler_total(r->sampler);
@@ -869,7 +898,7 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     if (status == HN_ST_OK && !rc2.passed) {
         status = HN_ST_MISMATCH;
         hn_row_check_columns(csv, w, &rc2);
-        mismatch_reason(w, &rc2, "passed before timing, failed after", reason, sizeof reason);
+        mismatch_reason(w, &rc2, zero, "passed before timing, failed after", reason, sizeof reason);
     }
     /* A kernel that writes into its inputs is wrong, and would corrupt the
      * inputs of every later variant: restore them and say so. */
