@@ -405,7 +405,7 @@ static const char *kernel_name_error(const char *text) {
 
 static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
                                            "shared_bytes", "where", "args", "include_dirs",
-                                           "options", "precision", "tune", "restrict", "zero", NULL};
+                                           "options", "precision", "tune", "restrict", "zero", "scratch", NULL};
 
 /* Looks a key up in the variant, then in the config's "defaults". */
 static const cJSON *vget(const cJSON *v, const cJSON *defaults, const char *key) {
@@ -433,8 +433,10 @@ static int parse_string_list(ctx *c, const cJSON *j, const char *jpath, char ***
     return 0;
 }
 
-/* "zero": the output buffers the harness sets to 0 before every launch, by name. */
-static int parse_zero(ctx *c, const hn_op *op, const cJSON *j, const char *jpath, uint64_t *mask) {
+/* "zero": the output buffers (and scratch buffers) the harness sets to 0 before
+ * every launch, by name. */
+static int parse_zero(ctx *c, const hn_op *op, const hn_variant_spec *s, const cJSON *j, const char *jpath,
+                      uint64_t *mask) {
     *mask = 0;
     if (!j) return 0;
     const int one = cJSON_IsString(j); /* "zero": "loss" is ["loss"] */
@@ -444,6 +446,14 @@ static int parse_zero(ctx *c, const hn_op *op, const cJSON *j, const char *jpath
     int i = 0;
     for (const cJSON *e = one ? j : j->child; e; e = one ? NULL : e->next, i++) {
         char *p = one ? xstrdup(jpath) : jpi(jpath, i);
+        int sc = -1;
+        for (int k = 0; cJSON_IsString(e) && k < s->n_scratch; k++)
+            if (strcmp(s->scratch_names[k], e->valuestring) == 0) sc = k;
+        if (sc >= 0) {
+            *mask |= HN_ZERO_SCRATCH(sc);
+            free(p);
+            continue;
+        }
         int b = -1;
         for (int k = 0; cJSON_IsString(e) && k < op->n_buffers; k++)
             if (strcmp(op->buffers[k].name, e->valuestring) == 0) b = k;
@@ -453,6 +463,7 @@ static int parse_zero(ctx *c, const hn_op *op, const cJSON *j, const char *jpath
             hn_sb_init(&outs);
             for (int k = 0; k < op->n_buffers; k++)
                 if (op->buffers[k].role != HN_BUF_IN) hn_sb_addf(&outs, "%s%s", outs.len ? ", " : "", op->buffers[k].name);
+            for (int k = 0; k < s->n_scratch; k++) hn_sb_addf(&outs, ", scratch %s", s->scratch_names[k]);
             if (!cJSON_IsString(e))
                 rc = bad(c, p, "expected the name of an output buffer, got %s (%s's outputs: %s)", json_type(e),
                          op->name, outs.buf);
@@ -469,6 +480,42 @@ static int parse_zero(ctx *c, const hn_op *op, const cJSON *j, const char *jpath
         free(p);
         if (rc != 0) return -1;
         *mask |= (uint64_t)1 << b;
+    }
+    return 0;
+}
+
+/* "scratch": {"name": bytes expression, ...}: buffers of the variant that its
+ * args may bind by name. */
+static int parse_scratch(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJSON *j, const char *jpath,
+                         const name_sets *ns) {
+    if (!j) return 0;
+    if (!cJSON_IsObject(j))
+        return bad(c, jpath, "expected an object of scratch buffers, name: bytes (an expression), got %s",
+                   json_type(j));
+    for (const cJSON *e = j->child; e; e = e->next) {
+        char *p = jp(jpath, e->string);
+        const char *name = e->string;
+        int rc = 0;
+        if (s->n_scratch == HN_MAX_SCRATCH)
+            rc = bad(c, p, "more than %d scratch buffers", HN_MAX_SCRATCH);
+        else if (!is_identifier(name))
+            rc = bad(c, p, "'%s' is not a valid name (letters, digits and _)", CUT(name));
+        else if (hn_op_buffer_index(plan->op, name) >= 0)
+            rc = bad(c, p, "'%s' is already a buffer of %s", CUT(name), plan->op->name);
+        else if (hn_op_param_index(plan->op, name) >= 0)
+            rc = bad(c, p, "'%s' is already a parameter of %s", CUT(name), plan->op->name);
+        else if (strcmp(name, "debug_counter") == 0)
+            rc = bad(c, p, "'debug_counter' is the harness's own argument");
+        for (int i = 0; rc == 0 && i < ns->n_axes; i++)
+            if (strcmp(ns->axis_names[i], name) == 0) rc = bad(c, p, "'%s' is already an axis", CUT(name));
+        for (int i = 0; rc == 0 && i < ns->n_defines; i++)
+            if (strcmp(ns->define_names[i], name) == 0) rc = bad(c, p, "'%s' is already a define", CUT(name));
+        for (int i = 0; rc == 0 && i < s->n_scratch; i++)
+            if (strcmp(s->scratch_names[i], name) == 0) rc = bad(c, p, "'%s' is given twice", CUT(name));
+        if (rc == 0) rc = parse_field(c, e, p, ns, 7, &s->scratch_bytes[s->n_scratch]);
+        free(p);
+        if (rc != 0) return -1;
+        s->scratch_names[s->n_scratch++] = xstrdup(name);
     }
     return 0;
 }
@@ -719,6 +766,10 @@ static void spec_free(hn_variant_spec *s) {
     free(s->include_dirs);
     for (int i = 0; i < s->n_options; i++) free(s->options[i]);
     free(s->options);
+    for (int i = 0; i < s->n_scratch; i++) {
+        free(s->scratch_names[i]);
+        hn_expr_free(s->scratch_bytes[i]);
+    }
 }
 
 static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *defaults,
@@ -857,8 +908,11 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     p = jp(jpath, "restrict");
     if (parse_expr_list(c, vget(v, defaults, "restrict"), p, &ns, 15, &s->restrict_, &s->n_restrict) != 0) goto done;
     free(p);
+    p = jp(jpath, "scratch");
+    if (parse_scratch(c, plan, s, vget(v, defaults, "scratch"), p, &ns) != 0) goto done;
+    free(p);
     p = jp(jpath, "zero");
-    if (parse_zero(c, plan->op, vget(v, defaults, "zero"), p, &s->zero) != 0) goto done;
+    if (parse_zero(c, plan->op, s, vget(v, defaults, "zero"), p, &s->zero) != 0) goto done;
     free(p);
     p = jp(jpath, "precision");
     j = vget(v, defaults, "precision");
@@ -879,7 +933,15 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
         int i = 0;
         for (const cJSON *a = j->child; a; a = a->next, i++) {
             char *ap = jpi(p, i);
-            int arc = parse_arg(c, plan->op, a, ap, &ns, &s->args[s->n_args++]);
+            int sc = -1;
+            for (int k = 0; cJSON_IsString(a) && k < s->n_scratch; k++)
+                if (strcmp(s->scratch_names[k], a->valuestring) == 0) sc = k;
+            int arc = 0;
+            if (sc >= 0)
+                s->args[s->n_args++] = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p',
+                                                .text = xstrdup(a->valuestring)};
+            else
+                arc = parse_arg(c, plan->op, a, ap, &ns, &s->args[s->n_args++]);
             free(ap);
             if (arc != 0) goto done;
         }

@@ -40,8 +40,16 @@ typedef enum {
     HN_ARG_BUFFER,       /* an operator buffer: index */
     HN_ARG_PARAM,        /* an operator parameter: index, its type */
     HN_ARG_EXPR,         /* a typed expression */
-    HN_ARG_DEBUG_COUNTER /* the SINGLE_BLOCK counter the harness allocates */
+    HN_ARG_DEBUG_COUNTER, /* the SINGLE_BLOCK counter the harness allocates */
+    HN_ARG_SCRATCH       /* a scratch buffer of the variant ("scratch"): index */
 } hn_arg_kind;
+
+/* A variant's scratch buffers: device memory the harness allocates for each of
+ * its rows (a workspace, partial sums, a counter), as many bytes as an
+ * expression says; they start as 0xFF bytes, or 0 before every launch where
+ * "zero" names them (bit HN_ZERO_SCRATCH(i) of hn_variant_spec.zero). */
+#define HN_MAX_SCRATCH 8
+#define HN_ZERO_SCRATCH(i) ((uint64_t)1 << (48 + (i)))
 
 typedef struct {
     hn_arg_kind kind;
@@ -72,7 +80,11 @@ typedef struct {
     char **options;      /* extra NVRTC options */
     int n_options;
     uint64_t zero;       /* bit i: output buffer i is set to 0 before every launch ("zero":
-                            kernels that accumulate into it, with atomics say) */
+                            kernels that accumulate into it, with atomics say); bit
+                            HN_ZERO_SCRATCH(i): scratch buffer i */
+    char *scratch_names[HN_MAX_SCRATCH];
+    hn_expr *scratch_bytes[HN_MAX_SCRATCH];
+    int n_scratch;
 } hn_variant_spec;
 
 typedef struct {

@@ -337,7 +337,7 @@ int hn_cmd_debug(const hn_cli *cli) {
         goto done;
     }
     hn_launch_dims d;
-    if (hn_eval_geometry(p, v, &w, &d, &err) != 0) {
+    if (hn_eval_geometry(p, v, &w, &d, &err) != 0 || hn_workload_scratch(&w, v, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }

@@ -84,6 +84,12 @@ typedef struct hn_workload {
     void *inout_copy[HN_MAX_BUFFERS]; /* generated contents of in-out buffers (restored per sample) */
     hn_ref refs[HN_MAX_BUFFERS];    /* per output buffer */
     hn_dptr dev[HN_MAX_BUFFERS];
+    /* the current variant's scratch buffers (hn_workload_scratch): n_scratch of
+     * them, scratch_bytes each, in allocations of scratch_cap bytes kept for the
+     * next variant */
+    hn_dptr scratch[HN_MAX_SCRATCH];
+    size_t scratch_bytes[HN_MAX_SCRATCH], scratch_cap[HN_MAX_SCRATCH];
+    int n_scratch;
     hn_backend *be;
     double flop, bytes;
     char label[128];
@@ -98,6 +104,11 @@ int hn_workload_create(hn_workload *w, const hn_plan *p, const hn_case *c, hn_ba
 /* Only evaluates parameters, label and counts (no data); for skipping decisions. */
 int hn_workload_shape(hn_workload *w, const hn_plan *p, const hn_case *c, hn_err *err);
 void hn_workload_free(hn_workload *w);
+
+/* Makes v's scratch buffers for w's case (v NULL: none, for a baseline): their
+ * sizes evaluated, allocations grown where too small. They start as 0xFF bytes
+ * (hn_poison_outputs), or 0 where the variant's "zero" names them. */
+int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err);
 
 /* Evaluates a variant's launch geometry for a case. */
 int hn_eval_geometry(const hn_plan *p, const hn_variant *v, const hn_workload *w,
@@ -149,11 +160,12 @@ void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, do
 int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *b, hn_row_check *rc, hn_err *err);
 
 /* Fills every output buffer with 0xFF bytes (NaN for floats), so elements a
- * kernel never writes show up as NaN; those of zero (bit i: buffer i, the
+ * kernel never writes show up as NaN, and the current scratch buffers too;
+ * those of zero (bit i: buffer i, bit HN_ZERO_SCRATCH(i): scratch i, the
  * variant's "zero") are set to 0 instead. */
 int hn_poison_outputs(hn_workload *w, uint64_t zero, hn_err *err);
-/* Sets the output buffers of zero (bit i: buffer i) to 0: before every launch
- * of a variant with "zero", outside any timed interval. */
+/* Sets the output and scratch buffers of zero to 0: before every launch of a
+ * variant with "zero", outside any timed interval. */
 int hn_zero_outputs(hn_workload *w, uint64_t zero, hn_err *err);
 
 /* Enqueues one unit of measured work on the backend's stream. */

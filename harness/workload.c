@@ -124,6 +124,8 @@ void hn_workload_free(hn_workload *w) {
         hn_ref_free(&w->refs[i]);
         if (w->be && w->dev[i]) w->be->ops->free(w->be, w->dev[i]);
     }
+    for (int i = 0; i < HN_MAX_SCRATCH; i++)
+        if (w->be && w->scratch[i]) w->be->ops->free(w->be, w->scratch[i]);
     memset(w, 0, sizeof *w);
 }
 
@@ -221,6 +223,10 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, const hn_workload *w, hn
         args[n] = &vals[n];
         switch (a->kind) {
         case HN_ARG_BUFFER: vals[n].p = w->dev[a->index]; break;
+        case HN_ARG_SCRATCH:
+            /* an empty one is NULL; one bound before hn_workload_scratch, a bug */
+            vals[n].p = a->index < w->n_scratch && w->scratch_bytes[a->index] ? w->scratch[a->index] : 0;
+            break;
         case HN_ARG_DEBUG_COUNTER:
             if (!debug_counter)
                 return hn_errf(err, "args[%d] binds debug_counter, which exists only in debug runs "
@@ -322,26 +328,60 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, hn_backend *be, hn
     return 0;
 }
 
+static int poison(hn_backend *be, hn_dptr p, size_t bytes, hn_err *err) {
+    if (!p || !bytes) return 0;
+    return be->ops->poison ? be->ops->poison(be, p, bytes, err) : be->ops->fill(be, p, 0xFF, bytes, err);
+}
+
 int hn_poison_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
     const hn_op *op = w->plan->op;
     for (int i = 0; i < op->n_buffers; i++) {
-        if (op->buffers[i].role == HN_BUF_IN || (i < 64 && zero >> i & 1)) continue;
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
-        hn_backend *be = w->be;
-        if (be->ops->poison ? be->ops->poison(be, w->dev[i], bytes, err) != 0
-                            : be->ops->fill(be, w->dev[i], 0xFF, bytes, err) != 0)
+        if (op->buffers[i].role == HN_BUF_IN || (i < 48 && zero >> i & 1)) continue;
+        if (poison(w->be, w->dev[i], (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype), err) != 0)
             return -1;
     }
+    for (int i = 0; i < w->n_scratch; i++)
+        if (!(zero & HN_ZERO_SCRATCH(i)) && poison(w->be, w->scratch[i], w->scratch_bytes[i], err) != 0) return -1;
     return hn_zero_outputs(w, zero, err);
 }
 
 int hn_zero_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
     const hn_op *op = w->plan->op;
-    for (int i = 0; i < op->n_buffers && i < 64; i++) {
+    for (int i = 0; i < op->n_buffers && i < 48; i++) {
         if (!(zero >> i & 1) || op->buffers[i].role == HN_BUF_IN) continue;
         size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
         if (w->be->ops->fill(w->be, w->dev[i], 0, bytes, err) != 0)
             return hn_err_prefix(err, "setting output '%s' to 0 (zero)", op->buffers[i].name);
+    }
+    for (int i = 0; i < w->n_scratch; i++)
+        if ((zero & HN_ZERO_SCRATCH(i)) && w->scratch_bytes[i] &&
+            w->be->ops->fill(w->be, w->scratch[i], 0, w->scratch_bytes[i], err) != 0)
+            return hn_err_prefix(err, "setting scratch buffer %d to 0 (zero)", i);
+    return 0;
+}
+
+int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
+    w->n_scratch = 0;
+    if (!v) return 0;
+    const hn_plan *p = w->plan;
+    const hn_variant_spec *s = &p->specs[v->spec];
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
+    for (int i = 0; i < s->n_scratch; i++) {
+        int64_t bytes;
+        if (hn_expr_eval_int(s->scratch_bytes[i], hn_scope_lookup, &scope, &bytes, err) != 0)
+            return hn_err_prefix(err, "scratch.%s '%s'", s->scratch_names[i], hn_expr_text(s->scratch_bytes[i]));
+        if (bytes < 0)
+            return hn_errf(err, "scratch.%s '%s' = %lld bytes (must be at least 0)", s->scratch_names[i],
+                           hn_expr_text(s->scratch_bytes[i]), (long long)bytes);
+        if ((size_t)bytes > w->scratch_cap[i]) {
+            if (w->scratch[i]) w->be->ops->free(w->be, w->scratch[i]);
+            w->scratch[i] = 0, w->scratch_cap[i] = 0;
+            if (w->be->ops->alloc(w->be, (size_t)bytes, &w->scratch[i], err) != 0)
+                return hn_err_prefix(err, "scratch.%s: %lld bytes", s->scratch_names[i], (long long)bytes);
+            w->scratch_cap[i] = (size_t)bytes;
+        }
+        w->scratch_bytes[i] = (size_t)bytes;
+        w->n_scratch = i + 1;
     }
     return 0;
 }

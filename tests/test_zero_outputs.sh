@@ -7,7 +7,14 @@
 #   - without it, every row is a mismatch whose reason says the output is all
 #     NaN and names the fix, and `harness check` reports the read of the poison;
 #   - an input, an unknown name and a non-string are exit 2 naming the JSON path;
-#     a single string is a list of one.
+#     a single string is a list of one;
+#   - scratch buffers (tests/configs/scratch_softmax.json: softmax whose loss the
+#     last block reduces, from partial sums in one scratch buffer and a counter
+#     in another that "zero" names): ok cold and --hot, check finds nothing,
+#     debug matches; the counter not zeroed is an initcheck, partials too small a
+#     fault in run and a memcheck in check; a name taken by a buffer, a parameter
+#     or a define, a size that does not evaluate or is negative, a duplicate, an
+#     array: each an error naming the JSON path.
 set -u
 h=${HARNESS_BIN:?}
 root=${HARNESS_ROOT:?}
@@ -83,6 +90,48 @@ variant_cfg one '"dbias"'
   fail "a single string: $(tail -n 3 "$tmp/log")"
 s=$(statuses "$tmp/one.csv")
 [ "$(head -n 1 <<<"$s")" = "ok:4" ] || fail "a single string: $s"
+
+echo "== scratch buffers"
+sc="$root/tests/configs/scratch_softmax.json"
+"$h" run "$sc" --backend emu --quiet --out "$tmp/sc.csv" >"$tmp/log" 2>&1 || fail "scratch run exited $?: $(tail -n 5 "$tmp/log")"
+s=$(statuses "$tmp/sc.csv")
+[ "$(head -n 1 <<<"$s")" = "ok:32" ] || fail "scratch: $s"
+"$h" run "$sc" --backend emu --quiet --hot --out "$tmp/sch.csv" >"$tmp/log" 2>&1 || fail "scratch --hot exited $?"
+s=$(statuses "$tmp/sch.csv")
+[ "$(head -n 1 <<<"$s")" = "ok:32" ] || fail "scratch --hot: $s"
+out=$("$h" check "$sc" --out "$tmp/scc.csv" 2>&1) || fail "scratch check exited $?: $out"
+case "$out" in *"0 rows with findings"*) ;; *) fail "scratch check: $out" ;; esac
+out=$("$h" debug "$sc" --kernel 'softmax_lastblock[WARPS=4]' --case 9 --out "$tmp/dbg2" 2>&1) || fail "scratch debug exited $?: $out"
+case "$out" in *"verdict: output matches the reference"*) ;; *) fail "scratch debug: $out" ;; esac
+cp "$root/tests/kernels/zero/softmax_lastblock.cu" "$tmp/kernels/zero/"
+# sc_cfg NAME SED: the scratch config edited
+sc_cfg() { sed "$2" "$sc" >"$tmp/configs/$1.json"; }
+sc_cfg nozero '/"zero": \["done"\],/d'
+out=$("$h" check "$tmp/configs/nozero.json" --case 9 --out "$tmp/nz.csv" 2>&1)
+case "$out" in *"initcheck: kernel 'softmax_lastblock'"*"atomic"*"never written"*) ;; *) fail "counter not zeroed: $out" ;; esac
+sc_cfg small 's/"partials": "4 \* ceil_div(batch, WARPS)"/"partials": "4"/'
+"$h" run "$tmp/configs/small.json" --backend emu --quiet --case 9 --out "$tmp/small.csv" >"$tmp/log" 2>&1
+s=$(statuses "$tmp/small.csv")
+case "$s" in "fault:2"*"invalid write"*"past the end of device buffer"*) ;; *) fail "partials too small, run: $s" ;; esac
+out=$("$h" check "$tmp/configs/small.json" --case 9 --out "$tmp/small2.csv" 2>&1)
+case "$out" in *"memcheck: kernel 'softmax_lastblock'"*"past the end of device buffer"*) ;; *) fail "partials too small, check: $out" ;; esac
+sc_cfg clash1 's/"scratch": {"partials"/"scratch": {"loss"/'
+expect 2 "clash1.json: variants[0].scratch.loss: 'loss' is already a buffer of softmax_cross_entropy" "$tmp/configs/clash1.json"
+sc_cfg clash2 's/"scratch": {"partials"/"scratch": {"batch"/'
+expect 2 "clash2.json: variants[0].scratch.batch: 'batch' is already a parameter of softmax_cross_entropy" \
+  "$tmp/configs/clash2.json"
+sc_cfg clash3 's/"scratch": {"partials"/"scratch": {"WARPS"/'
+expect 2 "clash3.json: variants[0].scratch.WARPS: 'WARPS' is already a define" "$tmp/configs/clash3.json"
+sc_cfg array 's/"scratch": {"partials": "4 \* ceil_div(batch, WARPS)", "done": 4}/"scratch": ["partials"]/'
+expect 2 "array.json: variants[0].scratch: expected an object of scratch buffers" "$tmp/configs/array.json"
+sc_cfg unknown2 's/"done": 4}/"done": "nope * 4"}/'
+expect 2 "unknown2.json: variants[0].scratch.done: in 'nope * 4': unknown name 'nope'" "$tmp/configs/unknown2.json"
+sc_cfg twice 's/"done": 4}/"done": 4, "done": 8}/'
+expect 2 "twice.json: variants[0].scratch.done: 'done' is given twice" "$tmp/configs/twice.json"
+sc_cfg negative 's/"done": 4}/"done": "4 - batch * 8"}/'
+"$h" run "$tmp/configs/negative.json" --backend emu --quiet --case 5 --out "$tmp/neg.csv" >"$tmp/log" 2>&1
+s=$(statuses "$tmp/neg.csv")
+case "$s" in "launch_error:2"*"scratch.done '4 - batch * 8' = -52 bytes (must be at least 0)"*) ;; *) fail "negative size: $s" ;; esac
 
 [ "$fails" = 0 ] && echo "test_zero_outputs: all passed"
 exit $((fails > 0))

@@ -984,7 +984,8 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
     if (!sl->usable) FAIL(HN_ST_LAUNCH, sl->reason);
 
     hn_launch_dims d;
-    if (hn_eval_geometry(p, v, w, &d, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+    if (hn_eval_geometry(p, v, w, &d, &err) != 0 || hn_workload_scratch(w, v, &err) != 0)
+        FAIL(HN_ST_LAUNCH, err.msg);
     hn_csv_setf_named(csv, "grid", "%ux%ux%u", d.grid[0], d.grid[1], d.grid[2]);
     hn_csv_setf_named(csv, "block", "%ux%ux%u", d.block[0], d.block[1], d.block[2]);
     hn_csv_setf_named(csv, "shared_bytes", "%zu", d.shared_bytes);
@@ -1032,6 +1033,8 @@ static void run_baselines(runner *r, const unsigned char *selected, hn_workload 
     const hn_plan *p = r->plan;
     const hn_op *op = p->op;
     int nv = p->n_variants;
+    hn_err ignored;
+    hn_workload_scratch(w, NULL, &ignored); /* no variant's scratch is poisoned for a baseline */
     for (int b = 0; b < op->n_baselines; b++) {
         int slot = nv + b;
         r->base_ms[b] = r->sh->median_ms[w->c->id * r->sh->n_slots + slot];
