@@ -405,7 +405,10 @@ static const char *kernel_name_error(const char *text) {
 
 static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
                                            "shared_bytes", "where", "args", "include_dirs",
-                                           "options", "precision", "tune", "restrict", "zero", "scratch", NULL};
+                                           "options", "precision", "tune", "restrict", "zero", "scratch", "launches", NULL};
+
+/* The keys of one of "launches", and those the variant then leaves to them. */
+static const char *const LAUNCH_KEYS[] = {"kernel", "block", "grid", "shared_bytes", "args", "//", NULL};
 
 /* Looks a key up in the variant, then in the config's "defaults". */
 static const cJSON *vget(const cJSON *v, const cJSON *defaults, const char *key) {
@@ -770,6 +773,119 @@ static void spec_free(hn_variant_spec *s) {
         free(s->scratch_names[i]);
         hn_expr_free(s->scratch_bytes[i]);
     }
+    for (int i = 0; i < s->n_more; i++) {
+        hn_launch_spec *L = &s->more[i];
+        free(L->kernel);
+        for (int d = 0; d < 3; d++) {
+            hn_expr_free(L->block[d]);
+            hn_expr_free(L->grid[d]);
+        }
+        hn_expr_free(L->shared);
+        for (int a = 0; a < L->n_args; a++) {
+            hn_expr_free(L->args[a].expr);
+            free(L->args[a].text);
+        }
+        free(L->args);
+    }
+    free(s->more);
+}
+
+/* Where launch 0's kernel, block, grid, shared_bytes and args come from: the
+ * first of "launches" when the variant has them, else the variant (and the
+ * config's defaults). */
+static const cJSON *lget(const cJSON *l0, const cJSON *v, const cJSON *defaults, const char *key) {
+    return l0 ? cJSON_GetObjectItemCaseSensitive(l0, key) : vget(v, defaults, key);
+}
+
+static int parse_kernel_name(ctx *c, const cJSON *j, const char *p, char **out) {
+    if (!cJSON_IsString(j) || !j->valuestring[0])
+        return bad(c, p, "expected the kernel's C++ name (a string)%s", j ? "" : "; it is missing");
+    const char *why = kernel_name_error(j->valuestring);
+    if (why)
+        return bad(c, p,
+                   "'%s' is not a kernel's C++ name: %s (expected a name such as "
+                   "\"conv2d\", \"ns::conv2d\" or \"reduce<256, TILE_SIZE>\": names, numbers "
+                   "and defines as template arguments)",
+                   CUT(j->valuestring), why);
+    *out = xstrdup(j->valuestring);
+    return 0;
+}
+
+/* args: each an operator buffer or parameter, a scratch buffer of s, or a typed expression. */
+static int parse_args(ctx *c, const hn_plan *plan, const hn_variant_spec *s, const cJSON *j, const char *p,
+                      const name_sets *ns, hn_arg **args, int *n_args) {
+    *args = NULL;
+    *n_args = 0;
+    if (!cJSON_IsArray(j))
+        return bad(c, p, "expected an array binding each kernel parameter in order%s", j ? "" : "; it is missing");
+    *args = xcalloc((size_t)cJSON_GetArraySize(j) + 1, sizeof **args);
+    int i = 0;
+    for (const cJSON *a = j->child; a; a = a->next, i++) {
+        char *ap = jpi(p, i);
+        int sc = -1;
+        for (int k = 0; cJSON_IsString(a) && k < s->n_scratch; k++)
+            if (strcmp(s->scratch_names[k], a->valuestring) == 0) sc = k;
+        int arc = 0;
+        if (sc >= 0)
+            (*args)[(*n_args)++] = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p',
+                                            .text = xstrdup(a->valuestring)};
+        else
+            arc = parse_arg(c, plan->op, a, ap, ns, &(*args)[(*n_args)++]);
+        free(ap);
+        if (arc != 0) return -1;
+    }
+    return 0;
+}
+
+/* block, grid and shared_bytes of one launch, from src (lget's). */
+static int parse_geometry(ctx *c, const cJSON *l0, const cJSON *v, const cJSON *defaults, const char *lpath,
+                          const name_sets *ns, hn_expr *block[3], hn_expr *grid[3], hn_expr **shared) {
+    char *p = jp(lpath, "block");
+    int rc = parse_dims(c, lget(l0, v, defaults, "block"), p, ns, block);
+    free(p);
+    if (rc != 0) return -1;
+    p = jp(lpath, "grid");
+    rc = parse_dims(c, lget(l0, v, defaults, "grid"), p, ns, grid);
+    free(p);
+    if (rc != 0) return -1;
+    p = jp(lpath, "shared_bytes");
+    const cJSON *j = lget(l0, v, defaults, "shared_bytes");
+    if (j)
+        rc = parse_field(c, j, p, ns, 7, shared);
+    else
+        hn_expr_parse("0", shared, NULL);
+    free(p);
+    return rc;
+}
+
+/* "launches": 1 to HN_MAX_LAUNCHES objects of LAUNCH_KEYS; the variant then
+ * has none of those keys itself. Returns the array (NULL: none) or sets *bad_out. */
+static const cJSON *launches_of(ctx *c, const cJSON *v, const char *jpath, int *failed) {
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(v, "launches");
+    *failed = 0;
+    if (!l) return NULL;
+    char *p = jp(jpath, "launches");
+    int n = cJSON_GetArraySize(l);
+    if (!cJSON_IsArray(l) || n < 1 || n > HN_MAX_LAUNCHES)
+        *failed = bad(c, p, "expected an array of 1 to %d launches, each {kernel, block, grid, args, shared_bytes}, "
+                            "got %s",
+                      HN_MAX_LAUNCHES, cJSON_IsArray(l) ? (n ? "more" : "an empty array") : json_type(l));
+    for (int k = 0; !*failed && LAUNCH_KEYS[k + 1]; k++)
+        if (cJSON_GetObjectItemCaseSensitive(v, LAUNCH_KEYS[k]))
+            *failed = bad(c, p, "the variant gives '%s' and launches: with launches, each launch gives its own "
+                                "kernel, block, grid, shared_bytes and args",
+                          LAUNCH_KEYS[k]);
+    int i = 0;
+    for (const cJSON *e = cJSON_IsArray(l) ? l->child : NULL; !*failed && e; e = e->next, i++) {
+        char *ep = jpi(p, i);
+        if (!cJSON_IsObject(e))
+            *failed = bad(c, ep, "expected a launch {kernel, block, grid, args, shared_bytes}, got %s", json_type(e));
+        else if (check_keys(c, e, ep, LAUNCH_KEYS) != 0)
+            *failed = -1;
+        free(ep);
+    }
+    free(p);
+    return *failed ? NULL : l;
 }
 
 static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *defaults,
@@ -778,36 +894,48 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     if (check_keys(c, v, jpath, VARIANT_KEYS) != 0) return -1;
     char *p;
     const cJSON *j;
+    int failed;
+    const cJSON *launches = launches_of(c, v, jpath, &failed);
+    if (failed) return -1;
+    /* launch 0: the first of launches (l0, at l0path), or the variant itself */
+    const cJSON *l0 = launches ? launches->child : NULL;
+    char *l0path = NULL;
+    if (launches) {
+        char *lp = jp(jpath, "launches");
+        l0path = jpi(lp, 0);
+        free(lp);
+    } else {
+        l0path = xstrdup(jpath);
+    }
 
-    /* kernel and name */
-    j = vget(v, defaults, "kernel");
-    p = jp(jpath, "kernel");
-    if (!cJSON_IsString(j) || !j->valuestring[0]) {
-        bad(c, p, "expected the kernel's C++ name (a string)%s", j ? "" : "; it is missing");
-        free(p);
+    /* kernel and name (default: the kernels' names, joined by +) */
+    p = jp(l0path, "kernel");
+    int krc = parse_kernel_name(c, lget(l0, v, defaults, "kernel"), p, &s->kernel);
+    free(p);
+    if (krc != 0) {
+        free(l0path);
         return -1;
     }
-    {
-        const char *why = kernel_name_error(j->valuestring);
-        if (why) {
-            bad(c, p, "'%s' is not a kernel's C++ name: %s (expected a name such as "
-                      "\"conv2d\", \"ns::conv2d\" or \"reduce<256, TILE_SIZE>\": names, numbers "
-                      "and defines as template arguments)",
-                CUT(j->valuestring), why);
-            free(p);
-            return -1;
-        }
-    }
-    free(p);
-    s->kernel = xstrdup(j->valuestring);
     j = cJSON_GetObjectItemCaseSensitive(v, "name");
     if (j && !cJSON_IsString(j)) {
         p = jp(jpath, "name");
         bad(c, p, "expected a string, got %s", json_type(j));
         free(p);
+        free(l0path);
         return -1;
     }
-    s->name = xstrdup(j ? j->valuestring : s->kernel);
+    if (j) {
+        s->name = xstrdup(j->valuestring);
+    } else {
+        hn_sb nm;
+        hn_sb_init(&nm);
+        hn_sb_adds(&nm, s->kernel);
+        for (const cJSON *e = l0 ? l0->next : NULL; e; e = e->next) {
+            const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "kernel");
+            hn_sb_addf(&nm, "+%s", cJSON_IsString(k) ? k->valuestring : "?");
+        }
+        s->name = nm.buf; /* owned by the spec now */
+    }
 
     /* file */
     j = vget(v, defaults, "file");
@@ -887,20 +1015,8 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     ns.n_defines = s->n_defines;
 
     int rc = -1;
-    p = jp(jpath, "block");
-    if (parse_dims(c, vget(v, defaults, "block"), p, &ns, s->block) != 0) goto done;
-    free(p);
-    p = jp(jpath, "grid");
-    if (parse_dims(c, vget(v, defaults, "grid"), p, &ns, s->grid) != 0) goto done;
-    free(p);
-    p = jp(jpath, "shared_bytes");
-    j = vget(v, defaults, "shared_bytes");
-    if (j) {
-        if (parse_field(c, j, p, &ns, 7, &s->shared) != 0) goto done;
-    } else {
-        hn_expr_parse("0", &s->shared, NULL);
-    }
-    free(p);
+    p = NULL;
+    if (parse_geometry(c, l0, v, defaults, l0path, &ns, s->block, s->grid, &s->shared) != 0) goto done;
     p = jp(jpath, "where");
     if (parse_expr_list(c, vget(v, defaults, "where"), p, &ns, 7, &s->where, &s->n_where) != 0)
         goto done;
@@ -920,33 +1036,31 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     free(p);
     p = NULL;
 
-    /* args */
-    p = jp(jpath, "args");
-    j = vget(v, defaults, "args");
-    if (!cJSON_IsArray(j)) {
-        bad(c, p, "expected an array binding each kernel parameter in order%s",
-            j ? "" : "; it is missing");
-        goto done;
-    }
-    s->args = xcalloc((size_t)cJSON_GetArraySize(j) + 1, sizeof *s->args);
-    {
-        int i = 0;
-        for (const cJSON *a = j->child; a; a = a->next, i++) {
-            char *ap = jpi(p, i);
-            int sc = -1;
-            for (int k = 0; cJSON_IsString(a) && k < s->n_scratch; k++)
-                if (strcmp(s->scratch_names[k], a->valuestring) == 0) sc = k;
-            int arc = 0;
-            if (sc >= 0)
-                s->args[s->n_args++] = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p',
-                                                .text = xstrdup(a->valuestring)};
-            else
-                arc = parse_arg(c, plan->op, a, ap, &ns, &s->args[s->n_args++]);
-            free(ap);
-            if (arc != 0) goto done;
-        }
-    }
+    /* args, then the launches after the first */
+    p = jp(l0path, "args");
+    if (parse_args(c, plan, s, lget(l0, v, defaults, "args"), p, &ns, &s->args, &s->n_args) != 0) goto done;
     free(p);
+    p = NULL;
+    if (launches) {
+        s->more = xcalloc((size_t)cJSON_GetArraySize(launches), sizeof *s->more);
+        char *lp = jp(jpath, "launches");
+        int i = 1;
+        for (const cJSON *e = l0->next; e; e = e->next, i++) {
+            hn_launch_spec *L = &s->more[s->n_more++];
+            char *ep = jpi(lp, i), *kp = jp(ep, "kernel"), *ap = jp(ep, "args");
+            int lrc = parse_kernel_name(c, cJSON_GetObjectItemCaseSensitive(e, "kernel"), kp, &L->kernel);
+            if (lrc == 0) lrc = parse_geometry(c, e, NULL, NULL, ep, &ns, L->block, L->grid, &L->shared);
+            if (lrc == 0)
+                lrc = parse_args(c, plan, s, cJSON_GetObjectItemCaseSensitive(e, "args"), ap, &ns, &L->args,
+                                 &L->n_args);
+            free(ep), free(kp), free(ap);
+            if (lrc != 0) {
+                free(lp);
+                goto done;
+            }
+        }
+        free(lp);
+    }
 
     p = jp(jpath, "include_dirs");
     {
@@ -975,6 +1089,7 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     rc = 0;
 done:
     free(p);
+    free(l0path);
     free(dnames);
     return rc;
 }

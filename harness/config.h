@@ -59,6 +59,16 @@ typedef struct {
     char *text;          /* as written in the config */
 } hn_arg;
 
+/* One launch of a variant: a kernel of its file, its geometry and arguments. */
+typedef struct {
+    char *kernel;        /* C++ name expression */
+    hn_expr *block[3], *grid[3], *shared;
+    hn_arg *args;
+    int n_args;
+} hn_launch_spec;
+
+#define HN_MAX_LAUNCHES 8
+
 typedef struct {
     char *name;
     char *file;          /* resolved against the config's folder */
@@ -85,7 +95,23 @@ typedef struct {
     char *scratch_names[HN_MAX_SCRATCH];
     hn_expr *scratch_bytes[HN_MAX_SCRATCH];
     int n_scratch;
+    /* "launches": the kernels launched after the first, in order, each row
+     * timing them all (the first is kernel, block, grid, shared and args above) */
+    hn_launch_spec *more;
+    int n_more;
 } hn_variant_spec;
+
+/* How many kernels one row of the variant launches (1 + n_more), and launch i
+ * of them as a view of the spec (i = 0: its own kernel, geometry and args). */
+static inline int hn_spec_launches(const hn_variant_spec *s) {
+    return 1 + s->n_more;
+}
+static inline hn_launch_spec hn_spec_launch(const hn_variant_spec *s, int i) {
+    if (i > 0) return s->more[i - 1];
+    hn_launch_spec l = {s->kernel, {s->block[0], s->block[1], s->block[2]}, {s->grid[0], s->grid[1], s->grid[2]},
+                        s->shared, s->args, s->n_args};
+    return l;
+}
 
 typedef struct {
     int spec;            /* index into plan->specs */

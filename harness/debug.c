@@ -125,8 +125,9 @@ static int64_t smallest_case(const hn_plan *p) {
  * SINGLE_BLOCK counter), or, where the backend cannot tell the kernel's
  * parameters, always (a kernel ignores a trailing argument it does not take,
  * while one that takes it and gets none would crash). */
-static int takes_counter(const hn_plan *p, const hn_variant *v, hn_backend *be, hn_kernel *k) {
-    const hn_variant_spec *s = &p->specs[v->spec];
+static int takes_counter(const hn_plan *p, const hn_variant *v, int launch, hn_backend *be, hn_kernel *k) {
+    const hn_launch_spec l = hn_spec_launch(&p->specs[v->spec], launch);
+    const hn_launch_spec *s = &l;
     for (int i = 0; i < s->n_args; i++)
         if (s->args[i].kind == HN_ARG_DEBUG_COUNTER) return 1;
     hn_param_info params[64];
@@ -202,7 +203,7 @@ int hn_cmd_debug(const hn_cli *cli) {
     const hn_case *c = NULL;
     hn_build b = {0};
     hn_module_image img = {0};
-    hn_kernel *k = NULL;
+    hn_kernel *ks[HN_MAX_LAUNCHES] = {0};
     hn_workload w = {0};
     hn_dptr counter = 0;
     char *cache = NULL, *dir = NULL;
@@ -323,55 +324,80 @@ int hn_cmd_debug(const hn_cli *cli) {
         goto done;
     }
     free(log);
-    if (be->ops->kernel_load(be, &img, 0, &k, &err) != 0) {
-        fprintf(stderr, "harness debug: %s\n", err.msg);
-        goto done;
-    }
-    int counter_arg = takes_counter(p, v, be, k);
-    if (hn_check_signature(p, v, be, k, counter_arg, &err) != 0) {
-        fprintf(stderr, "harness debug: %s\n", err.msg);
-        goto done;
+    const hn_variant_spec *spec = &p->specs[v->spec];
+    const int nl = hn_spec_launches(spec);
+    int counter_arg[HN_MAX_LAUNCHES];
+    for (int li = 0; li < nl; li++) {
+        if (be->ops->kernel_load(be, &img, li, &ks[li], &err) != 0 ||
+            hn_check_signature(p, v, li, be, ks[li], counter_arg[li] = takes_counter(p, v, li, be, ks[li]), &err) !=
+                0) {
+            if (nl > 1) hn_err_prefix(&err, "launches[%d] (%s)", li, hn_spec_launch(spec, li).kernel);
+            fprintf(stderr, "harness debug: %s\n", err.msg);
+            goto done;
+        }
     }
     if (hn_workload_create(&w, p, c, be, 1e12, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }
-    hn_launch_dims d;
-    if (hn_eval_geometry(p, v, &w, &d, &err) != 0 || hn_workload_scratch(&w, v, &err) != 0) {
+    hn_launch_dims ds[HN_MAX_LAUNCHES];
+    int in_grid = 0; /* --block is in the grid of some launch */
+    for (int li = 0; li < nl; li++) {
+        if (hn_eval_geometry(p, v, li, &w, &ds[li], &err) != 0) {
+            fprintf(stderr, "harness debug: %s\n", err.msg);
+            goto done;
+        }
+        in_grid |= bx < ds[li].grid[0] && by < ds[li].grid[1] && bz < ds[li].grid[2];
+    }
+    if (hn_workload_scratch(&w, v, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }
-    if (cli->block && (bx >= d.grid[0] || by >= d.grid[1] || bz >= d.grid[2])) {
+    if (cli->block && !in_grid) {
         /* no block would print: said, rather than an empty kernel output */
+        const hn_launch_dims *d = &ds[0];
         fprintf(stderr,
-                "harness debug: --block %s is outside the grid %ux%ux%u of this case (X 0..%u, Y 0..%u, Z 0..%u): "
+                "harness debug: --block %s is outside the grid %ux%ux%u of this case (X 0..%u, Y 0..%u, Z 0..%u)%s: "
                 "no block would print\n",
-                cli->block, d.grid[0], d.grid[1], d.grid[2], d.grid[0] - 1, d.grid[1] - 1, d.grid[2] - 1);
+                cli->block, d->grid[0], d->grid[1], d->grid[2], d->grid[0] - 1, d->grid[1] - 1, d->grid[2] - 1,
+                nl > 1 ? " and those of its other launches" : "");
         rc = 2;
         goto done;
     }
-    if (be->ops->alloc(be, sizeof(int), &counter, &err) != 0 || be->ops->fill(be, counter, 0, sizeof(int), &err) != 0) {
+    if (be->ops->alloc(be, sizeof(int), &counter, &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }
-    hn_argval vals[72];
-    void *args[72];
-    int n_args;
-    if (p->specs[v->spec].n_args > 64 || hn_pack_args(p, v, &w, counter, counter_arg, vals, args, &n_args, &err) != 0) {
-        fprintf(stderr, "harness debug: %s\n", err.msg);
-        goto done;
+    hn_argval vals[HN_MAX_LAUNCHES][72];
+    void *args[HN_MAX_LAUNCHES][72];
+    for (int li = 0; li < nl; li++) {
+        int n_args;
+        if (hn_spec_launch(spec, li).n_args > 64 ||
+            hn_pack_args(p, v, li, &w, counter, counter_arg[li], vals[li], args[li], &n_args, &err) != 0) {
+            if (nl > 1) hn_err_prefix(&err, "launches[%d]", li);
+            fprintf(stderr, "harness debug: %s\n", err.msg);
+            goto done;
+        }
     }
     printf("debug: %s on case %s [%s: %s]\n", v->label, w.label, be->ops->name, dev.name);
     printf("defines:");
     for (int i = 0; i < b.n_defines; i++) printf(" -D%s", b.defines[i]);
-    printf("\nlaunch: grid %ux%ux%u, block %ux%ux%u, %zu bytes of dynamic shared memory%s\n", d.grid[0],
-           d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], d.shared_bytes,
-           counter_arg ? ", + debug_counter" : " (the kernel takes no debug_counter)");
+    printf("\n");
+    int all_counted = 1;
+    for (int li = 0; li < nl; li++) {
+        const hn_launch_dims *d = &ds[li];
+        char which[160] = "launch";
+        if (nl > 1) snprintf(which, sizeof which, "launch %d of %d (%s)", li + 1, nl, hn_spec_launch(spec, li).kernel);
+        printf("%s: grid %ux%ux%u, block %ux%ux%u, %zu bytes of dynamic shared memory%s\n", which, d->grid[0],
+               d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2], d->shared_bytes,
+               counter_arg[li] ? ", + debug_counter" : " (the kernel takes no debug_counter)");
+        all_counted &= counter_arg[li];
+    }
     if (cli->block && !reads_debug_block(b.req.src_path, 0))
         printf("note: --block: %s never reads DEBUG_BLOCK_X/Y/Z (nor hn_debug_block()/hn_debug_leader() of "
                "hn_kernel.h), so it changes nothing: every block prints\n",
                b.req.src_path);
-    int ordered = is_emu ? bo.emu_threads == 1 : counter_arg;
+    int ordered = is_emu ? bo.emu_threads == 1 : all_counted;
     if (!ordered && is_emu)
         printf("note: %d emulator workers run blocks side by side, so their output may interleave "
                "(debug runs one worker unless --emu-threads says otherwise)\n", bo.emu_threads);
@@ -384,9 +410,16 @@ int hn_cmd_debug(const hn_cli *cli) {
                p->specs[v->spec].kernel);
     printf("--- kernel output (%s) ---\n", ordered ? "blocks one at a time, in linear order" : "blocks in any order");
     fflush(stdout);
-    int launched = hn_poison_outputs(&w, p->specs[v->spec].zero, &err) == 0 &&
-                   be->ops->launch(be, k, &d, args, &err) == 0 &&
-                   be->ops->sync(be, &err) == 0;
+    /* each launch in order, its blocks' turn counter from 0 */
+    int launched = hn_poison_outputs(&w, spec->zero, &err) == 0;
+    for (int li = 0; launched && li < nl; li++) {
+        if (nl > 1) printf("--- launch %d of %d: %s ---\n", li + 1, nl, hn_spec_launch(spec, li).kernel);
+        fflush(stdout);
+        launched = be->ops->fill(be, counter, 0, sizeof(int), &err) == 0 &&
+                   be->ops->launch(be, ks[li], &ds[li], args[li], &err) == 0 && be->ops->sync(be, &err) == 0;
+        fflush(stdout);
+        if (!launched && nl > 1) hn_err_prefix(&err, "launch %d of %d (%s)", li + 1, nl, hn_spec_launch(spec, li).kernel);
+    }
     fflush(stdout);
     printf("--- end of kernel output ---\n%s", launched ? "\n" : "");
     int found = sanitizer_report(cli, be, v->label, w.label);
@@ -475,7 +508,8 @@ int hn_cmd_debug(const hn_cli *cli) {
 done:
     if (counter) be->ops->free(be, counter);
     hn_workload_free(&w);
-    if (k) be->ops->kernel_free(be, k);
+    for (int li = 0; li < HN_MAX_LAUNCHES; li++)
+        if (ks[li]) be->ops->kernel_free(be, ks[li]);
     hn_module_image_free(&img);
     hn_build_free(&b);
     for (int i = 0; i < n_extra; i++) free(extra[i]);

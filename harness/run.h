@@ -61,7 +61,7 @@ typedef struct {
     hn_compile_req req;
     char **defines;
     int n_defines;
-    const char *kernel;
+    const char *kernels[HN_MAX_LAUNCHES]; /* the variant's, in launch order */
 } hn_build;
 
 /* Builds the compile request of variant v: its defines, then extra (e.g.
@@ -110,11 +110,11 @@ void hn_workload_free(hn_workload *w);
  * (hn_poison_outputs), or 0 where the variant's "zero" names them. */
 int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err);
 
-/* Evaluates a variant's launch geometry for a case. */
-int hn_eval_geometry(const hn_plan *p, const hn_variant *v, const hn_workload *w,
-                     hn_launch_dims *d, hn_err *err);
+/* Evaluates the geometry of a variant's launch `launch` (0 .. hn_spec_launches - 1) for a case. */
+int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_launch_dims *d,
+                     hn_err *err);
 
-/* Packs the kernel arguments of v for w. vals must hold n_args + 1 slots; args
+/* Packs the arguments of v's launch `launch` for w. vals must hold n_args + 1 slots; args
  * gets pointers into vals; debug_counter is the device counter (0 if none). Appends
  * the counter when append_counter is set and the config does not bind it. */
 typedef union {
@@ -125,12 +125,12 @@ typedef union {
     double d;
     hn_dptr p;
 } hn_argval;
-int hn_pack_args(const hn_plan *p, const hn_variant *v, const hn_workload *w, hn_dptr debug_counter,
+int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_dptr debug_counter,
                  int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err);
 
-/* Checks the bound arguments against the kernel's declared parameters (where
+/* Checks launch `launch`'s bound arguments against its kernel's declared parameters (where
  * the backend can tell them). */
-int hn_check_signature(const hn_plan *p, const hn_variant *v, hn_backend *be, hn_kernel *k,
+int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_backend *be, hn_kernel *k,
                        int append_counter, hn_err *err);
 
 /* The check of a row: every output buffer against its reference with its own

@@ -21,14 +21,14 @@ void hn_build_init(hn_build *b, const hn_plan *p, const hn_variant *v, const cha
     free(own);
     for (int i = 0; i < n_extra; i++) b->defines[n + i] = xstrdup(extra[i]);
     b->n_defines = n + n_extra;
-    b->kernel = s->kernel;
+    for (int i = 0; i < hn_spec_launches(s); i++) b->kernels[i] = hn_spec_launch(s, i).kernel;
     b->req.src_path = s->file;
     b->req.defines = (const char *const *)b->defines;
     b->req.n_defines = b->n_defines;
     b->req.include_dirs = (const char *const *)s->include_dirs;
     b->req.n_include_dirs = s->n_include_dirs;
-    b->req.kernels = &b->kernel;
-    b->req.n_kernels = 1;
+    b->req.kernels = b->kernels;
+    b->req.n_kernels = hn_spec_launches(s);
     b->req.arch = arch;
     b->req.cache_dir = cache_dir;
     b->req.options = (const char *const *)s->options;
@@ -131,29 +131,33 @@ void hn_workload_free(hn_workload *w) {
 
 /* ---------------------------------------------------------------------- */
 
-int hn_eval_geometry(const hn_plan *p, const hn_variant *v, const hn_workload *w,
-                     hn_launch_dims *d, hn_err *err) {
-    const hn_variant_spec *s = &p->specs[v->spec];
+int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_launch_dims *d,
+                     hn_err *err) {
+    const hn_launch_spec l = hn_spec_launch(&p->specs[v->spec], launch);
+    /* launch 0 of a single-launch variant is the variant: its messages say "block[0]", not "launches[0].block[0]" */
+    char where[32] = "";
+    if (hn_spec_launches(&p->specs[v->spec]) > 1) snprintf(where, sizeof where, "launches[%d].", launch);
     hn_scope scope = {p, w->c, v, w->params, 0, NULL};
     for (int i = 0; i < 3; i++) {
         int64_t x;
-        if (hn_expr_eval_int(s->block[i], hn_scope_lookup, &scope, &x, err) != 0)
-            return hn_err_prefix(err, "block[%d] '%s'", i, hn_expr_text(s->block[i]));
+        if (hn_expr_eval_int(l.block[i], hn_scope_lookup, &scope, &x, err) != 0)
+            return hn_err_prefix(err, "%sblock[%d] '%s'", where, i, hn_expr_text(l.block[i]));
         if (x < 1 || x > UINT32_MAX)
-            return hn_errf(err, "block[%d] '%s' = %lld (must be at least 1)", i, hn_expr_text(s->block[i]),
+            return hn_errf(err, "%sblock[%d] '%s' = %lld (must be at least 1)", where, i, hn_expr_text(l.block[i]),
                            (long long)x);
         d->block[i] = (unsigned)x;
-        if (hn_expr_eval_int(s->grid[i], hn_scope_lookup, &scope, &x, err) != 0)
-            return hn_err_prefix(err, "grid[%d] '%s'", i, hn_expr_text(s->grid[i]));
+        if (hn_expr_eval_int(l.grid[i], hn_scope_lookup, &scope, &x, err) != 0)
+            return hn_err_prefix(err, "%sgrid[%d] '%s'", where, i, hn_expr_text(l.grid[i]));
         if (x < 1 || x > UINT32_MAX)
-            return hn_errf(err, "grid[%d] '%s' = %lld (must be at least 1)", i, hn_expr_text(s->grid[i]),
+            return hn_errf(err, "%sgrid[%d] '%s' = %lld (must be at least 1)", where, i, hn_expr_text(l.grid[i]),
                            (long long)x);
         d->grid[i] = (unsigned)x;
     }
     int64_t sh;
-    if (hn_expr_eval_int(s->shared, hn_scope_lookup, &scope, &sh, err) != 0)
-        return hn_err_prefix(err, "shared_bytes '%s'", hn_expr_text(s->shared));
-    if (sh < 0) return hn_errf(err, "shared_bytes '%s' = %lld is negative", hn_expr_text(s->shared), (long long)sh);
+    if (hn_expr_eval_int(l.shared, hn_scope_lookup, &scope, &sh, err) != 0)
+        return hn_err_prefix(err, "%sshared_bytes '%s'", where, hn_expr_text(l.shared));
+    if (sh < 0)
+        return hn_errf(err, "%sshared_bytes '%s' = %lld is negative", where, hn_expr_text(l.shared), (long long)sh);
     d->shared_bytes = (size_t)sh;
     return 0;
 }
@@ -178,14 +182,17 @@ void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, do
 
 int hn_variant_binds(const hn_plan *p, const hn_variant *v, int buffer) {
     const hn_variant_spec *s = &p->specs[v->spec];
-    for (int i = 0; i < s->n_args; i++)
-        if (s->args[i].kind == HN_ARG_BUFFER && s->args[i].index == buffer) return 1;
+    for (int li = 0; li < hn_spec_launches(s); li++) {
+        const hn_launch_spec l = hn_spec_launch(s, li);
+        for (int i = 0; i < l.n_args; i++)
+            if (l.args[i].kind == HN_ARG_BUFFER && l.args[i].index == buffer) return 1;
+    }
     return 0;
 }
 
-static int has_counter_arg(const hn_variant_spec *s) {
-    for (int i = 0; i < s->n_args; i++)
-        if (s->args[i].kind == HN_ARG_DEBUG_COUNTER) return 1;
+static int has_counter_arg(const hn_launch_spec *l) {
+    for (int i = 0; i < l->n_args; i++)
+        if (l->args[i].kind == HN_ARG_DEBUG_COUNTER) return 1;
     return 0;
 }
 
@@ -213,9 +220,10 @@ static int set_typed(char type, const hn_value *v, hn_argval *out, hn_err *err) 
     return hn_errf(err, "has an unknown type");
 }
 
-int hn_pack_args(const hn_plan *p, const hn_variant *v, const hn_workload *w, hn_dptr debug_counter,
+int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_dptr debug_counter,
                  int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err) {
-    const hn_variant_spec *s = &p->specs[v->spec];
+    const hn_launch_spec l = hn_spec_launch(&p->specs[v->spec], launch);
+    const hn_launch_spec *s = &l;
     hn_scope scope = {p, w->c, v, w->params, 0, NULL};
     int n = 0;
     for (int i = 0; i < s->n_args; i++, n++) {
@@ -290,9 +298,10 @@ static const char *typed_prefix(const hn_param_info *pi) {
     return NULL;
 }
 
-int hn_check_signature(const hn_plan *p, const hn_variant *v, hn_backend *be, hn_kernel *k,
+int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_backend *be, hn_kernel *k,
                        int append_counter, hn_err *err) {
-    const hn_variant_spec *s = &p->specs[v->spec];
+    const hn_launch_spec l = hn_spec_launch(&p->specs[v->spec], launch);
+    const hn_launch_spec *s = &l;
     hn_param_info params[64];
     int n = -1;
     if (be->ops->kernel_params(be, k, params, 64, &n, err) != 0) return -1;

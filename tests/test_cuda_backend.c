@@ -176,13 +176,13 @@ static void test_conv2d_variants(void) {
             CHECK_MSG(hn_compile_cuda(&b.req, &img, NULL, &err) == 0, "%s", err.msg);
             hn_kernel *k;
             CHECK_MSG(be->ops->kernel_load(be, &img, 0, &k, &err) == 0, "%s", err.msg);
-            CHECK_MSG(hn_check_signature(p, &p->variants[v], be, k, 0, &err) == 0, "%s", err.msg);
+            CHECK_MSG(hn_check_signature(p, &p->variants[v], 0, be, k, 0, &err) == 0, "%s", err.msg);
             hn_launch_dims d;
-            CHECK(hn_eval_geometry(p, &p->variants[v], &w, &d, &err) == 0);
+            CHECK(hn_eval_geometry(p, &p->variants[v], 0, &w, &d, &err) == 0);
             hn_argval vals[16];
             void *args[16];
             int n;
-            CHECK(hn_pack_args(p, &p->variants[v], &w, 0, 0, vals, args, &n, &err) == 0);
+            CHECK(hn_pack_args(p, &p->variants[v], 0, &w, 0, 0, vals, args, &n, &err) == 0);
             CHECK(hn_poison_outputs(&w, 0, &err) == 0);
             CHECK_MSG(be->ops->launch(be, k, &d, args, &err) == 0 && be->ops->sync(be, &err) == 0, "%s", err.msg);
             hn_row_check rc;

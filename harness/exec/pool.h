@@ -27,7 +27,7 @@ typedef struct {
     int ok;
     char reason[sizeof(hn_err)];
     char key[33];      /* the compile key, known before compiling */
-    hn_kernel *kernel; /* loaded by the runner on first use */
+    hn_kernel *kernels[HN_MAX_LAUNCHES]; /* one per launch, loaded by the runner on first use */
     int loaded;        /* kernel_load attempted */
     int usable;        /* compiled, loaded and signature checked */
 } hn_pool_job;

@@ -317,16 +317,23 @@ static int launch_status(runner *r, const hn_err *err) {
     return err->kind == HN_ERR_FAULT ? HN_ST_FAULT : err->kind == HN_ERR_TIMEOUT ? HN_ST_TIMEOUT : HN_ST_LAUNCH;
 }
 
+/* A row's launches, issued in order as one unit of measured work. */
 typedef struct {
     hn_backend *be;
-    hn_kernel *k;
-    const hn_launch_dims *d;
-    void **args;
+    int n;
+    const char *name[HN_MAX_LAUNCHES];
+    hn_kernel *k[HN_MAX_LAUNCHES];
+    hn_launch_dims d[HN_MAX_LAUNCHES];
+    hn_argval vals[HN_MAX_LAUNCHES][72];
+    void *args[HN_MAX_LAUNCHES][72];
 } launch_ctx;
 
 static int issue_launch(void *ctx, hn_err *err) {
     launch_ctx *l = ctx;
-    return l->be->ops->launch(l->be, l->k, l->d, l->args, err);
+    for (int i = 0; i < l->n; i++)
+        if (l->be->ops->launch(l->be, l->k[i], &l->d[i], l->args[i], err) != 0)
+            return l->n > 1 ? hn_err_prefix(err, "launch %d of %d (%s)", i + 1, l->n, l->name[i]) : -1;
+    return 0;
 }
 
 /* What every launch of a row starts from: the generated contents of every
@@ -973,32 +980,71 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
         hn_csv_setf_named(csv, "registers", "%d", sl->img.res[0].registers);
         hn_csv_setf_named(csv, "spill_bytes", "%d", sl->img.res[0].spill_stores + sl->img.res[0].spill_loads);
     }
+    const hn_variant_spec *spec = &p->specs[v->spec];
+    const int n_launches = hn_spec_launches(spec);
     if (!sl->loaded) {
         sl->loaded = 1;
-        if (r->be->ops->kernel_load(r->be, &sl->img, 0, &sl->kernel, &err) != 0 ||
-            hn_check_signature(p, v, r->be, sl->kernel, 0, &err) != 0)
-            snprintf(sl->reason, sizeof sl->reason, "%s", err.msg);
-        else
-            sl->usable = 1;
+        sl->usable = 1;
+        for (int li = 0; li < n_launches && sl->usable; li++)
+            if (r->be->ops->kernel_load(r->be, &sl->img, li, &sl->kernels[li], &err) != 0 ||
+                hn_check_signature(p, v, li, r->be, sl->kernels[li], 0, &err) != 0) {
+                if (n_launches > 1) hn_err_prefix(&err, "launches[%d] (%s)", li, hn_spec_launch(spec, li).kernel);
+                snprintf(sl->reason, sizeof sl->reason, "%s", err.msg);
+                sl->usable = 0;
+            }
     }
     if (!sl->usable) FAIL(HN_ST_LAUNCH, sl->reason);
+    if (sl->img.res && n_launches > 1) { /* the most registers of any launch, and every launch's spills */
+        int regs = -1, spills = 0;
+        for (int li = 0; li < n_launches; li++) {
+            if (sl->img.res[li].registers > regs) regs = sl->img.res[li].registers;
+            spills += sl->img.res[li].spill_stores + sl->img.res[li].spill_loads;
+        }
+        if (regs >= 0) {
+            hn_csv_setf_named(csv, "registers", "%d", regs);
+            hn_csv_setf_named(csv, "spill_bytes", "%d", spills);
+        }
+    }
 
-    hn_launch_dims d;
-    if (hn_eval_geometry(p, v, w, &d, &err) != 0 || hn_workload_scratch(w, v, &err) != 0)
+    if (hn_workload_scratch(w, v, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+    launch_ctx *lc = xcalloc(1, sizeof *lc); /* big (the argument arrays): not on the stack */
+    lc->be = r->be;
+    lc->n = n_launches;
+    hn_sb grid, block, shared;
+    hn_sb_init(&grid), hn_sb_init(&block), hn_sb_init(&shared);
+    int bad_launch = 0;
+    for (int li = 0; li < n_launches && !bad_launch; li++) {
+        hn_launch_dims *d = &lc->d[li];
+        int n_args = 0;
+        lc->k[li] = sl->kernels[li];
+        lc->name[li] = hn_spec_launch(spec, li).kernel;
+        if (hn_spec_launch(spec, li).n_args > 64)
+            bad_launch = hn_errf(&err, "more than 64 arguments");
+        else if (hn_eval_geometry(p, v, li, w, d, &err) != 0) /* names the launch itself */
+            bad_launch = -1;
+        else if (hn_pack_args(p, v, li, w, 0, 0, lc->vals[li], lc->args[li], &n_args, &err) != 0)
+            bad_launch = n_launches > 1 ? hn_err_prefix(&err, "launches[%d]", li) : -1;
+        const char *sep = li ? ";" : "";
+        hn_sb_addf(&grid, "%s%ux%ux%u", sep, d->grid[0], d->grid[1], d->grid[2]);
+        hn_sb_addf(&block, "%s%ux%ux%u", sep, d->block[0], d->block[1], d->block[2]);
+        hn_sb_addf(&shared, "%s%zu", sep, d->shared_bytes);
+    }
+    if (!bad_launch) {
+        /* one launch: "32x1x1"; several: each, in order, separated by ';' */
+        hn_csv_set_named(csv, "grid", grid.buf);
+        hn_csv_set_named(csv, "block", block.buf);
+        hn_csv_set_named(csv, "shared_bytes", shared.buf);
+    }
+    hn_sb_free(&grid), hn_sb_free(&block), hn_sb_free(&shared);
+    if (bad_launch) {
+        free(lc);
         FAIL(HN_ST_LAUNCH, err.msg);
-    hn_csv_setf_named(csv, "grid", "%ux%ux%u", d.grid[0], d.grid[1], d.grid[2]);
-    hn_csv_setf_named(csv, "block", "%ux%ux%u", d.block[0], d.block[1], d.block[2]);
-    hn_csv_setf_named(csv, "shared_bytes", "%zu", d.shared_bytes);
-    hn_argval vals[72];
-    void *args[72];
-    int n_args = 0;
-    if (p->specs[v->spec].n_args > 64) FAIL(HN_ST_LAUNCH, "more than 64 arguments");
-    if (hn_pack_args(p, v, w, 0, 0, vals, args, &n_args, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+    }
 #undef FAIL
-    launch_ctx lc = {r->be, sl->kernel, &d, args};
-    row_job j = {.slot = vi, .v = v, .issue = issue_launch, .ctx = &lc,
+    row_job j = {.slot = vi, .v = v, .issue = issue_launch, .ctx = lc,
                  .timing = r->is_emu ? "emu-wall" : r->hot ? "hot" : "cold"};
     measure_row(r, w, &j);
+    free(lc);
 }
 
 /* A baseline's state and issue, for hn_measure. */
@@ -1415,7 +1461,8 @@ out:
 /* Frees the kernels of every compiled job and the pool. */
 static void runner_close_jobs(runner *r) {
     for (int i = 0; i < r->pool.n; i++)
-        if (r->pool.jobs[i]->kernel) r->be->ops->kernel_free(r->be, r->pool.jobs[i]->kernel);
+        for (int li = 0; li < HN_MAX_LAUNCHES; li++)
+            if (r->pool.jobs[i]->kernels[li]) r->be->ops->kernel_free(r->be, r->pool.jobs[i]->kernels[li]);
     hn_pool_destroy(&r->pool);
 }
 
