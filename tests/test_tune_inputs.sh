@@ -222,5 +222,39 @@ n_t4=$(grep -o '"configuration"' "$tmp/old.t4/case0.json" | wc -l)
 out=$(tune "$tmp/old.json" --strategy brute_force --top 0 --out "$tmp/old"); rc=$?
 case "$out" in *"evaluations: 0 measured"*) ;; *) fail "old journal: a second resume measured again: ${out:0:400}" ;; esac
 
+# 12. shards resumed over such a journal merge to the verdicts: within a
+# journal the later entry of a key is the one merged (the merge kept the first,
+# the worker's end), and across journals a verdict replaces a worker's end
+for i in 0 1; do
+  out=$(tune "$tmp/divz.json" --strategy brute_force --top 0 --shard $i/2 --out "$tmp/sh$i"); rc=$?
+  [ $rc = 0 ] || fail "shards: shard $i: exit $rc: ${out:0:400}"
+done
+j=$tmp/sh0.journal
+mark 1 fault 'the worker process exited with code 3'
+cp "$j" "$tmp/sh0old.journal"; cp "$tmp/sh0.meta.json" "$tmp/sh0old.meta.json"
+out=$(tune "$tmp/divz.json" --strategy brute_force --top 0 --shard 0/2 --out "$tmp/sh0"); rc=$?
+case "$out" in *"evaluations: 1 measured"*) ;; *) fail "shards: the resumed shard did not measure the worker's end again: ${out:0:400}" ;; esac
+for order in "sh0" "sh0old sh0"; do
+  js=(); for s in $order sh1; do js+=("$tmp/$s.journal"); done
+  out=$("$h" merge "$tmp/m.journal" "${js[@]}" 2>&1); rc=$?
+  [ $rc = 0 ] || fail "shards: merge of $order sh1: exit $rc: ${out:0:400}"
+  case "$out" in *" 4 evaluations into"*) ;; *) fail "shards: merge of $order sh1: ${out:0:400}" ;; esac
+  python3 - "$tmp/m.journal" <<'PY' || fail "shards: merge of $order sh1 does not hold the verdicts"
+import json, sys
+last = {}
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    last[e["key"]] = e
+bad = [e["config"] + ": " + e["reason"] for e in last.values() if e["status"] != "ok"]
+sys.exit("%d keys, not ok: %s" % (len(last), bad) if bad or len(last) != 4 else 0)
+PY
+done
+out=$(tune "$tmp/divz.json" --strategy brute_force --top 0 --journal "$tmp/m.journal" --out "$tmp/shm"); rc=$?
+case "$out" in *"evaluations: 0 measured"*) ;; *) fail "shards: the merged journal did not answer every evaluation: ${out:0:400}" ;; esac
+
+# 13. --top 1 has no runner-up: the table says '-', not inf
+out=$(tune "$tmp/divz.json" --strategy brute_force --top 1 --out "$tmp/divz"); rc=$?
+printf '%s\n' "$out" | grep -E '^case' | grep -q 'inf' && fail "top 1: a runner-up of inf: ${out:0:600}"
+
 echo "test_tune_inputs: $fails failure(s)"
 [ $fails = 0 ]

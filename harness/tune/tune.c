@@ -1628,8 +1628,10 @@ int hn_cmd_tune(const hn_cli *cli) {
         if (!(known < trace->best_cost)) known = trace->best_cost;
         char of_best[16];
         snprintf(of_best, sizeof of_best, "%.1f%%", 100.0 * known / trace->best_cost);
-        printf("%-26s %-14s %6lld %11.5g %8s %11.5g %11.5g %9s  %s\n", what, t.strategy->name, (long long)trace->evals,
-               trace->best_cost, of_best, win_ms, second_ms, margin, cfg);
+        char runner_up[32] = "-"; /* none with --top 1, or when the others failed the re-measure */
+        if (second >= 0) snprintf(runner_up, sizeof runner_up, "%.5g", second_ms);
+        printf("%-26s %-14s %6lld %11.5g %8s %11.5g %11s %9s  %s\n", what, t.strategy->name, (long long)trace->evals,
+               trace->best_cost, of_best, win_ms, runner_up, margin, cfg);
         cJSON *conf = cJSON_CreateObject();
         const hn_variant_spec *sp = &p->specs[spec];
         for (int ti = 0; ti < s->n_tunables; ti++) {
