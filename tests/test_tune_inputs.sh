@@ -24,6 +24,12 @@
 #   - a tunable also given in the config's "defaults" defines was refused as
 #     "'ITEMS' is also in defines" at variants[0].tune.ITEMS, of a variant with
 #     no defines: the message now names the defaults;
+#   - a restriction that divides by zero for some configurations ended the
+#     tune (it now excludes them, with one notice; failing for all is exit 2);
+#   - a journal of an older version kept its false failures ("exited with
+#     code 3") for good: a resume now measures a worker's end again, and a
+#     merge of shards takes a journal's latest entry of a key;
+#   - --top 1 printed its missing runner-up as inf;
 # and what must hold: a tunable that makes the kernel wrong is never chosen,
 # an all-failing space writes no winner, an empty space is exit 2.
 set -u
