@@ -333,7 +333,14 @@ static int merge_journals(merge_ctx *m) {
             fprintf(stderr, "harness merge: %s: %d incomplete line(s) skipped\n", m->paths[i], hn_journal_skipped(j));
         for (int k = 0; k < hn_journal_count(j) && rc == 0; k++) {
             const hn_journal_entry *e = hn_journal_at(j, k);
-            if (hn_journal_find(out, e->key)) {
+            /* in a journal a later entry of a key replaces the earlier (a
+             * resumed shard measured again what a worker's end left) */
+            if (hn_journal_find(j, e->key) != e) continue;
+            /* across journals the first is kept, unless it only records a
+             * worker process that ended and this one is a verdict: appended
+             * after it, it replaces it */
+            const hn_journal_entry *had = hn_journal_find(out, e->key);
+            if (had && !(hn_journal_worker_ended(had) && !hn_journal_worker_ended(e))) {
                 dups++;
                 continue;
             }
@@ -341,7 +348,7 @@ static int merge_journals(merge_ctx *m) {
                 fprintf(stderr, "harness merge: %s\n", err.msg);
                 rc = 2;
             }
-            kept++;
+            kept += !had;
         }
         hn_journal_close(j);
     }

@@ -24,6 +24,12 @@
 #   - a tunable also given in the config's "defaults" defines was refused as
 #     "'ITEMS' is also in defines" at variants[0].tune.ITEMS, of a variant with
 #     no defines: the message now names the defaults;
+#   - a restriction that divides by zero for some configurations ended the
+#     tune (it now excludes them, with one notice; failing for all is exit 2);
+#   - a journal of an older version kept its false failures ("exited with
+#     code 3") for good: a resume now measures a worker's end again, and a
+#     merge of shards takes a journal's latest entry of a key;
+#   - --top 1 printed its missing runner-up as inf;
 # and what must hold: a tunable that makes the kernel wrong is never chosen,
 # an all-failing space writes no winner, an empty space is exit 2.
 set -u
@@ -161,6 +167,100 @@ cfg dflt relu_items '{"BLOCK": [64], "ITEMS": [2, 4]}' '' '"defaults": {"defines
 out=$(tune "$tmp/dflt.json" --space-only); rc=$?
 [ $rc = 2 ] || fail "defaults: exit $rc, expected 2: ${out:0:400}"
 case "$out" in *'variants[0].tune.ITEMS'*'"defaults"'*) ;; *) fail "defaults: the error does not name the defaults: ${out:0:400}" ;; esac
+
+# 10. a restriction that cannot be evaluated for some points (a division by
+# zero) excludes them, with one notice naming it and the count, where it used
+# to end the tune; one that can be evaluated for none is exit 2 naming the file
+# and the JSON path
+cfg divz relu_items '{"BLOCK": [64, 128], "ITEMS": [1, 2, 4]}' '"restrict": ["BLOCK / (ITEMS - 2) > 0"]'
+out=$(tune "$tmp/divz.json" --strategy brute_force --top 0 --out "$tmp/divz"); rc=$?
+[ $rc = 0 ] || fail "divz: exit $rc: ${out:0:600}"
+n_note=$(printf '%s\n' "$out" | grep -c "restrict\[0\] ('BLOCK / (ITEMS - 2) > 0') could not be evaluated for 4 of the 12 raw configurations of 2 cases")
+[ "$n_note" = 1 ] || fail "divz: expected one notice naming the restriction and 4 of 12, got $n_note: ${out:0:800}"
+case "$out" in *"division by zero at BLOCK=64,ITEMS=2"*) ;; *) fail "divz: the notice does not say where: ${out:0:800}" ;; esac
+n_ev=$(grep -c '"phase":"search"' "$tmp/divz.journal")
+[ "$n_ev" = 4 ] || fail "divz: expected the 2 valid configurations on 2 cases (4 evaluations), got $n_ev"
+grep -q 'ITEMS=2' "$tmp/divz.journal" && fail "divz: a configuration the restriction could not be evaluated for was measured"
+grep -q 'ITEMS=1' "$tmp/divz.journal" && fail "divz: a configuration the restriction rejects was measured"
+cfg divall relu_items '{"BLOCK": [64, 128], "ITEMS": [1, 2]}' '"restrict": ["BLOCK <= 128", "ITEMS / (BLOCK - BLOCK) > 0"]'
+out=$(tune "$tmp/divall.json" --space-only); rc=$?
+[ $rc = 2 ] || fail "divall: exit $rc, expected 2: ${out:0:400}"
+case "$out" in *"divall.json"*"variants[0].restrict[1]"*"could not be evaluated for any configuration"*"division by zero"*) ;;
+  *) fail "divall: the error does not name the file, the restriction and why: ${out:0:400}" ;; esac
+# the same, naming the case (so applied per case): exit 2 naming the case
+cfg divcase relu_items '{"BLOCK": [64, 128], "ITEMS": [1, 2]}' '"restrict": ["ITEMS / (n - n) > 0"]'
+out=$(tune "$tmp/divcase.json" --strategy brute_force --out "$tmp/divcase"); rc=$?
+[ $rc = 2 ] || fail "divcase: exit $rc, expected 2: ${out:0:400}"
+case "$out" in *"divcase.json"*"variants[0].restrict[0]"*"for any configuration for case 0"*) ;;
+  *) fail "divcase: the error does not name the file, the restriction and the case: ${out:0:400}" ;; esac
+[ -s "$tmp/divcase.journal" ] && fail "divcase: evaluations were made"
+
+# 11. a journal of an older version holding false failures: entries that
+# record the worker process ending (exited with code 3: the restart after
+# another configuration's fault; died of SIGPIPE or SIGKILL) are measured
+# again on resume; verdicts (a mismatch, a crash while it ran) are kept
+cfg old relu_items '{"BLOCK": [64, 128], "ITEMS": [1, 2, 4]}' '' '"axes": {"n": [999]}'
+sed -i 's/"axes": {"n": \[999, 3000\]},//' "$tmp/old.json"
+out=$(tune "$tmp/old.json" --strategy brute_force --top 0 --out "$tmp/old"); rc=$?
+[ $rc = 0 ] || fail "old journal: first tune: exit $rc: ${out:0:400}"
+j=$tmp/old.journal
+[ "$(wc -l <"$j")" = 6 ] || fail "old journal: expected 6 evaluations, got $(wc -l <"$j")"
+mark() { sed -i "$1s/\"status\":\"ok\"/\"status\":\"$2\"/; $1s/\"reason\":\"\"/\"reason\":\"$3\"/" "$j"; }
+mark 1 fault 'the worker process exited with code 3'
+mark 2 mismatch '12 of 999 outputs differ'
+mark 3 fault 'the worker process died of Segmentation fault'
+mark 4 fault 'the worker process died of Broken pipe'
+mark 5 fault 'the worker process died of Killed'
+c1=$(sed -n 1p "$j" | grep -o '"config":"[^"]*"'); c4=$(sed -n 4p "$j" | grep -o '"config":"[^"]*"')
+c5=$(sed -n 5p "$j" | grep -o '"config":"[^"]*"')
+out=$(tune "$tmp/old.json" --strategy brute_force --top 0 --out "$tmp/old"); rc=$?
+[ $rc = 0 ] || fail "old journal: resume: exit $rc: ${out:0:400}"
+case "$out" in *"3 record a worker process that ended"*) ;; *) fail "old journal: the resume does not say what it measures again: ${out:0:400}" ;; esac
+case "$out" in *"evaluations: 3 measured (0 failed), 3 from the journal"*) ;; *) fail "old journal: expected 3 measured again and 3 kept: ${out:0:600}" ;; esac
+new=$(tail -n +7 "$j")
+for c in "$c1" "$c4" "$c5"; do
+  printf '%s\n' "$new" | grep -F "$c" | grep -q '"status":"ok"' || fail "old journal: $c not measured again: $(printf '%s' "$new" | cut -c1-300)"
+done
+[ "$(wc -l <"$j")" = 9 ] || fail "old journal: expected 9 lines after the resume, got $(wc -l <"$j") (a verdict measured again?)"
+grep -c '"status":"mismatch"' "$tmp/old.journal" | grep -q '^1$' || fail "old journal: the mismatch verdict is gone"
+n_t4=$(grep -o '"configuration"' "$tmp/old.t4/case0.json" | wc -l)
+[ "$n_t4" = 6 ] || fail "old journal: T4 holds $n_t4 evaluations, expected 6 (the superseded entries left out)"
+out=$(tune "$tmp/old.json" --strategy brute_force --top 0 --out "$tmp/old"); rc=$?
+case "$out" in *"evaluations: 0 measured"*) ;; *) fail "old journal: a second resume measured again: ${out:0:400}" ;; esac
+
+# 12. shards resumed over such a journal merge to the verdicts: within a
+# journal the later entry of a key is the one merged (the merge kept the first,
+# the worker's end), and across journals a verdict replaces a worker's end
+for i in 0 1; do
+  out=$(tune "$tmp/divz.json" --strategy brute_force --top 0 --shard $i/2 --out "$tmp/sh$i"); rc=$?
+  [ $rc = 0 ] || fail "shards: shard $i: exit $rc: ${out:0:400}"
+done
+j=$tmp/sh0.journal
+mark 1 fault 'the worker process exited with code 3'
+cp "$j" "$tmp/sh0old.journal"; cp "$tmp/sh0.meta.json" "$tmp/sh0old.meta.json"
+out=$(tune "$tmp/divz.json" --strategy brute_force --top 0 --shard 0/2 --out "$tmp/sh0"); rc=$?
+case "$out" in *"evaluations: 1 measured"*) ;; *) fail "shards: the resumed shard did not measure the worker's end again: ${out:0:400}" ;; esac
+for order in "sh0" "sh0old sh0"; do
+  js=(); for s in $order sh1; do js+=("$tmp/$s.journal"); done
+  out=$("$h" merge "$tmp/m.journal" "${js[@]}" 2>&1); rc=$?
+  [ $rc = 0 ] || fail "shards: merge of $order sh1: exit $rc: ${out:0:400}"
+  case "$out" in *" 4 evaluations into"*) ;; *) fail "shards: merge of $order sh1: ${out:0:400}" ;; esac
+  python3 - "$tmp/m.journal" <<'PY' || fail "shards: merge of $order sh1 does not hold the verdicts"
+import json, sys
+last = {}
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    last[e["key"]] = e
+bad = [e["config"] + ": " + e["reason"] for e in last.values() if e["status"] != "ok"]
+sys.exit("%d keys, not ok: %s" % (len(last), bad) if bad or len(last) != 4 else 0)
+PY
+done
+out=$(tune "$tmp/divz.json" --strategy brute_force --top 0 --journal "$tmp/m.journal" --out "$tmp/shm"); rc=$?
+case "$out" in *"evaluations: 0 measured"*) ;; *) fail "shards: the merged journal did not answer every evaluation: ${out:0:400}" ;; esac
+
+# 13. --top 1 has no runner-up: the table says '-', not inf
+out=$(tune "$tmp/divz.json" --strategy brute_force --top 1 --out "$tmp/divz"); rc=$?
+printf '%s\n' "$out" | grep -E '^case' | grep -q 'inf' && fail "top 1: a runner-up of inf: ${out:0:600}"
 
 echo "test_tune_inputs: $fails failure(s)"
 [ $fails = 0 ]

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ struct hn_journal {
     hn_journal_entry *e;
     int n, cap;
     int skipped;
+    int loaded;              /* entries [0, loaded) came from the file */
     /* open addressing: index + 1, 0 empty; on key, and on the replay key
      * (variant, config, case values, phase) */
     int *table, *rtable;
@@ -220,6 +222,7 @@ static int journal_open(const char *path, int append, hn_journal **out, hn_err *
         entry_free(&e);
     }
     free(text);
+    j->loaded = j->n;
     if (j->n == 0 && !looks_like) {
         hn_errf(err, "%s: not a tuning journal (no line of it is an evaluation written by harness tune)", path);
         hn_journal_close(j);
@@ -286,6 +289,29 @@ const hn_journal_entry *hn_journal_find_config(const hn_journal *j, const char *
     int i = slot_get(j->rtable, j->table_size, j->rkeys, k);
     free(k);
     return i >= 0 ? &j->e[i] : NULL;
+}
+
+int hn_journal_from_file(const hn_journal *j, const hn_journal_entry *e) {
+    return e >= j->e && e < j->e + j->loaded;
+}
+
+/* The text after prefix in s, or NULL. */
+static const char *after(const char *s, const char *prefix) {
+    size_t n = strlen(prefix);
+    return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+int hn_journal_worker_ended(const hn_journal_entry *e) {
+    if (!e->status || strcmp(e->status, "ok") == 0 || !e->reason) return 0;
+    const char *code = after(e->reason, "the worker process exited with code ");
+    if (code) return *code >= '0' && *code <= '9';
+    const char *sig = after(e->reason, "the worker process died of ");
+    if (!sig || !*sig) return 0;
+    /* a crash while the configuration ran is a verdict on it */
+    static const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof crashes / sizeof *crashes; i++)
+        if (strcmp(sig, strsignal(crashes[i])) == 0) return 0;
+    return 1;
 }
 
 int hn_journal_mark_written(hn_journal *j, const hn_journal_entry *e) {

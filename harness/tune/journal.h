@@ -57,6 +57,21 @@ const hn_journal_entry *hn_journal_find(const hn_journal *j, const char *key);
 const hn_journal_entry *hn_journal_find_config(const hn_journal *j, const char *variant, const char *config,
                                                const char *case_values, const char *phase);
 
+/* Whether entry e (one of j's) was loaded from the file, not appended since. */
+int hn_journal_from_file(const hn_journal *j, const hn_journal_entry *e);
+
+/* Whether e records the end of the worker process rather than a verdict on
+ * its configuration: a failure whose reason is the one harness tune writes
+ * when a worker ended without reporting the evaluation ("the worker process
+ * exited with code 3": the restart after another configuration's fault, which
+ * older versions blamed on the next configuration; or "died of" a signal that
+ * stops a process from outside: SIGKILL, SIGTERM, SIGPIPE, SIGINT, SIGHUP, ...).
+ * A worker that crashed while the configuration ran (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL, SIGABRT, SIGTRAP, SIGSYS) and every status a worker reported (ok,
+ * mismatch, fault, compile, timeout, ...), the watchdog's time-outs included,
+ * are verdicts. A resumed tune measures such an entry again (docs/tuning.md). */
+int hn_journal_worker_ended(const hn_journal_entry *e);
+
 /* Marks entry e (one of j's) as written to this tune's CSV; returns whether it
  * already was. */
 int hn_journal_mark_written(hn_journal *j, const hn_journal_entry *e);

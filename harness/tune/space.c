@@ -147,13 +147,20 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
         level_start[t + 1] = k;
     }
     int64_t cap = 0;
+    s->n_restrict = nr;
+    s->unevaluable = xcalloc((size_t)nr + 1, sizeof *s->unevaluable);
+    int64_t *succeeded = xcalloc((size_t)nr + 1, sizeof *succeeded); /* evaluations that gave a value */
     /* depth-first: vals[0..depth) bound; restrictions of a level checked when it binds */
     int depth = 0, ok_root = 1;
     for (int i = 0; rc == 0 && i < nr; i++) {
         if (level[i] != -1) continue;
         hn_value v;
         if (hn_expr_eval(spec->restrict_[i], lookup, &b, &v, err) != 0) {
-            rc = hn_err_prefix(err, "variants[%d].restrict[%d] ('%s')", base->spec, i, hn_expr_text(spec->restrict_[i]));
+            /* naming no tunable, it decides every configuration at once */
+            char cs[64] = "";
+            if (c) snprintf(cs, sizeof cs, " for case %lld", (long long)c->id);
+            rc = hn_err_prefix(err, "variants[%d].restrict[%d] ('%s') could not be evaluated%s", base->spec, i,
+                               hn_expr_text(spec->restrict_[i]), cs);
             break;
         }
         s->evaluations++;
@@ -176,20 +183,30 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
                     m = &memo[i][idx];
                     if (*m) {
                         ok = *m == 1;
+                        if (*m == 3) s->unevaluable[i].excluded += (double)s->radix[depth];
                         continue;
                     }
                 }
                 hn_value v;
-                if (hn_expr_eval(spec->restrict_[i], lookup, &b, &v, err) != 0) {
-                    char *at = hn_space_describe_vals(s, vals, depth + 1);
-                    rc = hn_err_prefix(err, "variants[%d].restrict[%d] ('%s') at %s", base->spec, i,
-                                       hn_expr_text(spec->restrict_[i]), at);
-                    free(at);
-                    break;
-                }
+                hn_err eerr;
                 s->evaluations++;
-                ok = hn_value_truthy(&v);
-                if (m) *m = ok ? 1 : 2;
+                if (hn_expr_eval(spec->restrict_[i], lookup, &b, &v, &eerr) != 0) {
+                    /* not evaluable here (a division by zero): the subtree is
+                     * excluded, as not satisfying it, and counted for one notice */
+                    hn_space_unevaluable *u = &s->unevaluable[i];
+                    if (!u->failed++) {
+                        char *at = hn_space_describe_vals(s, vals, depth + 1);
+                        snprintf(u->first, sizeof u->first, "%.120s at %.120s", eerr.msg, at);
+                        free(at);
+                    }
+                    u->excluded += (double)s->radix[depth];
+                    ok = 0;
+                    if (m) *m = 3;
+                } else {
+                    succeeded[i]++;
+                    ok = hn_value_truthy(&v);
+                    if (m) *m = ok ? 1 : 2;
+                }
                 if (s->evaluations > SPACE_MAX_EVALUATIONS) {
                     rc = hn_errf(err,
                                  "variants[%d].restrict: more than %.0e restriction evaluations building a space of "
@@ -218,6 +235,19 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
             s->valid[s->n_valid++] = hn_space_raw(s, vals);
         }
     }
+    /* a restriction that could be evaluated for none of the configurations it
+     * was asked about is a mistake in it, not a property of some of them */
+    for (int i = 0; rc == 0 && i < nr; i++)
+        if (s->unevaluable[i].failed > 0 && succeeded[i] == 0) {
+            char cs[64] = "";
+            if (c) snprintf(cs, sizeof cs, " for case %lld", (long long)c->id);
+            rc = hn_errf(err,
+                         "variants[%d].restrict[%d] ('%s') could not be evaluated for any configuration%s (%lld "
+                         "combination%s of its tunables tried; the first: %s)",
+                         base->spec, i, hn_expr_text(spec->restrict_[i]), cs, (long long)s->unevaluable[i].failed,
+                         s->unevaluable[i].failed == 1 ? "" : "s", s->unevaluable[i].first);
+        }
+    free(succeeded);
     free(vals);
     for (int i = 0; i < nr; i++) free(stride[i]), free(memo[i]);
     free(stride);
@@ -242,6 +272,7 @@ void hn_space_free(hn_space *s) {
     free(s->n_values);
     free(s->radix);
     free(s->valid);
+    free(s->unevaluable);
     free(s);
 }
 

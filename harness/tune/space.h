@@ -25,6 +25,15 @@
 #include "backend.h"
 #include "config.h"
 
+/* A restriction that could not be evaluated for some configurations (a
+ * division by zero, an integer overflow, a string where a number goes): they
+ * are excluded, as not satisfying it, and counted here for one notice. */
+typedef struct {
+    int64_t failed;            /* evaluations that failed (distinct combinations of its tunables) */
+    double excluded;           /* raw configurations excluded by those failures */
+    char first[256];           /* the first failure: "division by zero at BM=16,BN=0" */
+} hn_space_unevaluable;
+
 typedef struct {
     const hn_plan *plan;
     int spec;                  /* the variant spec */
@@ -37,6 +46,8 @@ typedef struct {
     int64_t *valid;            /* [n_valid]: raw indices, increasing */
     double build_seconds;
     int64_t evaluations;       /* restriction evaluations during construction */
+    int n_restrict;            /* the spec's restrictions */
+    hn_space_unevaluable *unevaluable; /* [n_restrict]: where each could not be evaluated */
 } hn_space;
 
 /* max_valid meaning: stop at the first valid configuration. */
@@ -46,9 +57,11 @@ typedef struct {
  * other defines' values) for case c with parameters params (NULL: restrictions
  * that name the case are left out) and device dev (NULL: those that name the
  * device's limits are left out). At most max_valid configurations are kept (more
- * is an error naming the limit; HN_SPACE_FIRST: only the first). Returns -1 with
- * err naming the restriction on a bad expression. An empty space is not an
- * error here: n_valid is 0. */
+ * is an error naming the limit; HN_SPACE_FIRST: only the first). A restriction
+ * that cannot be evaluated for a configuration (division by zero, ...) excludes
+ * it, counted in unevaluable[]; one that could be evaluated for none of the
+ * configurations it was asked about is an error naming it (-1 with err). An
+ * empty space is not an error here: n_valid is 0. */
 int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, const double *params,
                    const hn_device_info *dev, int64_t max_valid, hn_space **out, hn_err *err);
 void hn_space_free(hn_space *s);

@@ -92,6 +92,7 @@ typedef struct {
     int tag;                   /* the next request's tag */
     hn_csv *csv;               /* <prefix>.csv, or NULL */
     int csv_fresh;             /* this tune made it: evaluations the journal answers get their rows too */
+    int csv_cols;              /* its columns (harness run's for this config), counted once */
     char *journal_path;        /* NULL with --replay */
     int n_evals, n_failed, n_cached, n_missing;
     int interrupt_said;        /* the first interrupt's notice is printed */
@@ -470,16 +471,13 @@ static int run_jobs(tune_ctx *t, tune_job *jobs, int n, hn_err *err) {
  * row; one with another number of columns (another config's) is left out. */
 static void csv_from_journal(tune_ctx *t, const hn_journal_entry *e) {
     if (!t->csv || !t->csv_fresh || !e->row || !*e->row || hn_journal_mark_written(t->journal, e)) return;
-    int n_cols;
-    const char **cols = hn_run_columns(t->plan, &n_cols);
-    free(cols);
     hn_sb sb;
     hn_sb_init(&sb);
     hn_sb_addf(&sb, "%s\n", e->row);
     hn_table tb;
     hn_err werr;
     if (hn_table_parse(sb.buf, "row", &tb, &werr) == 0) {
-        if (tb.n_cols == n_cols && hn_csv_write_line(t->csv, e->row, &werr) != 0)
+        if (tb.n_cols == t->csv_cols && hn_csv_write_line(t->csv, e->row, &werr) != 0)
             fprintf(stderr, "harness: %s\n", werr.msg);
         hn_table_free(&tb);
     }
@@ -535,6 +533,9 @@ static int eval_configs(tune_ctx *t, const hn_space *s, const int64_t *raws, int
                 config_compile_key(t, &v, compile_key);
                 hn_journal_key(compile_key, t->dev.dev.name, t->dev.backend, cv, phase, key);
                 e = hn_journal_find(t->journal, key);
+                /* an older tune's record of a worker that ended (a restart, a
+                 * kill), not a verdict on this configuration: measured again */
+                if (e && hn_journal_worker_ended(e) && hn_journal_from_file(t->journal, e)) e = NULL;
                 if (e) {
                     t->n_cached++;
                     csv_from_journal(t, e);
@@ -1240,6 +1241,7 @@ int hn_cmd_tune(const hn_cli *cli) {
     hn_plan *p = t.plan;
     int rc = 2;
     hn_space **spaces = NULL;
+    hn_space_unevaluable *unev = NULL; /* [n_restrict] */
     int n_units = 0;
     hn_tune_trace *trace = NULL;
     cJSON *units = NULL;
@@ -1407,6 +1409,11 @@ int hn_cmd_tune(const hn_cli *cli) {
     /* the spaces: one per case, or their intersection across cases */
     n_units = across ? 1 : t.n_cases;
     spaces = xcalloc((size_t)n_units, sizeof *spaces);
+    /* restrictions that could not be evaluated for some configurations, summed
+     * over the cases for one notice each */
+    int n_restrict = p->specs[spec].n_restrict;
+    unev = xcalloc((size_t)n_restrict + 1, sizeof *unev);
+    double raw_total = 0;
     for (int i = 0; i < t.n_cases; i++) {
         const hn_case *c = &p->cases[t.cases[i]];
         double params[HN_MAX_PARAMS];
@@ -1419,6 +1426,14 @@ int hn_cmd_tune(const hn_cli *cli) {
             fprintf(stderr, "harness tune: %s: %s\n", p->path, err.msg);
             goto done;
         }
+        raw_total += s->n_raw;
+        for (int r = 0; r < n_restrict; r++) {
+            const hn_space_unevaluable *u = &s->unevaluable[r];
+            if (u->failed && !unev[r].failed)
+                snprintf(unev[r].first, sizeof unev[r].first, "%.200s (case %lld)", u->first, (long long)c->id);
+            unev[r].failed += u->failed;
+            unev[r].excluded += u->excluded;
+        }
         if (!across) spaces[i] = s;
         else if (!spaces[0]) spaces[0] = s;
         else {
@@ -1427,6 +1442,15 @@ int hn_cmd_tune(const hn_cli *cli) {
             hn_space_free(s);
         }
     }
+    for (int r = 0; r < n_restrict; r++)
+        if (unev[r].failed) {
+            char text[128];
+            fprintf(stderr,
+                    "harness tune: %s: variants[%d].restrict[%d] ('%s') could not be evaluated for %.6g of the %.6g raw "
+                    "configurations of %d case%s, which are excluded as not satisfying it; the first: %s\n",
+                    p->path, spec, r, hn_excerpt(hn_expr_text(p->specs[spec].restrict_[r]), text, sizeof text),
+                    unev[r].excluded, raw_total, t.n_cases, t.n_cases == 1 ? "" : "s", unev[r].first);
+        }
     for (int u = 0; u < n_units; u++) {
         hn_space *s = spaces[u];
         char what[96];
@@ -1465,7 +1489,19 @@ int hn_cmd_tune(const hn_cli *cli) {
         if (jrc == 0 && hn_journal_skipped(t.journal))
             fprintf(stderr, "harness tune: %s: %d incomplete line(s) skipped (a tuning killed while writing)\n", jpath,
                     hn_journal_skipped(t.journal));
-        if (jrc == 0) printf("journal: %s (%d evaluations known)\n", jpath, hn_journal_count(t.journal));
+        if (jrc == 0) {
+            int n_ended = 0, n = hn_journal_count(t.journal);
+            for (int i = 0; i < n; i++) {
+                const hn_journal_entry *e = hn_journal_at(t.journal, i);
+                n_ended += hn_journal_find(t.journal, e->key) == e && hn_journal_worker_ended(e);
+            }
+            printf("journal: %s (%d evaluations known", jpath, n);
+            if (n_ended)
+                printf("; %d record a worker process that ended, not a verdict on the configuration, and are "
+                       "measured again when the search asks for them",
+                       n_ended);
+            printf(")\n");
+        }
         t.journal_path = jpath;
         if (jrc != 0) {
             fprintf(stderr, "harness tune: %s\n", err.msg);
@@ -1479,6 +1515,7 @@ int hn_cmd_tune(const hn_cli *cli) {
         int crc = hn_mkdirs(cdir, &err);
         free(cdir);
         t.csv_fresh = !exists;
+        t.csv_cols = n_cols;
         if (crc == 0)
             crc = exists ? hn_csv_append(cpath, cols, n_cols, &t.csv, &err) : hn_csv_open(cpath, cols, n_cols, &t.csv, &err);
         free(cpath);
@@ -1591,8 +1628,10 @@ int hn_cmd_tune(const hn_cli *cli) {
         if (!(known < trace->best_cost)) known = trace->best_cost;
         char of_best[16];
         snprintf(of_best, sizeof of_best, "%.1f%%", 100.0 * known / trace->best_cost);
-        printf("%-26s %-14s %6lld %11.5g %8s %11.5g %11.5g %9s  %s\n", what, t.strategy->name, (long long)trace->evals,
-               trace->best_cost, of_best, win_ms, second_ms, margin, cfg);
+        char runner_up[32] = "-"; /* none with --top 1, or when the others failed the re-measure */
+        if (second >= 0) snprintf(runner_up, sizeof runner_up, "%.5g", second_ms);
+        printf("%-26s %-14s %6lld %11.5g %8s %11.5g %11s %9s  %s\n", what, t.strategy->name, (long long)trace->evals,
+               trace->best_cost, of_best, win_ms, runner_up, margin, cfg);
         cJSON *conf = cJSON_CreateObject();
         const hn_variant_spec *sp = &p->specs[spec];
         for (int ti = 0; ti < s->n_tunables; ti++) {
@@ -1648,6 +1687,7 @@ done:
     free(trace);
     for (int u = 0; spaces && u < n_units; u++) hn_space_free(spaces[u]);
     free(spaces);
+    free(unev);
     stop_lanes(&t);
     hn_meta_free(&meta);
     free(meta_path);
