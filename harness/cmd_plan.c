@@ -61,16 +61,21 @@ int hn_cmd_list(const hn_cli *cli) {
     for (int i = 0; i < p->n_variants; i++) {
         const hn_variant *v = &p->variants[i];
         const hn_variant_spec *s = &p->specs[v->spec];
-        printf("  %s\n    %s :: %s\n    defines:", v->label, s->file, s->kernel);
+        printf("  %s\n    %s :: %s\n    defines:", v->label, s->file, s->kernels_text);
         for (int d = 0; d < s->n_defines; d++)
             printf(" %s=%s", s->defines[d].name, s->defines[d].texts[v->choice[d]]);
-        printf("\n    block (%s, %s, %s)  grid (%s, %s, %s)  shared %s\n", hn_expr_text(s->block[0]),
-               hn_expr_text(s->block[1]), hn_expr_text(s->block[2]), hn_expr_text(s->grid[0]),
-               hn_expr_text(s->grid[1]), hn_expr_text(s->grid[2]), hn_expr_text(s->shared));
-        for (int w = 0; w < s->n_where; w++) printf("    where %s\n", hn_expr_text(s->where[w]));
-        printf("    args:");
-        for (int a = 0; a < s->n_args; a++) printf(" %s", s->args[a].text);
         printf("\n");
+        for (int li = 0; li < hn_spec_launches(s); li++) {
+            const hn_launch_spec l = hn_spec_launch(s, li);
+            if (hn_spec_launches(s) > 1) printf("    launch %d: %s\n", li + 1, l.kernel);
+            printf("    block (%s, %s, %s)  grid (%s, %s, %s)  shared %s\n", hn_expr_text(l.block[0]),
+                   hn_expr_text(l.block[1]), hn_expr_text(l.block[2]), hn_expr_text(l.grid[0]),
+                   hn_expr_text(l.grid[1]), hn_expr_text(l.grid[2]), hn_expr_text(l.shared));
+            printf("    args:");
+            for (int a = 0; a < l.n_args; a++) printf(" %s", l.args[a].text);
+            printf("\n");
+        }
+        for (int w = 0; w < s->n_where; w++) printf("    where %s\n", hn_expr_text(s->where[w]));
     }
     hn_plan_free(p);
     return 0;
@@ -115,15 +120,23 @@ int hn_cmd_compile(const hn_cli *cli) {
             fprintf(stderr, "%s\n", err.msg);
             failed++;
         } else {
-            const hn_kernel_resources *r = &img.res[0];
             /* "cached" only for an entry that verified; a bad one was compiled again. */
             const char *how = img.from_cache ? "(cached)" : img.cache_bad ? "(recompiled: bad cache entry)" : "";
-            if (emu || r->registers < 0)
-                printf("%-48s %5s %9s %9s %7s %9s %8.2f %s\n", p->variants[i].label, "-", "-", "-", "-", "-",
-                       img.seconds, how);
-            else
-                printf("%-48s %5d %9d %9d %7d %9d %8.2f %s\n", p->variants[i].label, r->registers,
-                       r->spill_stores, r->spill_loads, r->stack_frame, r->static_shared, img.seconds, how);
+            const hn_variant_spec *s = &p->specs[p->variants[i].spec];
+            /* a row per launch where the variant has several, each kernel's own resources */
+            for (int li = 0; li < hn_spec_launches(s); li++) {
+                const hn_kernel_resources *r = &img.res[li];
+                char label[256];
+                if (hn_spec_launches(s) > 1)
+                    snprintf(label, sizeof label, "%s %d: %s", p->variants[i].label, li + 1, hn_spec_launch(s, li).kernel);
+                else
+                    snprintf(label, sizeof label, "%s", p->variants[i].label);
+                if (emu || r->registers < 0)
+                    printf("%-48s %5s %9s %9s %7s %9s %8.2f %s\n", label, "-", "-", "-", "-", "-", img.seconds, how);
+                else
+                    printf("%-48s %5d %9d %9d %7d %9d %8.2f %s\n", label, r->registers, r->spill_stores,
+                           r->spill_loads, r->stack_frame, r->static_shared, img.seconds, how);
+            }
             if (cli->verbose && img.log && *img.log) printf("%s\n", img.log);
             hn_module_image_free(&img);
         }

@@ -773,6 +773,7 @@ static void spec_free(hn_variant_spec *s) {
         free(s->scratch_names[i]);
         hn_expr_free(s->scratch_bytes[i]);
     }
+    free(s->kernels_text);
     for (int i = 0; i < s->n_more; i++) {
         hn_launch_spec *L = &s->more[i];
         free(L->kernel);
@@ -1085,6 +1086,12 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
         int n;
         if (parse_string_list(c, vget(v, defaults, "options"), p, &opts, &n) != 0) goto done;
         if (split_options(c, plan, s, opts, n, p) != 0) goto done;
+    }
+    {
+        hn_sb kt;
+        hn_sb_init(&kt);
+        for (int li = 0; li < hn_spec_launches(s); li++) hn_sb_addf(&kt, "%s%s", li ? ";" : "", hn_spec_launch(s, li).kernel);
+        s->kernels_text = kt.buf;
     }
     rc = 0;
 done:

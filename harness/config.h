@@ -99,6 +99,7 @@ typedef struct {
      * timing them all (the first is kernel, block, grid, shared and args above) */
     hn_launch_spec *more;
     int n_more;
+    char *kernels_text;  /* kernel, or every launch's joined by ';' (results' kernel column) */
 } hn_variant_spec;
 
 /* How many kernels one row of the variant launches (1 + n_more), and launch i

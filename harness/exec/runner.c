@@ -212,7 +212,7 @@ void hn_run_row_slot(hn_csv *csv, const hn_plan *p, int slot) {
 
 void hn_run_row_variant(hn_csv *csv, const hn_plan *p, const hn_variant *v) {
     hn_csv_set_named(csv, "variant", v->label);
-    hn_csv_set_named(csv, "kernel", p->specs[v->spec].kernel);
+    hn_csv_set_named(csv, "kernel", p->specs[v->spec].kernels_text);
     for (int d = 0; d < p->n_define_names; d++) {
         const char *val = hn_variant_define(p, v, p->define_names[d]);
         if (val) hn_csv_set_named(csv, p->define_names[d], val);

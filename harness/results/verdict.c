@@ -163,7 +163,7 @@ int hn_verdict_write_best(const hn_verdict_in *in, const char *path, hn_err *err
         }
         hn_csv_set_named(csv, "label", label);
         hn_csv_set_named(csv, "best_variant", v->label);
-        hn_csv_set_named(csv, "kernel", p->specs[v->spec].kernel);
+        hn_csv_set_named(csv, "kernel", p->specs[v->spec].kernels_text);
         for (int d = 0; d < p->n_define_names; d++)
             hn_csv_set_named(csv, p->define_names[d], hn_variant_define(p, v, p->define_names[d]));
         hn_csv_setf_named(csv, "time_median_ms", "%.6g", t[best]);

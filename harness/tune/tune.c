@@ -909,11 +909,16 @@ static int expr_uses(const hn_expr *e, const char *name) {
  * tunable used only there (a block size the kernel reads from blockDim) still
  * changes what runs, so it is as good a tunable as one the source names. */
 static int launch_uses(const hn_variant_spec *spec, const char *name) {
-    if (emu_src_uses_ident(spec->kernel, name) || expr_uses(spec->shared, name)) return 1;
-    for (int i = 0; i < 3; i++)
-        if (expr_uses(spec->block[i], name) || expr_uses(spec->grid[i], name)) return 1;
-    for (int i = 0; i < spec->n_args; i++)
-        if (spec->args[i].kind == HN_ARG_EXPR && expr_uses(spec->args[i].expr, name)) return 1;
+    for (int li = 0; li < hn_spec_launches(spec); li++) {
+        const hn_launch_spec l = hn_spec_launch(spec, li);
+        if (emu_src_uses_ident(l.kernel, name) || expr_uses(l.shared, name)) return 1;
+        for (int i = 0; i < 3; i++)
+            if (expr_uses(l.block[i], name) || expr_uses(l.grid[i], name)) return 1;
+        for (int i = 0; i < l.n_args; i++)
+            if (l.args[i].kind == HN_ARG_EXPR && expr_uses(l.args[i].expr, name)) return 1;
+    }
+    for (int i = 0; i < spec->n_scratch; i++)
+        if (expr_uses(spec->scratch_bytes[i], name)) return 1;
     return 0;
 }
 

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# test_launches.sh: a variant of several launches ("launches";
+# tests/configs/launches.json: PMPP chapter 16's unroll into a scratch buffer,
+# then a tiled GEMM, tests/kernels/launches/unroll_gemm.cu):
+#   - every row ok on the emulator, cold and --hot; the kernel, grid, block and
+#     shared_bytes columns list each launch (';'); check finds nothing; debug runs
+#     both launches in order and matches; profile covers both kernels' lines;
+#     NVRTC compiles both for sm_90 (a row each); list shows each launch;
+#   - a kernel launched twice; a tunable used only by the second launch's geometry;
+#   - a fault in a launch names it (scratch too small);
+#   - config errors name the JSON path: launches beside the variant's own kernel,
+#     an empty list, an unknown key of a launch, a bad kernel name; an argument
+#     count that does not match, or a geometry that does not evaluate, is the row's
+#     launch_error naming the launch.
+set -u
+h=${HARNESS_BIN:?}
+root=${HARNESS_ROOT:?}
+tmp=${HARNESS_TMP:-/tmp}/launches.$$
+mkdir -p "$tmp/configs" "$tmp/kernels/launches"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+cfg="$root/tests/configs/launches.json"
+cp "$root/tests/kernels/launches/unroll_gemm.cu" "$tmp/kernels/launches/"
+# summary CSV: "status:count ..." then the first row's kernel, grid, block, shared_bytes, reason
+summary() {
+  python3 - "$1" <<'PY'
+import csv, collections, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+print(" ".join(f"{k}:{v}" for k, v in sorted(collections.Counter(r["status"] for r in rows).items())))
+for r in rows[-1:]:
+    print(r["kernel"], r["grid"], r["block"], r["shared_bytes"])
+    print(r["reason"])
+PY
+}
+# edited NAME PYTHON: the config with `v` (its variant) edited by PYTHON
+edited() {
+  python3 - "$cfg" "$tmp/configs/$1.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["variants"][0]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+# run_case CONFIG CSV [OPTIONS]
+run_case() {
+  local c=$1 o=$2
+  shift 2
+  "$h" run "$c" --backend emu --quiet --out "$o" "$@" >"$tmp/log" 2>&1
+}
+
+echo "== two launches: run, hot, check, debug, profile, compile, list"
+run_case "$cfg" "$tmp/cold.csv" || fail "run exited $?: $(tail -n 5 "$tmp/log")"
+s=$(summary "$tmp/cold.csv")
+[ "$(head -n 1 <<<"$s")" = "ok:96" ] || fail "cold: $s"
+# the last case: n 2, out_ch 17, 12 x 19, 3 x 3: unroll grid ceil(3*10*17/128) x 2, GEMM 11 x 2 x 2
+[ "$(sed -n 2p <<<"$s")" = "unroll_chapter;gemm_tiled 4x2x1;11x2x2 128x1x1;16x16x1 0;0" ] || fail "columns: $s"
+run_case "$cfg" "$tmp/hot.csv" --hot || fail "run --hot exited $?"
+[ "$(summary "$tmp/hot.csv" | head -n 1)" = "ok:96" ] || fail "hot: $(summary "$tmp/hot.csv")"
+out=$("$h" check "$cfg" --out "$tmp/check.csv" 2>&1) || fail "check exited $?: $out"
+case "$out" in *"0 rows with findings"*) ;; *) fail "check: $out" ;; esac
+out=$("$h" debug "$cfg" --kernel unroll_chapter+gemm_tiled --case 95 --out "$tmp/dbg" 2>&1) || fail "debug exited $?: $out"
+case "$out" in
+  *"launch 1 of 2 (unroll_chapter): grid 4x2x1"*"launch 2 of 2 (gemm_tiled): grid 11x2x2"*"--- launch 1 of 2: unroll_chapter ---"*"--- launch 2 of 2: gemm_tiled ---"*"verdict: output matches the reference"*) ;;
+  *) fail "debug: $out" ;;
+esac
+out=$("$h" profile "$cfg" --case 5 --out "$tmp/prof.csv" 2>&1) || fail "profile exited $?: $out"
+case "$out" in *"2 launches"*"unroll_gemm.cu:23 global store"*"unroll_gemm.cu:36 shared load"*) ;; *) fail "profile: $out" ;; esac
+out=$("$h" compile "$cfg" --arch sm_90 --cache-dir "$tmp/cache" 2>&1) || fail "compile exited $?: $out"
+case "$out" in *"unroll_chapter+gemm_tiled 1: unroll_chapter "*"unroll_chapter+gemm_tiled 2: gemm_tiled "*) ;; *) fail "compile: $out" ;; esac
+out=$("$h" list "$cfg" 2>&1)
+case "$out" in *"launch 1: unroll_chapter"*"args: in cols"*"launch 2: gemm_tiled"*"args: filter cols bias out"*) ;; *) fail "list: $out" ;; esac
+
+echo "== a kernel twice; a tunable of the second launch only; a fault names its launch"
+edited twice 'v["launches"].insert(1, dict(v["launches"][0]))'
+run_case "$tmp/configs/twice.json" "$tmp/twice.csv" || fail "twice exited $?: $(tail -n 5 "$tmp/log")"
+s=$(summary "$tmp/twice.csv")
+[ "$(head -n 1 <<<"$s")" = "ok:96" ] || fail "a kernel twice: $s"
+edited tune 'v["launches"].insert(1, dict(v["launches"][0], block=["UB", 1, 1], grid=["ceil_div(in_ch * (h - filter_size + 1) * (w - filter_size + 1), UB)", "n", 1])); v["tune"] = {"UB": [32, 64]}'
+out=$("$h" tune "$tmp/configs/tune.json" --backend emu --case 0-1 --out "$tmp/tune" 2>&1) || fail "tune exited $?: $out"
+case "$out" in *"(0 failed)"*) ;; *) fail "tune: $out" ;; esac
+edited small 'v["scratch"]["cols"] = "4"'
+run_case "$tmp/configs/small.json" "$tmp/small.csv" --case 95
+s=$(summary "$tmp/small.csv")
+case "$s" in "fault:1"*"launch 1 of 2 (unroll_chapter)"*"past the end of device buffer"*) ;; *) fail "a fault: $s" ;; esac
+
+echo "== config errors"
+# expect CODE NEEDLE CONFIG
+expect() {
+  local o rc
+  o=$("$h" run "$3" --backend emu --quiet --case 5 --out "$tmp/bad.csv" 2>&1)
+  rc=$?
+  [ "$rc" = "$1" ] || fail "$3 exited $rc, expected $1: $o"
+  case "$o" in *"$2"*) ;; *) fail "$3: expected \"$2\" in: $o" ;; esac
+}
+edited both 'v["kernel"] = "gemm_tiled"'
+expect 2 "both.json: variants[0].launches: the variant gives 'kernel' and launches" "$tmp/configs/both.json"
+edited empty 'v["launches"] = []'
+expect 2 "empty.json: variants[0].launches: expected an array of 1 to 8 launches" "$tmp/configs/empty.json"
+edited key 'v["launches"][1]["blocks"] = v["launches"][1].pop("block")'
+expect 2 "key.json: variants[0].launches[1].blocks: unknown key (did you mean 'block'?" "$tmp/configs/key.json"
+edited name 'v["launches"][1]["kernel"] = "gemm tiled"'
+expect 2 "name.json: variants[0].launches[1].kernel: 'gemm tiled' is not a kernel's C++ name" "$tmp/configs/name.json"
+edited args 'v["launches"][1]["args"].pop()'
+run_case "$tmp/configs/args.json" "$tmp/args.csv" --case 5
+s=$(summary "$tmp/args.csv")
+case "$s" in "launch_error:1"*"launches[1] (gemm_tiled): kernel gemm_tiled takes 7 parameters but the config binds 6"*) ;; *) fail "argument count: $s" ;; esac
+edited grid 'v["launches"][1]["grid"][0] = "ceil_div(out_ch, 0)"'
+run_case "$tmp/configs/grid.json" "$tmp/grid.csv" --case 5
+s=$(summary "$tmp/grid.csv")
+case "$s" in "launch_error:1"*"launches[1].grid[0] 'ceil_div(out_ch, 0)'"*) ;; *) fail "a bad grid: $s" ;; esac
+
+[ "$fails" = 0 ] && echo "test_launches: all passed"
+exit $((fails > 0))
