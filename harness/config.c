@@ -889,6 +889,14 @@ static const cJSON *launches_of(ctx *c, const cJSON *v, const char *jpath, int *
     return *failed ? NULL : l;
 }
 
+/* The JSON path of launch 0: "<jpath>.launches[0]", or the variant's own. */
+static char *launch0_path(const char *jpath, const cJSON *launches) {
+    if (!launches) return xstrdup(jpath);
+    char *lp = jp(jpath, "launches"), *p = jpi(lp, 0);
+    free(lp);
+    return p;
+}
+
 static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *defaults,
                          const char *jpath, name_sets ns, hn_variant_spec *s) {
     if (!cJSON_IsObject(v)) return bad(c, jpath, "expected an object, got %s", json_type(v));
@@ -900,29 +908,20 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     if (failed) return -1;
     /* launch 0: the first of launches (l0, at l0path), or the variant itself */
     const cJSON *l0 = launches ? launches->child : NULL;
-    char *l0path = NULL;
-    if (launches) {
-        char *lp = jp(jpath, "launches");
-        l0path = jpi(lp, 0);
-        free(lp);
-    } else {
-        l0path = xstrdup(jpath);
-    }
+    char *l0path = launch0_path(jpath, launches);
 
     /* kernel and name (default: the kernels' names, joined by +) */
     p = jp(l0path, "kernel");
     int krc = parse_kernel_name(c, lget(l0, v, defaults, "kernel"), p, &s->kernel);
     free(p);
-    if (krc != 0) {
-        free(l0path);
-        return -1;
-    }
+    free(l0path); /* made again for the geometry: the returns between would leak it */
+    l0path = NULL;
+    if (krc != 0) return -1;
     j = cJSON_GetObjectItemCaseSensitive(v, "name");
     if (j && !cJSON_IsString(j)) {
         p = jp(jpath, "name");
         bad(c, p, "expected a string, got %s", json_type(j));
         free(p);
-        free(l0path);
         return -1;
     }
     if (j) {
@@ -1017,6 +1016,7 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
 
     int rc = -1;
     p = NULL;
+    l0path = launch0_path(jpath, launches);
     if (parse_geometry(c, l0, v, defaults, l0path, &ns, s->block, s->grid, &s->shared) != 0) goto done;
     p = jp(jpath, "where");
     if (parse_expr_list(c, vget(v, defaults, "where"), p, &ns, 7, &s->where, &s->n_where) != 0)
