@@ -71,6 +71,10 @@ static const char *const emu_flags[] = {
 static const char *const instr_flags_gcc[] = {
     "-fsanitize=thread", "--param", "tsan-distinguish-volatile=1", "--param",
     "tsan-instrument-func-entry-exit=0",
+    /* the type's alignment of every access (the stub's
+     * __ubsan_handle_type_mismatch_v1): tsan sees only sizes, and a float4
+     * load is often split into four 4-byte ones */
+    "-fsanitize=alignment",
 };
 static const char *const instr_flags_clang[] = {
     "-fsanitize=thread", "-mllvm", "-tsan-distinguish-volatile=1", "-mllvm",
@@ -78,6 +82,7 @@ static const char *const instr_flags_clang[] = {
     /* clang drops a read followed by a write of the same place unless told to
      * report the pair (__tsan_read_write4): the read matters to initcheck */
     "-mllvm", "-tsan-compound-read-before-write=1",
+    "-fsanitize=alignment",
 };
 /* The module's own memcpy/memmove/memset calls go through the stub too. */
 static const char *const instr_link_flags[] = {
