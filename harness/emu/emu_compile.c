@@ -205,6 +205,15 @@ static char *command_line_error(const char *what, size_t what_n, const char *res
         size_t n = e ? (size_t)(e - p) : strlen(p);
         const char *at = memmem(p, n, note, sizeof note - 1);
         const char *macro = at ? at + sizeof note - 1 : NULL;
+        /* a user's line after a note inside the shim: the define replaced a name
+         * of the shim that a macro of the shim used there (blockIdx in an
+         * instrumented module expands to a template with a parameter T) */
+        if (at && shim_macro && !memmem(p, n, "/emu-shim-", 10) && strncmp(p, "<command-line>", 14) != 0)
+            return xasprintf("%.*s: error: %.*s (where the macro %.*s, defined on the command line by a define of "
+                             "the variant, replaced a name in the emulator's CUDA headers, reached through %.*s "
+                             "here: rename the define)",
+                             (int)(at - p), p, (int)what_n, what, (int)shim_macro_n, shim_macro,
+                             (int)(n - (size_t)(macro - p)), macro);
         if (at && !memmem(p, n, "/emu-shim-", 10) && strncmp(p, "<command-line>", 14) != 0)
             return xasprintf("%.*s: error: %.*s (where the macro %.*s, defined on the command line by a define of "
                              "the variant, replaced a name of the source)",
