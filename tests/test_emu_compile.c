@@ -242,6 +242,34 @@ static void test_compile_errors(void) {
     if (rc == 0) hn_module_image_free(&img);
     free(log);
     free(p);
+    /* instrumented (harness check), blockIdx is a macro of the shim that expands
+     * to a template of the shim: the define is still the culprit, not blockIdx */
+    p = write_tmp("e_define_instr.cu", "__global__ void k(float *o) {\n"
+                                       "    o[blockIdx.x] = 1.0f;\n"
+                                       "}\n");
+    char *cache = emu_cache();
+    hn_compile_req req = {0};
+    req.src_path = p;
+    req.kernels = ks2;
+    req.n_kernels = 1;
+    req.defines = defs;
+    req.n_defines = 1;
+    req.cache_dir = cache;
+    req.instrument = HN_INSTRUMENT_ACCESSES;
+    log = NULL;
+    rc = hn_compile_emu(&req, &img, &log, &err);
+    CHECK(rc != 0);
+    if (rc != 0 && strstr(log ? log : "", "in expansion of macro")) {
+        CHECK_CONTAINS(err.msg, "rename the define");
+        CHECK_MSG(strstr(err.msg, "the macro \xe2\x80\x98T\xe2\x80\x99") || strstr(err.msg, "the macro 'T'"),
+                  "the define is not named: %s", err.msg);
+        CHECK_MSG(!strstr(err.msg, "blockIdx\xe2\x80\x99, defined") && !strstr(err.msg, "blockIdx', defined"),
+                  "blockIdx called a define: %s", err.msg);
+    }
+    if (rc == 0) hn_module_image_free(&img);
+    free(log);
+    free(cache);
+    free(p);
 }
 
 static void test_param_signature(void) {

@@ -39,6 +39,10 @@ static const corpus_kernel bugs[] = {
     {"sync_divergent", 1, 32, 32, 0, 32},
     {"sync_exited_lane", 1, 32, 32, 0, 32},
     {"sync_deadlock", 1, 32, 32, 0, 32},
+    {"misaligned_float4", 1, 32, 64, 0, 32},
+    {"misaligned_float2", 1, 32, 64, 0, 64},
+    {"race_atomic_after_store", 1, 64, 64, 0, 64},
+    {"race_read_before_atomics", 1, 64, 64, 0, 1},
 };
 
 static const corpus_kernel correct[] = {
@@ -60,6 +64,9 @@ static const corpus_kernel correct[] = {
     {"ok_same_value_flag", 1, 64, 64, 0, 64},
     {"ok_converged", 1, 64, 64, 0, 64},
     {"ok_struct_padding", 1, 64, 64, 0, 64},
+    {"ok_activemask_tail", 1, 64, 44, 0, 64},
+    {"ok_atomic_counter", 1, 64, 64, 0, 64},
+    {"ok_vector_aligned", 1, 64, 250, 0, 250},
 };
 
 static const char *const class_names[HN_SAN_NCLASS] = {"race", "memcheck", "initcheck", "synccheck"};

@@ -71,6 +71,10 @@ static const char *const emu_flags[] = {
 static const char *const instr_flags_gcc[] = {
     "-fsanitize=thread", "--param", "tsan-distinguish-volatile=1", "--param",
     "tsan-instrument-func-entry-exit=0",
+    /* the type's alignment of every access (the stub's
+     * __ubsan_handle_type_mismatch_v1): tsan sees only sizes, and a float4
+     * load is often split into four 4-byte ones */
+    "-fsanitize=alignment",
 };
 static const char *const instr_flags_clang[] = {
     "-fsanitize=thread", "-mllvm", "-tsan-distinguish-volatile=1", "-mllvm",
@@ -78,6 +82,7 @@ static const char *const instr_flags_clang[] = {
     /* clang drops a read followed by a write of the same place unless told to
      * report the pair (__tsan_read_write4): the read matters to initcheck */
     "-mllvm", "-tsan-compound-read-before-write=1",
+    "-fsanitize=alignment",
 };
 /* The module's own memcpy/memmove/memset calls go through the stub too. */
 static const char *const instr_link_flags[] = {
@@ -200,6 +205,15 @@ static char *command_line_error(const char *what, size_t what_n, const char *res
         size_t n = e ? (size_t)(e - p) : strlen(p);
         const char *at = memmem(p, n, note, sizeof note - 1);
         const char *macro = at ? at + sizeof note - 1 : NULL;
+        /* a user's line after a note inside the shim: the define replaced a name
+         * of the shim that a macro of the shim used there (blockIdx in an
+         * instrumented module expands to a template with a parameter T) */
+        if (at && shim_macro && !memmem(p, n, "/emu-shim-", 10) && strncmp(p, "<command-line>", 14) != 0)
+            return xasprintf("%.*s: error: %.*s (where the macro %.*s, defined on the command line by a define of "
+                             "the variant, replaced a name in the emulator's CUDA headers, reached through %.*s "
+                             "here: rename the define)",
+                             (int)(at - p), p, (int)what_n, what, (int)shim_macro_n, shim_macro,
+                             (int)(n - (size_t)(macro - p)), macro);
         if (at && !memmem(p, n, "/emu-shim-", 10) && strncmp(p, "<command-line>", 14) != 0)
             return xasprintf("%.*s: error: %.*s (where the macro %.*s, defined on the command line by a define of "
                              "the variant, replaced a name of the source)",

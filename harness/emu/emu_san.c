@@ -122,6 +122,7 @@ typedef struct {
     int active;
     san_who who;
     int what;
+    int atomic;                 /* the later access is an atomic (its name in the message) */
     unsigned other;
     uint32_t other_pc;
     const san_region *r;
@@ -697,9 +698,9 @@ static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t 
 }
 
 /* A race of `who` (the thread of the later access) with thread `other`. */
-__attribute__((noinline)) static void race_by(emu_san_worker *w, const san_who *who, int what, unsigned other,
-                                              uint32_t other_pc, const san_region *r, size_t off, size_t n,
-                                              uintptr_t pc) {
+__attribute__((noinline)) static void race_by(emu_san_worker *w, const san_who *who, int what, int atomic,
+                                              unsigned other, uint32_t other_pc, const san_region *r, size_t off,
+                                              size_t n, uintptr_t pc) {
     char obj[256], o[48];
     shared_name(r, off, n, obj, sizeof obj);
     struct hn_emu_u3 ot;
@@ -707,12 +708,13 @@ __attribute__((noinline)) static void race_by(emu_san_worker *w, const san_who *
     snprintf(o, sizeof o, "(%u,%u,%u)", ot.x, ot.y, ot.z);
     static const char *const kind[] = {"read after write", "write after read", "write after write"};
     static const char *const mine[] = {"read", "write", "write"};
+    static const char *const mine_atomic[] = {"atomic load", "atomic", "atomic"};
     static const char *const theirs[] = {"wrote", "read", "wrote"};
     /* \x1f: where the source lines of this access and of the other go */
     found_by(w, who, what, pc, w->text_lo + other_pc, (int)other,
              "%s of %s\x1f after thread %s %s it\x1f, with no barrier or other synchronisation between them (%s "
              "hazard)",
-             mine[what], obj, o, theirs[what], kind[what]);
+             (atomic ? mine_atomic : mine)[what], obj, o, theirs[what], kind[what]);
 }
 
 /* A write that races with an earlier read or write is harmless when it leaves
@@ -724,21 +726,22 @@ static void flush_pending(emu_san_worker *w) {
     if (!p->active) return;
     p->active = 0;
     if (memcmp((const void *)(p->r->data + p->off), p->old, p->n) == 0) return; /* the same bytes */
-    race_by(w, &p->who, p->what, p->other, p->other_pc, p->r, p->off, p->n, p->pc);
+    race_by(w, &p->who, p->what, p->atomic, p->other, p->other_pc, p->r, p->off, p->n, p->pc);
 }
 
-static void race(emu_san_worker *w, int what, unsigned other, uint32_t other_pc, const san_region *r, size_t off,
-                 size_t n, uintptr_t pc) {
+static void race(emu_san_worker *w, int what, int atomic, unsigned other, uint32_t other_pc, const san_region *r,
+                 size_t off, size_t n, uintptr_t pc) {
     san_who who;
     who_now(w, &who);
     if (what == W_RAW || n > sizeof w->pending.old || w->pending.active) {
-        race_by(w, &who, what, other, other_pc, r, off, n, pc);
+        race_by(w, &who, what, atomic, other, other_pc, r, off, n, pc);
         return;
     }
     san_pending *p = &w->pending;
     p->active = 1;
     p->who = who;
     p->what = what;
+    p->atomic = atomic;
     p->other = other;
     p->other_pc = other_pc;
     p->r = r;
@@ -765,7 +768,7 @@ typedef struct {
     unsigned long long info;
     unsigned me;
     uint32_t now, start, tb, pco;
-    int reads, writes, sync, race_on, check_init;
+    int reads, writes, sync, atomic, race_on, check_init;
 } san_unit_ctx;
 
 /* The checks and updates of one access on one unit of `len` bytes (4: a word
@@ -779,7 +782,28 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
             uninit_shared(w, u->r, u->off, u->n, u->info, u->pc);
             u->check_init = 0;
         }
-        if (u->writes) {
+        /* An atomic never races with another atomic, but it does with a plain
+         * access of another thread that nothing orders before it (a counter
+         * zeroed by one thread while the others already add to it; a plain read
+         * of it before the others' additions). The thread's own atomic is not
+         * yet counted in `ordered` (san_access moves its clock afterwards). */
+        if (u->atomic && u->race_on && c->wt >= u->tb && c->wt >= u->start && c->w != me && c->w != SYNC_ID &&
+            (u->writes || memcmp(&c->prev, mem, (size_t)len) != 0) && !ordered(w, me, c->w, c->wt)) {
+            race(w, u->writes ? W_WAW : W_RAW, 1, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+            u->race_on = 0;
+        } else if (u->atomic && u->race_on && u->writes) {
+            if (c->r1t >= u->tb && c->r1 != me && !ordered(w, me, c->r1, c->r1t)) {
+                race(w, W_WAR, 1, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
+                u->race_on = 0;
+            } else if (c->r2t >= u->tb && c->r2 != me && !ordered(w, me, c->r2, c->r2t)) {
+                race(w, W_WAR, 1, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
+                u->race_on = 0;
+            }
+        }
+        /* an atomic keeps a plain write of this barrier interval as the cell's
+         * writer, so that the other threads' atomics and reads are checked
+         * against it (the bytes are written either way) */
+        if (u->writes && !(u->atomic && c->wt >= u->tb && c->wt >= u->start && c->w != SYNC_ID)) {
             memcpy(&c->prev, mem, (size_t)len);
             c->wt = u->now;
             c->w = SYNC_ID;
@@ -795,13 +819,13 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
         }
         if (u->race_on) {
             if (c->wt >= tb && c->w != me && c->w != SYNC_ID && !ordered(w, me, c->w, c->wt)) {
-                race(w, W_WAW, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+                race(w, W_WAW, 0, c->w, c->wpc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             } else if (c->r1t >= tb && c->r1 != me && !ordered(w, me, c->r1, c->r1t)) {
-                race(w, W_WAR, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
+                race(w, W_WAR, 0, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             } else if (c->r2t >= tb && c->r2 != me && !ordered(w, me, c->r2, c->r2t)) {
-                race(w, W_WAR, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
+                race(w, W_WAR, 0, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             }
         }
@@ -820,7 +844,7 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
     } else if (u->race_on && c->wt >= tb && c->w != me && c->w != SYNC_ID && memcmp(&c->prev, mem, (size_t)len) != 0 &&
                !ordered(w, me, c->w, c->wt)) {
         /* (a write that left the bytes as they were cannot be read out of order) */
-        race(w, W_RAW, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+        race(w, W_RAW, 0, c->w, c->wpc, u->r, u->off, u->n, u->pc);
         u->race_on = 0;
     }
     if (!(w->checks & HN_SAN_RACE)) return;
@@ -915,7 +939,8 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
                       .race_on = (w->checks & HN_SAN_RACE) != 0};
     u.check_init = (w->checks & HN_SAN_INIT) && u.reads;
     if (info & (HN_EMU_SAN_ATOMIC | HN_EMU_SAN_VOLATILE)) {
-        u.sync = 1; /* never racy; atomic exchanges and stores only write */
+        u.sync = 1; /* never racy with each other; atomic exchanges and stores only write */
+        u.atomic = (info & HN_EMU_SAN_ATOMIC) != 0;
         if (info & HN_EMU_SAN_ATOMIC) u.reads = u.reads && u.writes ? 1 : !u.writes;
     }
     if (u.check_init && n > 4 && any_written(r, off, n, u.start)) u.check_init = 0; /* see global_access */
@@ -1016,20 +1041,59 @@ __attribute__((noinline)) static void profile_access(emu_san_worker *w, uintptr_
     emu_prof_access(w->prof, EMU_PROF_GLOBAL, (unsigned)b->id, a - b->data, n, info, pc, t->linear);
 }
 
+static inline void san_dispatch(emu_san_worker *w, uintptr_t a, size_t n, unsigned long long info, uintptr_t pc);
+
+/* The type of an access at a wants `align` bytes of alignment that a lacks
+ * (HN_EMU_SAN_ALIGNCHK): a finding when a is device or shared memory. */
+__attribute__((noinline, cold)) static void san_type_align(emu_san_worker *w, uintptr_t a, size_t align,
+                                                           unsigned long long info, uintptr_t pc) {
+    if (!(w->checks & HN_SAN_MEM) || w->profiling) return;
+    char what[256];
+    const char *kind = info & HN_EMU_SAN_WRITE ? "write" : "read";
+    for (int i = 0; i < w->n_cur; i++) {
+        const san_region *r = w->cur[i];
+        if (a >= r->data && a < r->data + r->size) {
+            shared_name(r, a - r->data, align, what, sizeof what);
+            found(w, W_MISALIGNED, pc, 0, -1, "misaligned %s at %p (%s), not a multiple of %zu (the alignment of its type)", kind,
+                  (void *)a, what, align);
+            return;
+        }
+    }
+    uintptr_t gl = 0, gh = 0;
+    const san_buf *b = find_buf(w->san, a, &gl, &gh);
+    if (!b || a < b->data || a >= b->data + b->size) return; /* not device memory, or out of bounds (found then) */
+    snprintf(what, sizeof what, "device buffer #%lu + %zu", b->id, (size_t)(a - b->data));
+    found(w, W_MISALIGNED, pc, 0, -1, "misaligned %s at %p (%s), not a multiple of %zu (the alignment of its type)", kind,
+          (void *)a, what, align);
+}
+
 static void san_access(void *addr, unsigned long long info, void *pcv) {
     emu_san_worker *w = emu_san_tl;
     if (__builtin_expect(!w, 0)) return;
     uintptr_t a = (uintptr_t)addr, pc = (uintptr_t)pcv - 1; /* inside the calling instruction */
     size_t n = (size_t)(info & HN_EMU_SAN_SIZE);
     if (__builtin_expect(w->pending.active, 0)) flush_pending(w);
+    if (__builtin_expect(info & HN_EMU_SAN_ALIGNCHK, 0)) {
+        san_type_align(w, a, n, info, pc);
+        return;
+    }
     if (w->profiling) {
         if (w->profiled_block) profile_access(w, a, n, info, pc);
         return;
     }
     if (__builtin_expect(info & HN_EMU_SAN_ATOMIC, 0)) {
+        /* checked as of before it (a plain access of another thread is not
+         * ordered before an atomic by that atomic itself), then counted */
+        san_dispatch(w, a, n, info, pc);
         const hn_emu_tctx *t = emu_tl_cur;
         if (t) w->atl[t->linear] = ++w->gclk;
+        return;
     }
+    san_dispatch(w, a, n, info, pc);
+}
+
+/* Where an access goes: a recent buffer, a shared variable, a gap, or a search. */
+static inline void san_dispatch(emu_san_worker *w, uintptr_t a, size_t n, unsigned long long info, uintptr_t pc) {
     for (int i = 0; i < HN_EMU_SAN_RECENT; i++)
         if (INSIDE(w, i, a, n)) {
             global_access(w, w->recent_buf[i], a, n, info, pc);

@@ -419,7 +419,8 @@ static int coalesce_settle(emu_sched *s, emu_fiber *me) {
     int mine = 0;
     for (int i = 0; i < wp->nco; i++) {
         unsigned mask = wp->co[i].arrived;
-        if (emu_san_tl) emu_san_warp_sync(w, mask);
+        /* (__activemask() orders nothing on a GPU; coalesced_threads() does) */
+        if (emu_san_tl && (wp->co[i].op & HN_EMU_OP_MASK) != HN_EMU_OP_ACTIVEMASK) emu_san_warp_sync(w, mask);
         for (int l = 0; l < nl; l++) {
             if (!(mask >> l & 1u)) continue;
             emu_fiber *f = s->f[base + l];
@@ -642,8 +643,9 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
     emu_warp *wp = &s->warps[w];
     char buf[128];
     int bop = op & HN_EMU_OP_MASK;
-    if (bop == HN_EMU_OP_ACTIVEMASK) return exist & ~wp->done;
-    if (bop == HN_EMU_OP_COALESCE) return coalesce(s, me, op, site, line, file);
+    /* __activemask() groups like coalesced_threads(): the lanes after this one
+     * have not run yet, so "not exited" would name lanes a tail guard ends */
+    if (bop == HN_EMU_OP_ACTIVEMASK || bop == HN_EMU_OP_COALESCE) return coalesce(s, me, op, site, line, file);
     s->fail_kind = EMU_FAIL_SYNC; /* what fails from here on is the collective's use */
     if (width < 1 || width > HN_EMU_WARP_SIZE || (width & (width - 1)))
         fail(s, me, "%s at %s:%d: width %d is not a power of two from 1 to 32", op_name(op),

@@ -148,7 +148,11 @@ typedef struct hn_emu_rt {
 #define HN_EMU_SAN_VOLATILE (1ull << 34)
 #define HN_EMU_SAN_UNALIGNED (1ull << 35) /* the compiler did not know the alignment */
 #define HN_EMU_SAN_ATOMIC (1ull << 36)
-#define HN_EMU_SAN_ABI 5
+/* not an access: the type of an access at addr wants an alignment (the size
+ * bits) that addr lacks (-fsanitize=alignment: a float4 load at an odd float,
+ * which the compiler may then split into aligned 4-byte loads) */
+#define HN_EMU_SAN_ALIGNCHK (1ull << 37)
+#define HN_EMU_SAN_ABI 6
 typedef struct hn_emu_san_rt {
     int abi;
     void (*access)(void *addr, unsigned long long info, void *pc);

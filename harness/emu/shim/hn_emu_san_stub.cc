@@ -148,6 +148,30 @@ HN_SAN_HIDDEN void __tsan_write_range(void *a, long n) {
     if (n > 0) HN_SAN_ACCESS(a, (unsigned long long)n | HN_EMU_SAN_WRITE | HN_EMU_SAN_UNALIGNED);
 }
 
+/* -fsanitize=alignment: a load, store or member access through a pointer not
+ * aligned for its type (CUDA requires natural alignment: a float4 at an odd
+ * float faults). The compiler checks the pointer, so the type's alignment is
+ * known even where it splits the access into smaller aligned ones. The layout
+ * is the UBSan ABI's (GCC and clang), which this file only reads. */
+struct hn_san_ubsan_loc {
+    const char *file;
+    unsigned line, column;
+};
+struct hn_san_ubsan_mismatch {
+    hn_san_ubsan_loc loc;
+    const void *type;
+    unsigned char log_alignment;
+    unsigned char check_kind; /* 0 load, 1 store, others: reference binding, member access ... */
+};
+HN_SAN_HIDDEN void __ubsan_handle_type_mismatch_v1(hn_san_ubsan_mismatch *d, unsigned long p) {
+    unsigned long align = 1ul << d->log_alignment;
+    if (!p || !(p & (align - 1))) return;
+    HN_SAN_ACCESS(p, align | (d->check_kind == 1 ? HN_EMU_SAN_WRITE : HN_EMU_SAN_READ) | HN_EMU_SAN_ALIGNCHK);
+}
+HN_SAN_HIDDEN void __ubsan_handle_type_mismatch_v1_abort(hn_san_ubsan_mismatch *d, unsigned long p) {
+    __ubsan_handle_type_mismatch_v1(d, p);
+}
+
 /* the rest of what the instrumentation may call */
 HN_SAN_HIDDEN void __tsan_init(void) {}
 HN_SAN_HIDDEN void __tsan_func_entry(void *) {}

@@ -21,6 +21,14 @@
  *   oob_static_shared      reads one float past a static __shared__ array
  *   misaligned_int         an int read 2 bytes off its alignment
  *   misaligned_double      a double read 4 bytes off its alignment
+ *   misaligned_float4      a float4 loaded at an 8-byte offset (the compiler
+ *                          splits the load into aligned 4-byte ones; only the
+ *                          type says it needs 16)
+ *   misaligned_float2      a float2 stored at an odd float
+ *   race_atomic_after_store thread 0 zeroes a shared counter with a plain
+ *                          store, the others atomicAdd to it with no barrier
+ *   race_read_before_atomics thread 0 reads a shared sum with a plain load
+ *                          while the others still atomicAdd to it
  *   uninit_shared          one element of a tile is never written
  *   uninit_tile_edge       a tile loaded for 30 of 32 threads, read by all
  *   uninit_output          reads its (poisoned) output before writing it
@@ -169,4 +177,33 @@ __global__ void sync_deadlock(const float *in, float *out, int n) {
     if (t < 16) v = __shfl_down_sync(0xffffffffu, v, 1); // expect: synccheck sync_deadlock
     __syncthreads(); // expect: synccheck sync_deadlock
     out[t] = v;
+}
+
+__global__ void misaligned_float4(const float *in, float *out, int n) {
+    int t = threadIdx.x;
+    float4 v = *reinterpret_cast<const float4 *>(in + 4 * (t % (n / 4 - 1)) + 2); // expect: memcheck misaligned_float4
+    out[t] = v.x + v.y + v.z + v.w;
+}
+
+__global__ void misaligned_float2(const float *in, float *out, int n) {
+    int t = threadIdx.x;
+    if (t < n / 2 - 1) *reinterpret_cast<float2 *>(out + 2 * t + 1) = make_float2(in[t], in[t + 1]); // expect: memcheck misaligned_float2
+}
+
+__global__ void race_atomic_after_store(const float *in, float *out, int n) {
+    __shared__ int count;
+    int t = threadIdx.x;
+    if (t == 0) count = 0; // expect: race race_atomic_after_store
+    atomicAdd(&count, in[t % n] > 0.5f); // expect: race race_atomic_after_store
+    __syncthreads();
+    out[t] = (float)count;
+}
+
+__global__ void race_read_before_atomics(const float *in, float *out, int n) {
+    __shared__ float sum;
+    int t = threadIdx.x;
+    if (t == 0) sum = 0.0f;
+    __syncthreads();
+    atomicAdd(&sum, in[t % n]); // expect: race race_read_before_atomics
+    if (t == 0) out[0] = sum; // expect: race race_read_before_atomics
 }

@@ -37,6 +37,15 @@
  *                         barrier, every thread that disagrees clears it
  *   ok_struct_padding     structs with padding written field by field, copied
  *                         whole (the padding is never written, and never used)
+ *   ok_activemask_tail    __activemask() after a tail guard returned the last
+ *                         lanes, then shuffles on that mask (the mask must not
+ *                         name the lanes that exited, though they run later)
+ *   ok_atomic_counter     a shared counter zeroed, a barrier, atomics from
+ *                         every thread, a barrier, read by all; thread 0 also
+ *                         adds to the counter it zeroed
+ *   ok_vector_aligned     float4 and float2 loads and stores at aligned
+ *                         offsets, a scalar tail; a struct aligned to 8 inside
+ *                         a shared array of 16-byte elements
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -283,4 +292,55 @@ __global__ void ok_struct_padding(const float *in, float *out, int n) {
     __syncthreads();
     ok_padded mine = items[63 - t];
     out[t] = mine.value + (float)mine.tag;
+}
+
+__global__ void ok_activemask_tail(const float *in, float *out, int n) {
+    int t = threadIdx.x;
+    if (t >= n) return;
+    unsigned m = __activemask();
+    float first = __shfl_sync(m, in[t], __ffs(m) - 1);
+    out[t] = first + (float)__popc(__ballot_sync(m, 1));
+}
+
+__global__ void ok_atomic_counter(const float *in, float *out, int n) {
+    __shared__ int count;
+    int t = threadIdx.x;
+    if (t == 0) {
+        count = 0;
+        atomicAdd(&count, 1);
+    }
+    __syncthreads();
+    if (t > 0) atomicAdd(&count, in[t % n] > 0.5f);
+    __syncthreads();
+    out[t] = (float)count;
+}
+
+struct ok_dpair {
+    double d;
+    int i;
+};
+struct ok_wrap {
+    float x;
+    ok_dpair p; /* 16 bytes at offset 8: every other element's p is 8 bytes off a multiple of 16 */
+};
+__global__ void ok_vector_aligned(const float *in, float *out, int n) {
+    __shared__ ok_wrap pairs[64];
+    int t = threadIdx.x;
+    ok_dpair q;
+    if (4 * t + 3 < n) {
+        float4 v = reinterpret_cast<const float4 *>(in)[t];
+        reinterpret_cast<float4 *>(out)[t] = make_float4(v.w, v.z, v.y, v.x);
+        float2 h = reinterpret_cast<const float2 *>(in)[t];
+        q.d = h.x;
+        q.i = (int)h.y;
+    } else {
+        for (int k = 4 * t; k < n; k++) out[k] = in[k];
+        q.d = 0.0;
+        q.i = 0;
+    }
+    pairs[t].x = 1.0f;
+    pairs[t].p = q;
+    __syncthreads();
+    ok_dpair p = pairs[(t + 1) % 64].p;
+    if (t == 0) out[0] += (float)p.d + (float)p.i + pairs[1].x;
 }
