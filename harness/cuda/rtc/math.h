@@ -79,17 +79,17 @@ __host__ __device__ inline bool isnormal(double x) { return fpclassify(x) == FP_
 /* Comparisons that are false, not signalling, when either side is NaN (device code
  * raises no floating-point exceptions, so the plain operators already are). Mixed
  * arguments compare in their common type, as C++ asks. */
-template <class A, class B> __host__ __device__ constexpr bool isunordered(A x, B y) {
+template <class _HnA, class _HnB> __host__ __device__ constexpr bool isunordered(_HnA x, _HnB y) {
     return x != x || y != y;
 }
-template <class A, class B> __host__ __device__ constexpr bool isgreater(A x, B y) { return x > y; }
-template <class A, class B> __host__ __device__ constexpr bool isgreaterequal(A x, B y) {
+template <class _HnA, class _HnB> __host__ __device__ constexpr bool isgreater(_HnA x, _HnB y) { return x > y; }
+template <class _HnA, class _HnB> __host__ __device__ constexpr bool isgreaterequal(_HnA x, _HnB y) {
     return x >= y;
 }
-template <class A, class B> __host__ __device__ constexpr bool isless(A x, B y) { return x < y; }
-template <class A, class B> __host__ __device__ constexpr bool islessequal(A x, B y) {
+template <class _HnA, class _HnB> __host__ __device__ constexpr bool isless(_HnA x, _HnB y) { return x < y; }
+template <class _HnA, class _HnB> __host__ __device__ constexpr bool islessequal(_HnA x, _HnB y) {
     return x <= y;
 }
-template <class A, class B> __host__ __device__ constexpr bool islessgreater(A x, B y) {
+template <class _HnA, class _HnB> __host__ __device__ constexpr bool islessgreater(_HnA x, _HnB y) {
     return x < y || x > y;
 }

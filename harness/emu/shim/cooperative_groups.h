@@ -84,22 +84,22 @@ static __inline__ unsigned hn_emu_cg_pack(unsigned mask, unsigned lane_bits) {
 }
 
 /* A shuffle of any trivially copyable value, 8 bytes per collective. */
-template <class T>
-static __inline__ T hn_emu_cg_shfl(int op, int api, unsigned mask, const T &v, int param, int width,
+template <class _HnT>
+static __inline__ _HnT hn_emu_cg_shfl(int op, int api, unsigned mask, const _HnT &v, int param, int width,
                                    const hn_emu_site &at) {
-    static_assert(std::is_trivially_copyable<T>::value,
+    static_assert(std::is_trivially_copyable<_HnT>::value,
                   "cooperative groups shuffles take trivially copyable values");
-    unsigned long long w[(sizeof(T) + 7) / 8] = {};
+    unsigned long long w[(sizeof(_HnT) + 7) / 8] = {};
     memcpy(w, &v, sizeof v);
     for (unsigned long long &x : w) x = hn_emu_coll_at(op, api, mask, x, param, width, at);
-    typename std::aligned_storage<sizeof(T), alignof(T)>::type r;
-    memcpy(&r, w, sizeof(T));
-    return *reinterpret_cast<T *>(&r);
+    typename std::aligned_storage<sizeof(_HnT), alignof(_HnT)>::type r;
+    memcpy(&r, w, sizeof(_HnT));
+    return *reinterpret_cast<_HnT *>(&r);
 }
 
-template <class T>
-static __inline__ unsigned long long hn_emu_cg_bits(const T &v) {
-    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+template <class _HnT>
+static __inline__ unsigned long long hn_emu_cg_bits(const _HnT &v) {
+    static_assert(sizeof(_HnT) <= 8 && std::is_trivially_copyable<_HnT>::value,
                   "match_any/match_all take values of at most 8 bytes");
     unsigned long long b = 0;
     memcpy(&b, &v, sizeof v);
@@ -212,33 +212,33 @@ static __inline__ thread_block this_thread_block() { return thread_block(); }
 
 /* Scratch for tiles of several warps on GPUs before sm_80; such tiles are not
  * supported here (see thread_block_tile), so this only lets the code compile. */
-template <unsigned MaxBlockSize = 1024, unsigned TileCommunicationSize = 8,
-          unsigned MaxTileSize = 1024>
+template <unsigned _HnMaxBlockSize = 1024, unsigned _HnTileCommunicationSize = 8,
+          unsigned _HnMaxTileSize = 1024>
 struct block_tile_memory {};
-template <unsigned M, unsigned C, unsigned T>
-static __inline__ thread_block this_thread_block(block_tile_memory<M, C, T> &) {
+template <unsigned _HnM, unsigned _HnC, unsigned _HnT>
+static __inline__ thread_block this_thread_block(block_tile_memory<_HnM, _HnC, _HnT> &) {
     return this_thread_block();
 }
 
 /* ------------------------------------------------------------------------- */
 /* thread_block_tile<Size, ParentT> */
 
-template <unsigned Size, class ParentT = void>
+template <unsigned _HnSize, class _HnParentT = void>
 class thread_block_tile;
 
-template <unsigned Size>
+template <unsigned _HnSize>
 class hn_emu_tile : public thread_group {
-    static_assert(Size <= 32, "harness CPU emulator: thread_block_tile<N> with N > 32 (a tile of "
+    static_assert(_HnSize <= 32, "harness CPU emulator: thread_block_tile<N> with N > 32 (a tile of "
                               "several warps) is not supported");
-    static_assert(Size >= 1 && (Size & (Size - 1)) == 0, "Size must be one of 1/2/4/8/16/32");
+    static_assert(_HnSize >= 1 && (_HnSize & (_HnSize - 1)) == 0, "Size must be one of 1/2/4/8/16/32");
 
   protected:
     /* the tile's lanes: Size consecutive lanes of the caller's warp */
     static unsigned hn_emu_tile_mask() {
-        return Size == 32 ? 0xffffffffu
-                          : ((1u << (Size & 31)) - 1u) << (hn_emu_cg_lane() & ~(Size - 1));
+        return _HnSize == 32 ? 0xffffffffu
+                          : ((1u << (_HnSize & 31)) - 1u) << (hn_emu_cg_lane() & ~(_HnSize - 1));
     }
-    static unsigned hn_emu_shift() { return hn_emu_cg_lane() & ~(Size - 1); }
+    static unsigned hn_emu_shift() { return hn_emu_cg_lane() & ~(_HnSize - 1); }
     hn_emu_tile(unsigned meta_rank, unsigned meta_size)
         : thread_group(hn_emu_cg_coalesced_id, HN_EMU_API_TILE, hn_emu_tile_mask(), meta_rank,
                        meta_size, true) {}
@@ -247,31 +247,31 @@ class hn_emu_tile : public thread_group {
     static void sync(hn_emu_site at = HN_EMU_HERE) {
         (void)hn_emu_coll_at(HN_EMU_OP_SYNCWARP, HN_EMU_API_TILE, hn_emu_tile_mask(), 0, 0, 32, at);
     }
-    static constexpr unsigned num_threads() { return Size; }
-    static constexpr unsigned size() { return Size; }
-    static unsigned thread_rank() { return hn_emu_cg_linear() & (Size - 1); }
+    static constexpr unsigned num_threads() { return _HnSize; }
+    static constexpr unsigned size() { return _HnSize; }
+    static unsigned thread_rank() { return hn_emu_cg_linear() & (_HnSize - 1); }
     unsigned meta_group_rank() const { return hn_emu_meta_rank_; }
     unsigned meta_group_size() const { return hn_emu_meta_size_; }
 
-    template <class T>
-    T shfl(T var, int src_rank, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    _HnT shfl(_HnT var, int src_rank, hn_emu_site at = HN_EMU_HERE) const {
         return hn_emu_cg_shfl(HN_EMU_OP_SHFL, HN_EMU_API_TILE, hn_emu_tile_mask(), var, src_rank,
-                              (int)Size, at);
+                              (int)_HnSize, at);
     }
-    template <class T>
-    T shfl_down(T var, unsigned delta, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    _HnT shfl_down(_HnT var, unsigned delta, hn_emu_site at = HN_EMU_HERE) const {
         return hn_emu_cg_shfl(HN_EMU_OP_SHFL_DOWN, HN_EMU_API_TILE, hn_emu_tile_mask(), var,
-                              (int)delta, (int)Size, at);
+                              (int)delta, (int)_HnSize, at);
     }
-    template <class T>
-    T shfl_up(T var, unsigned delta, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    _HnT shfl_up(_HnT var, unsigned delta, hn_emu_site at = HN_EMU_HERE) const {
         return hn_emu_cg_shfl(HN_EMU_OP_SHFL_UP, HN_EMU_API_TILE, hn_emu_tile_mask(), var,
-                              (int)delta, (int)Size, at);
+                              (int)delta, (int)_HnSize, at);
     }
-    template <class T>
-    T shfl_xor(T var, unsigned lane_mask, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    _HnT shfl_xor(_HnT var, unsigned lane_mask, hn_emu_site at = HN_EMU_HERE) const {
         return hn_emu_cg_shfl(HN_EMU_OP_SHFL_XOR, HN_EMU_API_TILE, hn_emu_tile_mask(), var,
-                              (int)lane_mask, (int)Size, at);
+                              (int)lane_mask, (int)_HnSize, at);
     }
     int any(int predicate, hn_emu_site at = HN_EMU_HERE) const {
         return (int)hn_emu_coll_at(HN_EMU_OP_ANY, HN_EMU_API_TILE, hn_emu_tile_mask(),
@@ -286,14 +286,14 @@ class hn_emu_tile : public thread_group {
                                               predicate != 0, 0, 32, at);
         return b >> hn_emu_shift();
     }
-    template <class T>
-    unsigned match_any(T val, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    unsigned match_any(_HnT val, hn_emu_site at = HN_EMU_HERE) const {
         unsigned m = (unsigned)hn_emu_coll_at(HN_EMU_OP_MATCH_ANY, HN_EMU_API_TILE,
                                               hn_emu_tile_mask(), hn_emu_cg_bits(val), 0, 32, at);
         return m >> hn_emu_shift();
     }
-    template <class T>
-    unsigned match_all(T val, int &pred, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    unsigned match_all(_HnT val, int &pred, hn_emu_site at = HN_EMU_HERE) const {
         unsigned long long r = hn_emu_coll_at(HN_EMU_OP_MATCH_ALL, HN_EMU_API_TILE,
                                               hn_emu_tile_mask(), hn_emu_cg_bits(val), 0, 32, at);
         pred = (int)(r >> 32);
@@ -301,43 +301,43 @@ class hn_emu_tile : public thread_group {
     }
 };
 
-template <unsigned Size, class ParentT>
-class thread_block_tile : public hn_emu_tile<Size> {
-    template <unsigned S, class P>
+template <unsigned _HnSize, class _HnParentT>
+class thread_block_tile : public hn_emu_tile<_HnSize> {
+    template <unsigned _HnS, class _HnP>
     friend class thread_block_tile;
 
   public:
     /* the emulator's own (tiled_partition makes tiles): the caller's tile */
     thread_block_tile(unsigned meta_rank, unsigned meta_size)
-        : hn_emu_tile<Size>(meta_rank, meta_size) {}
+        : hn_emu_tile<_HnSize>(meta_rank, meta_size) {}
     /* thread_block_tile<N, Parent> converts to thread_block_tile<N> */
-    template <class P>
-    thread_block_tile(const thread_block_tile<Size, P> &t)
-        : hn_emu_tile<Size>(t.meta_group_rank(), t.meta_group_size()) {}
+    template <class _HnP>
+    thread_block_tile(const thread_block_tile<_HnSize, _HnP> &t)
+        : hn_emu_tile<_HnSize>(t.meta_group_rank(), t.meta_group_size()) {}
 };
 
 /* which groups are tiles of a static size (0: not one) */
-template <class G>
+template <class _HnG>
 struct hn_emu_tile_size {
     static constexpr unsigned value = 0;
 };
-template <unsigned N, class P>
-struct hn_emu_tile_size<thread_block_tile<N, P>> {
-    static constexpr unsigned value = N;
+template <unsigned _HnN, class _HnP>
+struct hn_emu_tile_size<thread_block_tile<_HnN, _HnP>> {
+    static constexpr unsigned value = _HnN;
 };
 
-template <unsigned Size, class ParentT>
-static __inline__ thread_block_tile<Size, ParentT> tiled_partition(const ParentT &parent) {
-    if constexpr (std::is_same<ParentT, thread_block>::value) {
+template <unsigned _HnSize, class _HnParentT>
+static __inline__ thread_block_tile<_HnSize, _HnParentT> tiled_partition(const _HnParentT &parent) {
+    if constexpr (std::is_same<_HnParentT, thread_block>::value) {
         (void)parent;
         unsigned n = hn_emu_self()->blk->nthreads;
-        return thread_block_tile<Size, ParentT>(hn_emu_cg_linear() / Size, (n + Size - 1) / Size);
+        return thread_block_tile<_HnSize, _HnParentT>(hn_emu_cg_linear() / _HnSize, (n + _HnSize - 1) / _HnSize);
     } else {
-        constexpr unsigned parent_size = hn_emu_tile_size<ParentT>::value;
+        constexpr unsigned parent_size = hn_emu_tile_size<_HnParentT>::value;
         static_assert(parent_size > 0,
                       "tiled_partition<N>(g): g must be a thread_block or a thread_block_tile");
-        static_assert(Size < parent_size, "Tile size bigger or equal to the parent group size");
-        return thread_block_tile<Size, ParentT>(parent.thread_rank() / Size, parent_size / Size);
+        static_assert(_HnSize < parent_size, "Tile size bigger or equal to the parent group size");
+        return thread_block_tile<_HnSize, _HnParentT>(parent.thread_rank() / _HnSize, parent_size / _HnSize);
     }
 }
 
@@ -369,21 +369,21 @@ class coalesced_group : public thread_group {
     void sync(hn_emu_site at = HN_EMU_HERE) const {
         (void)hn_emu_coll_at(HN_EMU_OP_SYNCWARP, HN_EMU_API_COALESCED, hn_emu_mask_, 0, 0, 32, at);
     }
-    template <class T>
-    T shfl(T var, int src_rank, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    _HnT shfl(_HnT var, int src_rank, hn_emu_site at = HN_EMU_HERE) const {
         unsigned lane = hn_emu_cg_nth_lane(hn_emu_mask_, (unsigned)src_rank);
         return hn_emu_cg_shfl(HN_EMU_OP_SHFL, HN_EMU_API_COALESCED, hn_emu_mask_, var, (int)lane,
                               32, at);
     }
-    template <class T>
-    T shfl_down(T var, unsigned delta, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    _HnT shfl_down(_HnT var, unsigned delta, hn_emu_site at = HN_EMU_HERE) const {
         unsigned lane = hn_emu_cg_nth_lane(hn_emu_mask_, thread_rank() + delta);
         if (lane >= 32) lane = hn_emu_cg_lane();
         return hn_emu_cg_shfl(HN_EMU_OP_SHFL, HN_EMU_API_COALESCED, hn_emu_mask_, var, (int)lane,
                               32, at);
     }
-    template <class T>
-    T shfl_up(T var, int delta, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    _HnT shfl_up(_HnT var, int delta, hn_emu_site at = HN_EMU_HERE) const {
         int r = (int)thread_rank() - delta;
         unsigned lane = r >= 0 ? hn_emu_cg_nth_lane(hn_emu_mask_, (unsigned)r) : hn_emu_cg_lane();
         return hn_emu_cg_shfl(HN_EMU_OP_SHFL, HN_EMU_API_COALESCED, hn_emu_mask_, var, (int)lane,
@@ -402,14 +402,14 @@ class coalesced_group : public thread_group {
                                               predicate != 0, 0, 32, at);
         return hn_emu_cg_pack(hn_emu_mask_, b);
     }
-    template <class T>
-    unsigned match_any(T val, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    unsigned match_any(_HnT val, hn_emu_site at = HN_EMU_HERE) const {
         unsigned m = (unsigned)hn_emu_coll_at(HN_EMU_OP_MATCH_ANY, HN_EMU_API_COALESCED,
                                               hn_emu_mask_, hn_emu_cg_bits(val), 0, 32, at);
         return hn_emu_cg_pack(hn_emu_mask_, m);
     }
-    template <class T>
-    unsigned match_all(T val, int &pred, hn_emu_site at = HN_EMU_HERE) const {
+    template <class _HnT>
+    unsigned match_all(_HnT val, int &pred, hn_emu_site at = HN_EMU_HERE) const {
         unsigned long long r = hn_emu_coll_at(HN_EMU_OP_MATCH_ALL, HN_EMU_API_COALESCED,
                                               hn_emu_mask_, hn_emu_cg_bits(val), 0, 32, at);
         pred = (int)(r >> 32);
@@ -499,10 +499,10 @@ static __inline__ thread_group tiled_partition(const thread_group &parent, unsig
 
 /* The lanes of a tile (of at most 32) or coalesced group whose pred agrees with
  * the caller's (CUDA's details::_binary_partition). */
-template <class G>
-static __inline__ coalesced_group binary_partition(const G &g, bool pred,
+template <class _HnG>
+static __inline__ coalesced_group binary_partition(const _HnG &g, bool pred,
                                                    hn_emu_site at = HN_EMU_HERE) {
-    static_assert(std::is_base_of<thread_group, G>::value && !std::is_same<G, thread_block>::value,
+    static_assert(std::is_base_of<thread_group, _HnG>::value && !std::is_same<_HnG, thread_block>::value,
                   "binary_partition takes a thread_block_tile or a coalesced_group");
     unsigned mask = g.hn_emu_mask();
     unsigned set =
@@ -513,12 +513,12 @@ static __inline__ coalesced_group binary_partition(const G &g, bool pred,
 
 /* The lanes of a tile or coalesced group with the caller's label (CUDA's
  * details::_labeled_partition_dispatch). */
-template <class G, class L>
-static __inline__ coalesced_group labeled_partition(const G &g, L label,
+template <class _HnG, class _HnL>
+static __inline__ coalesced_group labeled_partition(const _HnG &g, _HnL label,
                                                     hn_emu_site at = HN_EMU_HERE) {
-    static_assert(std::is_integral<L>::value || std::is_pointer<L>::value,
+    static_assert(std::is_integral<_HnL>::value || std::is_pointer<_HnL>::value,
                   "labeled_partition predicate must be an integral or pointer type");
-    static_assert(std::is_base_of<thread_group, G>::value && !std::is_same<G, thread_block>::value,
+    static_assert(std::is_base_of<thread_group, _HnG>::value && !std::is_same<_HnG, thread_block>::value,
                   "labeled_partition takes a thread_block_tile or a coalesced_group");
     unsigned mask = g.hn_emu_mask();
     unsigned long long b = 0;
@@ -546,24 +546,24 @@ class grid_group : public thread_group {
     /* A GPU says whether the grid was launched cooperatively; the emulator's
      * launches never are. */
     bool is_valid() const { return false; }
-    template <class... A>
-    void sync(A...) const {
-        static_assert(hn_emu_false<A...>::value,
+    template <class... _HnA>
+    void sync(_HnA...) const {
+        static_assert(hn_emu_false<_HnA...>::value,
                       "harness CPU emulator: grid_group::sync (this_grid().sync(), "
                       "cooperative_groups::sync(grid)) is not supported: the emulator runs a "
                       "grid's blocks one after another, never all at once");
     }
     struct arrival_token {};
-    template <class... A>
-    arrival_token barrier_arrive(A...) const {
-        static_assert(hn_emu_false<A...>::value,
+    template <class... _HnA>
+    arrival_token barrier_arrive(_HnA...) const {
+        static_assert(hn_emu_false<_HnA...>::value,
                       "harness CPU emulator: grid_group::barrier_arrive is not supported (a grid "
                       "barrier needs every block running at once)");
         return arrival_token();
     }
-    template <class T, class... A>
-    void barrier_wait(T &&, A...) const {
-        static_assert(hn_emu_false<T, A...>::value,
+    template <class _HnT, class... _HnA>
+    void barrier_wait(_HnT &&, _HnA...) const {
+        static_assert(hn_emu_false<_HnT, _HnA...>::value,
                       "harness CPU emulator: grid_group::barrier_wait is not supported (a grid "
                       "barrier needs every block running at once)");
     }
@@ -596,23 +596,23 @@ static __inline__ grid_group this_grid() { return grid_group(); }
 /* ------------------------------------------------------------------------- */
 /* free functions */
 
-template <class G>
-static __inline__ void sync(const G &g, hn_emu_site at = HN_EMU_HERE) {
+template <class _HnG>
+static __inline__ void sync(const _HnG &g, hn_emu_site at = HN_EMU_HERE) {
     g.sync(at);
 }
-template <class G>
-static __inline__ auto thread_rank(const G &g) -> decltype(g.thread_rank()) {
+template <class _HnG>
+static __inline__ auto thread_rank(const _HnG &g) -> decltype(g.thread_rank()) {
     return g.thread_rank();
 }
-template <class G>
-static __inline__ auto group_size(const G &g) -> decltype(g.num_threads()) {
+template <class _HnG>
+static __inline__ auto group_size(const _HnG &g) -> decltype(g.num_threads()) {
     return g.num_threads();
 }
 
 /* Calls fn(args...) on one thread of the group (its rank 0). */
-template <class G, class Fn, class... Args>
-static __inline__ void invoke_one(const G &g, Fn &&fn, Args &&...args) {
-    if (g.thread_rank() == 0) std::forward<Fn>(fn)(std::forward<Args>(args)...);
+template <class _HnG, class _HnFn, class... _HnArgs>
+static __inline__ void invoke_one(const _HnG &g, _HnFn &&fn, _HnArgs &&...args) {
+    if (g.thread_rank() == 0) std::forward<_HnFn>(fn)(std::forward<_HnArgs>(args)...);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -622,22 +622,22 @@ HN_EMU_UNSUPPORTED(this_multi_grid, "multi-device cooperative launches (multi_gr
 HN_EMU_UNSUPPORTED(this_cluster, "thread block clusters (cluster_group, this_cluster)")
 HN_EMU_UNSUPPORTED(memcpy_async, "cooperative_groups::memcpy_async (use plain copies and sync())")
 HN_EMU_UNSUPPORTED(wait, "cooperative_groups::wait (memcpy_async is not supported)")
-template <unsigned long N = 0, class... A>
-static __inline__ int wait_prior(A...) {
-    static_assert(hn_emu_false<A...>::value,
+template <unsigned long _HnN = 0, class... _HnA>
+static __inline__ int wait_prior(_HnA...) {
+    static_assert(hn_emu_false<_HnA...>::value,
                   "harness CPU emulator: cooperative_groups::wait_prior is not supported "
                   "(memcpy_async is not supported)");
     return 0;
 }
-template <class... A>
+template <class... _HnA>
 struct hn_emu_cluster_group {
-    static_assert(hn_emu_false<A...>::value,
+    static_assert(hn_emu_false<_HnA...>::value,
                   "harness CPU emulator: cluster_group is not supported (thread block clusters)");
 };
 typedef hn_emu_cluster_group<> cluster_group;
-template <class... A>
+template <class... _HnA>
 struct hn_emu_multi_grid_group {
-    static_assert(hn_emu_false<A...>::value,
+    static_assert(hn_emu_false<_HnA...>::value,
                   "harness CPU emulator: multi_grid_group is not supported (multi-device "
                   "cooperative launches)");
 };

@@ -66,13 +66,13 @@ struct hn_emu_fmt_bf16 {
 #define HN_EMU_FP_NAN 0x7fffu /* CUDA's canonical NaN, in both formats */
 
 /* The bits of (-1)^neg * m * 2^e in format F, rounded by `mode` (HN_EMU_R*). */
-template <class F>
+template <class _HnF>
 static __inline__ unsigned short hn_emu_fp_pack(bool neg, unsigned long long m, int e, int mode) {
     unsigned sign = neg ? 0x8000u : 0u;
     if (m == 0) return (unsigned short)sign;
     int k = 63 - __builtin_clzll(m); /* m in [2^k, 2^(k+1)) */
-    int q = k + e - F::mbits; /* the result is a multiple of 2^q */
-    if (q < F::qmin) q = F::qmin;
+    int q = k + e - _HnF::mbits; /* the result is a multiple of 2^q */
+    if (q < _HnF::qmin) q = _HnF::qmin;
     int sh = q - e; /* bits of m that go */
     unsigned long long r;
     int below; /* the dropped part against half a unit: -1 less, 0 equal, 1 more, 2 nothing */
@@ -104,43 +104,43 @@ static __inline__ unsigned short hn_emu_fp_pack(bool neg, unsigned long long m, 
     }
     r += up;
     /* r < 2^(mbits+1); a carry into the exponent field is the right encoding */
-    unsigned long long bits = ((unsigned long long)(q - F::qmin) << F::mbits) + r;
-    if (bits >= F::inf) {
+    unsigned long long bits = ((unsigned long long)(q - _HnF::qmin) << _HnF::mbits) + r;
+    if (bits >= _HnF::inf) {
         bool to_inf =
             mode == HN_EMU_RN || (mode == HN_EMU_RD && neg) || (mode == HN_EMU_RU && !neg);
-        bits = to_inf ? F::inf : F::maxf;
+        bits = to_inf ? _HnF::inf : _HnF::maxf;
     }
     return (unsigned short)(sign | bits);
 }
 
-template <class F>
+template <class _HnF>
 static __inline__ unsigned short hn_emu_fp_from_float(float f, int mode) {
     unsigned x;
     memcpy(&x, &f, sizeof x);
     bool neg = x >> 31;
     unsigned ex = (x >> 23) & 0xffu, mant = x & 0x7fffffu;
-    if (ex == 0xffu) return (unsigned short)(mant ? HN_EMU_FP_NAN : (neg ? 0x8000u : 0u) | F::inf);
-    if (ex == 0) return hn_emu_fp_pack<F>(neg, mant, -149, mode);
-    return hn_emu_fp_pack<F>(neg, mant | 0x800000u, (int)ex - 150, mode);
+    if (ex == 0xffu) return (unsigned short)(mant ? HN_EMU_FP_NAN : (neg ? 0x8000u : 0u) | _HnF::inf);
+    if (ex == 0) return hn_emu_fp_pack<_HnF>(neg, mant, -149, mode);
+    return hn_emu_fp_pack<_HnF>(neg, mant | 0x800000u, (int)ex - 150, mode);
 }
 
-template <class F>
+template <class _HnF>
 static __inline__ unsigned short hn_emu_fp_from_double(double d, int mode) {
     unsigned long long x;
     memcpy(&x, &d, sizeof x);
     bool neg = x >> 63;
     unsigned ex = (unsigned)(x >> 52) & 0x7ffu;
     unsigned long long mant = x & ((1ull << 52) - 1);
-    if (ex == 0x7ffu) return (unsigned short)(mant ? HN_EMU_FP_NAN : (neg ? 0x8000u : 0u) | F::inf);
-    if (ex == 0) return hn_emu_fp_pack<F>(neg, mant, -1074, mode);
-    return hn_emu_fp_pack<F>(neg, mant | (1ull << 52), (int)ex - 1075, mode);
+    if (ex == 0x7ffu) return (unsigned short)(mant ? HN_EMU_FP_NAN : (neg ? 0x8000u : 0u) | _HnF::inf);
+    if (ex == 0) return hn_emu_fp_pack<_HnF>(neg, mant, -1074, mode);
+    return hn_emu_fp_pack<_HnF>(neg, mant | (1ull << 52), (int)ex - 1075, mode);
 }
 
-template <class F, class I>
-static __inline__ unsigned short hn_emu_fp_from_int(I i, int mode) {
+template <class _HnF, class _HnI>
+static __inline__ unsigned short hn_emu_fp_from_int(_HnI i, int mode) {
     bool neg = i < 0;
     unsigned long long m = neg ? 0ull - (unsigned long long)i : (unsigned long long)i;
-    return hn_emu_fp_pack<F>(neg, m, 0, mode);
+    return hn_emu_fp_pack<_HnF>(neg, m, 0, mode);
 }
 
 /* half bits -> float, exactly; NaN becomes 0x7fffffff (as cuda_fp16.hpp) */
@@ -171,10 +171,10 @@ static __inline__ float hn_emu_bf2f(unsigned short b) {
 /* a * b + c rounded once into format F: in double, a * b is exact (at most 2 * 11
  * bits), the sum is rounded to odd (TwoSum gives its exact error), and a value
  * rounded to odd with more than p + 1 bits rounds to p bits as the exact one. */
-template <class F>
+template <class _HnF>
 static __inline__ unsigned short hn_emu_fp_fma(float a, float b, float c) {
     if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c))
-        return hn_emu_fp_from_float<F>(fmaf(a, b, c), HN_EMU_RN);
+        return hn_emu_fp_from_float<_HnF>(fmaf(a, b, c), HN_EMU_RN);
     volatile double p = (double)a * (double)b; /* volatile: never contracted with the sum */
     double pp = p, dc = c;
     double s = pp + dc;
@@ -186,22 +186,22 @@ static __inline__ unsigned short hn_emu_fp_fma(float a, float b, float c) {
         if (!(u & 1ull)) u = ((err > 0) == (s > 0)) ? u + 1 : u - 1;
         memcpy(&s, &u, sizeof s);
     }
-    return hn_emu_fp_from_double<F>(s, HN_EMU_RN);
+    return hn_emu_fp_from_double<_HnF>(s, HN_EMU_RN);
 }
 
 /* float -> integer type I, rounded by mode, saturated; NaN gives 0 */
-template <class I>
-static __inline__ I hn_emu_fp_to_int(float f, int mode) {
+template <class _HnI>
+static __inline__ _HnI hn_emu_fp_to_int(float f, int mode) {
     if (f != f) return 0;
     double d = mode == HN_EMU_RZ   ? trunc((double)f)
                : mode == HN_EMU_RD ? floor((double)f)
                : mode == HN_EMU_RU ? ceil((double)f)
                                    : nearbyint((double)f);
-    const double hi = ldexp(1.0, (int)(8 * sizeof(I)) - (std::is_signed<I>::value ? 1 : 0));
-    const double lo = std::is_signed<I>::value ? -hi : 0.0;
-    if (d >= hi) return std::numeric_limits<I>::max();
-    if (d <= lo) return std::numeric_limits<I>::min();
-    return (I)d;
+    const double hi = ldexp(1.0, (int)(8 * sizeof(_HnI)) - (std::is_signed<_HnI>::value ? 1 : 0));
+    const double lo = std::is_signed<_HnI>::value ? -hi : 0.0;
+    if (d >= hi) return std::numeric_limits<_HnI>::max();
+    if (d <= lo) return std::numeric_limits<_HnI>::min();
+    return (_HnI)d;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -421,15 +421,15 @@ static __inline__ __half2 __lowhigh2highlow(const __half2 a) { return __half2(a.
  * TOF(bits) the exact conversion to float, MK(bits) makes an H, S names the
  * rounding helpers of H (which differ from the other type's by return type only). */
 
-#define HN_EMU_FP_OPS(H, H2, F, TOF, MK, S)                                                        \
+#define HN_EMU_FP_OPS(H, H2, _HnF, TOF, MK, S)                                                        \
     static __inline__ float hn_emu_tof(const H a) { return TOF(hn_emu_bits(a)); }                  \
     static __inline__ H hn_emu_round_##S(float f) {                                                \
-        return MK(hn_emu_fp_from_float<F>(f, HN_EMU_RN));                                          \
+        return MK(hn_emu_fp_from_float<_HnF>(f, HN_EMU_RN));                                          \
     }                                                                                              \
     static __inline__ H hn_emu_round_d_##S(double d) {                                             \
-        return MK(hn_emu_fp_from_double<F>(d, HN_EMU_RN));                                         \
+        return MK(hn_emu_fp_from_double<_HnF>(d, HN_EMU_RN));                                         \
     }                                                                                              \
-    static __inline__ bool hn_emu_isnan(const H a) { return (hn_emu_bits(a) & 0x7fffu) > F::inf; } \
+    static __inline__ bool hn_emu_isnan(const H a) { return (hn_emu_bits(a) & 0x7fffu) > _HnF::inf; } \
     static __inline__ H __hadd(const H a, const H b) {                                             \
         return hn_emu_round_##S(hn_emu_tof(a) + hn_emu_tof(b));                                    \
     }                                                                                              \
@@ -446,7 +446,7 @@ static __inline__ __half2 __lowhigh2highlow(const __half2 a) { return __half2(a.
     static __inline__ H __hsub_rn(const H a, const H b) { return __hsub(a, b); }                   \
     static __inline__ H __hmul_rn(const H a, const H b) { return __hmul(a, b); }                   \
     static __inline__ H __hfma(const H a, const H b, const H c) {                                  \
-        return MK(hn_emu_fp_fma<F>(hn_emu_tof(a), hn_emu_tof(b), hn_emu_tof(c)));                  \
+        return MK(hn_emu_fp_fma<_HnF>(hn_emu_tof(a), hn_emu_tof(b), hn_emu_tof(c)));                  \
     }                                                                                              \
     static __inline__ H __hneg(const H a) {                                                        \
         return MK((unsigned short)(hn_emu_bits(a) ^ 0x8000u));                                     \
@@ -471,7 +471,7 @@ static __inline__ __half2 __lowhigh2highlow(const __half2 a) { return __half2(a.
     static __inline__ bool __hgeu(const H a, const H b) { return !__hlt(a, b); }                   \
     static __inline__ bool __hisnan(const H a) { return hn_emu_isnan(a); }                         \
     static __inline__ int __hisinf(const H a) {                                                    \
-        return hn_emu_bits(a) == (0x8000u | F::inf) ? -1 : hn_emu_bits(a) == F::inf ? 1 : 0;       \
+        return hn_emu_bits(a) == (0x8000u | _HnF::inf) ? -1 : hn_emu_bits(a) == _HnF::inf ? 1 : 0;       \
     }                                                                                              \
     static __inline__ H __hmax(const H a, const H b) {                                             \
         H r = (__hge(a, b) || hn_emu_isnan(b)) ? a : b;                                            \

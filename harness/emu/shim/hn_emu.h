@@ -109,10 +109,10 @@ inline long hn_emu_tls_off_ = 0;
  * asm operand, which the instrumentation does not see, so only the kernel's
  * own loads and stores reach the sanitizer and the profile. */
 #ifdef HN_EMU_INSTRUMENTED
-template <class T>
-static __inline__ __attribute__((always_inline)) T hn_emu_peek(const T &x) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a 4- or 8-byte value");
-    T v;
+template <class _HnT>
+static __inline__ __attribute__((always_inline)) _HnT hn_emu_peek(const _HnT &x) {
+    static_assert(sizeof(_HnT) == 4 || sizeof(_HnT) == 8, "a 4- or 8-byte value");
+    _HnT v;
     __asm__("mov %1, %0" : "=r"(v) : "m"(x));
     return v;
 }
@@ -158,40 +158,40 @@ static __inline__ void *hn_emu_static_shared(unsigned long size, unsigned long a
 
 typedef struct hn_emu_u3 uint3;
 
-#define HN_EMU_VEC1(T, N)                                                                   \
+#define HN_EMU_VEC1(_HnT, N)                                                                   \
     struct N##1 {                                                                           \
-        T x;                                                                                \
+        _HnT x;                                                                                \
     };                                                                                      \
-    static __inline__ N##1 make_##N##1(T x) {                                               \
+    static __inline__ N##1 make_##N##1(_HnT x) {                                               \
         N##1 v = {x};                                                                       \
         return v;                                                                           \
     }
-#define HN_EMU_VEC2(T, N, A)                                                                \
-    struct __attribute__((aligned(A))) N##2 {                                               \
-        T x, y;                                                                             \
+#define HN_EMU_VEC2(_HnT, N, _HnA)                                                                \
+    struct __attribute__((aligned(_HnA))) N##2 {                                               \
+        _HnT x, y;                                                                             \
     };                                                                                      \
-    static __inline__ N##2 make_##N##2(T x, T y) {                                          \
+    static __inline__ N##2 make_##N##2(_HnT x, _HnT y) {                                          \
         N##2 v = {x, y};                                                                    \
         return v;                                                                           \
     }
-#define HN_EMU_VEC3(T, N)                                                                   \
+#define HN_EMU_VEC3(_HnT, N)                                                                   \
     struct N##3 {                                                                           \
-        T x, y, z;                                                                          \
+        _HnT x, y, z;                                                                          \
     };                                                                                      \
-    static __inline__ N##3 make_##N##3(T x, T y, T z) {                                     \
+    static __inline__ N##3 make_##N##3(_HnT x, _HnT y, _HnT z) {                                     \
         N##3 v = {x, y, z};                                                                 \
         return v;                                                                           \
     }
-#define HN_EMU_VEC4(T, N, A)                                                                \
-    struct __attribute__((aligned(A))) N##4 {                                               \
-        T x, y, z, w;                                                                       \
+#define HN_EMU_VEC4(_HnT, N, _HnA)                                                                \
+    struct __attribute__((aligned(_HnA))) N##4 {                                               \
+        _HnT x, y, z, w;                                                                       \
     };                                                                                      \
-    static __inline__ N##4 make_##N##4(T x, T y, T z, T w) {                                \
+    static __inline__ N##4 make_##N##4(_HnT x, _HnT y, _HnT z, _HnT w) {                                \
         N##4 v = {x, y, z, w};                                                              \
         return v;                                                                           \
     }
-#define HN_EMU_VECS(T, N, A2, A4)                                                           \
-    HN_EMU_VEC1(T, N) HN_EMU_VEC2(T, N, A2) HN_EMU_VEC3(T, N) HN_EMU_VEC4(T, N, A4)
+#define HN_EMU_VECS(_HnT, N, A2, A4)                                                           \
+    HN_EMU_VEC1(_HnT, N) HN_EMU_VEC2(_HnT, N, A2) HN_EMU_VEC3(_HnT, N) HN_EMU_VEC4(_HnT, N, A4)
 
 HN_EMU_VECS(signed char, char, 2, 4)
 HN_EMU_VECS(unsigned char, uchar, 2, 4)
@@ -268,17 +268,17 @@ struct hn_emu_warp_at {
     int site, line;
     const char *file;
 
-    template <class T>
-    static unsigned long long bits(T v) {
-        static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+    template <class _HnT>
+    static unsigned long long bits(_HnT v) {
+        static_assert(sizeof(_HnT) <= 8 && std::is_trivially_copyable<_HnT>::value,
                       "warp shuffles take trivially copyable values of at most 8 bytes");
         unsigned long long b = 0;
         memcpy(&b, &v, sizeof v);
         return b;
     }
-    template <class T>
-    static T unbits(unsigned long long b) {
-        T v;
+    template <class _HnT>
+    static _HnT unbits(unsigned long long b) {
+        _HnT v;
         memcpy((void *)&v, &b, sizeof v);
         return v;
     }
@@ -286,21 +286,21 @@ struct hn_emu_warp_at {
                           int width) const {
         return hn_emu_coll(o, mask, v, param, width, site, line, file);
     }
-    template <class T>
-    T shfl(unsigned mask, T v, int src, int width = warpSize) const {
-        return unbits<T>(op(HN_EMU_OP_SHFL, mask, bits(v), src, width));
+    template <class _HnT>
+    _HnT shfl(unsigned mask, _HnT v, int src, int width = warpSize) const {
+        return unbits<_HnT>(op(HN_EMU_OP_SHFL, mask, bits(v), src, width));
     }
-    template <class T>
-    T shfl_up(unsigned mask, T v, unsigned delta, int width = warpSize) const {
-        return unbits<T>(op(HN_EMU_OP_SHFL_UP, mask, bits(v), (int)delta, width));
+    template <class _HnT>
+    _HnT shfl_up(unsigned mask, _HnT v, unsigned delta, int width = warpSize) const {
+        return unbits<_HnT>(op(HN_EMU_OP_SHFL_UP, mask, bits(v), (int)delta, width));
     }
-    template <class T>
-    T shfl_down(unsigned mask, T v, unsigned delta, int width = warpSize) const {
-        return unbits<T>(op(HN_EMU_OP_SHFL_DOWN, mask, bits(v), (int)delta, width));
+    template <class _HnT>
+    _HnT shfl_down(unsigned mask, _HnT v, unsigned delta, int width = warpSize) const {
+        return unbits<_HnT>(op(HN_EMU_OP_SHFL_DOWN, mask, bits(v), (int)delta, width));
     }
-    template <class T>
-    T shfl_xor(unsigned mask, T v, int lane_mask, int width = warpSize) const {
-        return unbits<T>(op(HN_EMU_OP_SHFL_XOR, mask, bits(v), lane_mask, width));
+    template <class _HnT>
+    _HnT shfl_xor(unsigned mask, _HnT v, int lane_mask, int width = warpSize) const {
+        return unbits<_HnT>(op(HN_EMU_OP_SHFL_XOR, mask, bits(v), lane_mask, width));
     }
     unsigned ballot(unsigned mask, int pred) const {
         return (unsigned)op(HN_EMU_OP_BALLOT, mask, pred != 0, 0, warpSize);
@@ -317,12 +317,12 @@ struct hn_emu_warp_at {
     unsigned activemask() const {
         return (unsigned)op(HN_EMU_OP_ACTIVEMASK, 0u, 0, 0, warpSize);
     }
-    template <class T>
-    unsigned match_any(unsigned mask, T v) const {
+    template <class _HnT>
+    unsigned match_any(unsigned mask, _HnT v) const {
         return (unsigned)op(HN_EMU_OP_MATCH_ANY, mask, bits(v), 0, warpSize);
     }
-    template <class T>
-    unsigned match_all(unsigned mask, T v, int *pred) const {
+    template <class _HnT>
+    unsigned match_all(unsigned mask, _HnT v, int *pred) const {
         unsigned long long r = op(HN_EMU_OP_MATCH_ALL, mask, bits(v), 0, warpSize);
         *pred = (int)(r >> 32);
         return (unsigned)r;
@@ -495,25 +495,25 @@ __assert_fail(const char *expr, const char *file, unsigned int line, const char 
 /* atomics (sequentially consistent; float and double by compare-and-swap on the
  * bit pattern) */
 
-template <class T, class U, class F>
-static __inline__ T hn_emu_cas_loop(T *p, F f) {
-    static_assert(sizeof(T) == sizeof(U), "CAS width");
+template <class _HnT, class _HnU, class _HnF>
+static __inline__ _HnT hn_emu_cas_loop(_HnT *p, _HnF f) {
+    static_assert(sizeof(_HnT) == sizeof(_HnU), "CAS width");
     hn_emu_spin_tick();
-    U *q = reinterpret_cast<U *>(p);
-    U old = __atomic_load_n(q, __ATOMIC_RELAXED);
+    _HnU *q = reinterpret_cast<_HnU *>(p);
+    _HnU old = __atomic_load_n(q, __ATOMIC_RELAXED);
     for (;;) {
-        T o;
+        _HnT o;
         memcpy((void *)&o, &old, sizeof o);
-        T n = f(o);
-        U nu;
+        _HnT n = f(o);
+        _HnU nu;
         memcpy(&nu, &n, sizeof nu);
         if (__atomic_compare_exchange_n(q, &old, nu, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
             return o;
     }
 }
 
-#define HN_EMU_RMW(NAME, T, BUILTIN)                                                        \
-    static __inline__ T NAME(T *p, T v) {                                                   \
+#define HN_EMU_RMW(NAME, _HnT, BUILTIN)                                                        \
+    static __inline__ _HnT NAME(_HnT *p, _HnT v) {                                                   \
         hn_emu_spin_tick();                                                                 \
         return BUILTIN(p, v, __ATOMIC_SEQ_CST);                                             \
     }
@@ -548,12 +548,12 @@ static __inline__ double atomicExch(double *p, double v) {
     return hn_emu_cas_loop<double, unsigned long long>(p, [v](double) { return v; });
 }
 
-#define HN_EMU_MINMAX(T, U)                                                                 \
-    static __inline__ T atomicMin(T *p, T v) {                                              \
-        return hn_emu_cas_loop<T, U>(p, [v](T o) { return o < v ? o : v; });                \
+#define HN_EMU_MINMAX(_HnT, _HnU)                                                                 \
+    static __inline__ _HnT atomicMin(_HnT *p, _HnT v) {                                              \
+        return hn_emu_cas_loop<_HnT, _HnU>(p, [v](_HnT o) { return o < v ? o : v; });                \
     }                                                                                       \
-    static __inline__ T atomicMax(T *p, T v) {                                              \
-        return hn_emu_cas_loop<T, U>(p, [v](T o) { return o > v ? o : v; });                \
+    static __inline__ _HnT atomicMax(_HnT *p, _HnT v) {                                              \
+        return hn_emu_cas_loop<_HnT, _HnU>(p, [v](_HnT o) { return o > v ? o : v; });                \
     }
 HN_EMU_MINMAX(int, unsigned int)
 HN_EMU_MINMAX(unsigned int, unsigned int)
@@ -571,8 +571,8 @@ static __inline__ unsigned int atomicDec(unsigned int *p, unsigned int val) {
         p, [val](unsigned int o) { return (o == 0u || o > val) ? val : o - 1u; });
 }
 
-#define HN_EMU_CAS(T)                                                                       \
-    static __inline__ T atomicCAS(T *p, T compare, T val) {                                 \
+#define HN_EMU_CAS(_HnT)                                                                       \
+    static __inline__ _HnT atomicCAS(_HnT *p, _HnT compare, _HnT val) {                                 \
         hn_emu_spin_tick();                                                                 \
         __atomic_compare_exchange_n(p, &compare, val, false, __ATOMIC_SEQ_CST,              \
                                     __ATOMIC_SEQ_CST);                                      \
@@ -587,12 +587,12 @@ HN_EMU_CAS(long long)
 HN_EMU_CAS(unsigned long long)
 
 #define HN_EMU_SCOPED(NAME)                                                                 \
-    template <class... A>                                                                   \
-    static __inline__ auto NAME##_block(A... a) -> decltype(NAME(a...)) {                   \
+    template <class... _HnA>                                                                   \
+    static __inline__ auto NAME##_block(_HnA... a) -> decltype(NAME(a...)) {                   \
         return NAME(a...);                                                                  \
     }                                                                                       \
-    template <class... A>                                                                   \
-    static __inline__ auto NAME##_system(A... a) -> decltype(NAME(a...)) {                  \
+    template <class... _HnA>                                                                   \
+    static __inline__ auto NAME##_system(_HnA... a) -> decltype(NAME(a...)) {                  \
         return NAME(a...);                                                                  \
     }
 HN_EMU_SCOPED(atomicAdd)
@@ -610,16 +610,16 @@ HN_EMU_SCOPED(atomicXor)
 /* ------------------------------------------------------------------------- */
 /* loads and stores with cache hints */
 
-template <class T> static __inline__ T __ldg(const T *p) { return *p; }
-template <class T> static __inline__ T __ldcg(const T *p) { return *p; }
-template <class T> static __inline__ T __ldca(const T *p) { return *p; }
-template <class T> static __inline__ T __ldcs(const T *p) { return *p; }
-template <class T> static __inline__ T __ldlu(const T *p) { return *p; }
-template <class T> static __inline__ T __ldcv(const T *p) { return *p; }
-template <class T> static __inline__ void __stwb(T *p, T v) { *p = v; }
-template <class T> static __inline__ void __stcg(T *p, T v) { *p = v; }
-template <class T> static __inline__ void __stcs(T *p, T v) { *p = v; }
-template <class T> static __inline__ void __stwt(T *p, T v) { *p = v; }
+template <class _HnT> static __inline__ _HnT __ldg(const _HnT *p) { return *p; }
+template <class _HnT> static __inline__ _HnT __ldcg(const _HnT *p) { return *p; }
+template <class _HnT> static __inline__ _HnT __ldca(const _HnT *p) { return *p; }
+template <class _HnT> static __inline__ _HnT __ldcs(const _HnT *p) { return *p; }
+template <class _HnT> static __inline__ _HnT __ldlu(const _HnT *p) { return *p; }
+template <class _HnT> static __inline__ _HnT __ldcv(const _HnT *p) { return *p; }
+template <class _HnT> static __inline__ void __stwb(_HnT *p, _HnT v) { *p = v; }
+template <class _HnT> static __inline__ void __stcg(_HnT *p, _HnT v) { *p = v; }
+template <class _HnT> static __inline__ void __stcs(_HnT *p, _HnT v) { *p = v; }
+template <class _HnT> static __inline__ void __stwt(_HnT *p, _HnT v) { *p = v; }
 
 /* ------------------------------------------------------------------------- */
 /* integer intrinsics */
@@ -696,9 +696,9 @@ static __inline__ unsigned int __urhadd(unsigned int a, unsigned int b) {
 }
 
 /* min and max as CUDA overloads them (global namespace) */
-#define HN_EMU_MINMAX_FN(A, B, R)                                                           \
-    static __inline__ R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; }                \
-    static __inline__ R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
+#define HN_EMU_MINMAX_FN(_HnA, B, R)                                                           \
+    static __inline__ R min(_HnA a, B b) { return (R)a < (R)b ? (R)a : (R)b; }                \
+    static __inline__ R max(_HnA a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
 HN_EMU_MINMAX_FN(int, int, int)
 HN_EMU_MINMAX_FN(unsigned int, unsigned int, unsigned int)
 HN_EMU_MINMAX_FN(int, unsigned int, unsigned int)
@@ -731,10 +731,10 @@ static __inline__ unsigned long long ullmax(unsigned long long a, unsigned long 
 /* ------------------------------------------------------------------------- */
 /* floating-point intrinsics (round-to-nearest forms are the plain operations) */
 
-template <class To, class From>
-static __inline__ To hn_emu_bitcast(From v) {
-    static_assert(sizeof(To) == sizeof(From), "bit cast width");
-    To r;
+template <class _HnTo, class _HnFrom>
+static __inline__ _HnTo hn_emu_bitcast(_HnFrom v) {
+    static_assert(sizeof(_HnTo) == sizeof(_HnFrom), "bit cast width");
+    _HnTo r;
     memcpy(&r, &v, sizeof r);
     return r;
 }
@@ -866,14 +866,14 @@ using ::hn_emu_printf;
 /* ------------------------------------------------------------------------- */
 /* what the emulator cannot run: a compile error naming it, where it is used */
 
-template <class... A>
+template <class... _HnA>
 struct hn_emu_false {
     static constexpr bool value = false;
 };
 #define HN_EMU_UNSUPPORTED(NAME, WHY)                                                       \
-    template <class... A>                                                                   \
-    static __inline__ int NAME(A...) {                                                      \
-        static_assert(hn_emu_false<A...>::value,                                            \
+    template <class... _HnA>                                                                   \
+    static __inline__ int NAME(_HnA...) {                                                      \
+        static_assert(hn_emu_false<_HnA...>::value,                                            \
                       "harness CPU emulator: " #NAME " is not supported: " WHY);            \
         return 0;                                                                           \
     }
@@ -907,9 +907,9 @@ HN_EMU_TEXTURE(surf3Dwrite)
 typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
 enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
-template <class T, int Dim = 1, int Mode = 0>
+template <class _HnT, int _HnDim = 1, int _HnMode = 0>
 struct texture {
-    static_assert(hn_emu_false<T>::value,
+    static_assert(hn_emu_false<_HnT>::value,
                   "harness CPU emulator: texture references are not supported (use global memory)");
 };
 #define HN_EMU_DYNPAR(NAME) HN_EMU_UNSUPPORTED(NAME, "dynamic parallelism (launching work from device code)")
@@ -922,37 +922,37 @@ HN_EMU_DYNPAR(cudaLaunchDevice)
  *   void hn_emu_kernel_<i>(void **a) { hn_emu_invoke(&KERNEL, a); }
  * and the signature record built from hn_emu_sig<decltype(&KERNEL)>. */
 
-template <class... P, std::size_t... I>
-static __inline__ void hn_emu_call(void (*f)(P...), void **a, std::index_sequence<I...>) {
+template <class... _HnP, std::size_t... _HnI>
+static __inline__ void hn_emu_call(void (*f)(_HnP...), void **a, std::index_sequence<_HnI...>) {
     (void)a;
-    f(*static_cast<typename std::remove_cv<typename std::remove_reference<P>::type>::type *>(
-        a[I])...);
+    f(*static_cast<typename std::remove_cv<typename std::remove_reference<_HnP>::type>::type *>(
+        a[_HnI])...);
 }
 
-template <class... P>
-static __inline__ void hn_emu_invoke(void (*f)(P...), void **a) {
-    hn_emu_call(f, a, std::index_sequence_for<P...>{});
+template <class... _HnP>
+static __inline__ void hn_emu_invoke(void (*f)(_HnP...), void **a) {
+    hn_emu_call(f, a, std::index_sequence_for<_HnP...>{});
 }
 
-template <class T>
+template <class _HnT>
 constexpr char hn_emu_kind() {
-    typedef typename std::remove_cv<T>::type U;
-    return std::is_pointer<U>::value                          ? 'p'
-           : std::is_same<U, bool>::value                     ? 'u'
-           : std::is_integral<U>::value && std::is_signed<U>::value ? 'i'
-           : std::is_integral<U>::value                       ? 'u'
-           : std::is_enum<U>::value                           ? 'i'
-           : std::is_floating_point<U>::value                 ? 'f'
+    typedef typename std::remove_cv<_HnT>::type _HnU;
+    return std::is_pointer<_HnU>::value                          ? 'p'
+           : std::is_same<_HnU, bool>::value                     ? 'u'
+           : std::is_integral<_HnU>::value && std::is_signed<_HnU>::value ? 'i'
+           : std::is_integral<_HnU>::value                       ? 'u'
+           : std::is_enum<_HnU>::value                           ? 'i'
+           : std::is_floating_point<_HnU>::value                 ? 'f'
                                                               : 'o';
 }
 
-template <class F>
+template <class _HnF>
 struct hn_emu_sig;
-template <class... P>
-struct hn_emu_sig<void (*)(P...)> {
-    static constexpr int n = (int)sizeof...(P);
-    static constexpr char kinds[sizeof...(P) + 1] = {hn_emu_kind<P>()..., '\0'};
-    static constexpr int sizes[sizeof...(P) + 1] = {(int)sizeof(P)..., 0};
+template <class... _HnP>
+struct hn_emu_sig<void (*)(_HnP...)> {
+    static constexpr int n = (int)sizeof...(_HnP);
+    static constexpr char kinds[sizeof...(_HnP) + 1] = {hn_emu_kind<_HnP>()..., '\0'};
+    static constexpr int sizes[sizeof...(_HnP) + 1] = {(int)sizeof(_HnP)..., 0};
 };
 
 #endif

@@ -56,7 +56,7 @@ static inline __attribute__((always_inline)) const hn_emu_san_fast *hn_san_fast(
 /* Settles the aligned plain access of N bytes at a (see hn_emu_san_fast):
  * returns true when it is done (nothing to do, a write recorded, or handed to
  * the runtime's shared-memory entry); false: call `access`. */
-template <int N, bool W, bool RW = false>
+template <int _HnN, bool _HnW, bool _HnRW = false>
 static inline __attribute__((always_inline)) bool hn_san_quick(void *a, void *pc) {
     const hn_emu_san_fast *f = hn_san_fast();
     if (!f) return false;
@@ -64,34 +64,34 @@ static inline __attribute__((always_inline)) bool hn_san_quick(void *a, void *pc
     unsigned long long x = (unsigned long long)a;
     for (int i = 0; i < HN_EMU_SAN_RECENT; i++) {
         unsigned long long off = x - f->recent[i].data;
-        if (off >= f->recent[i].size || (unsigned long long)N > f->recent[i].size - off) continue;
-        if ((x & (N - 1)) && f->check_align) return false;
+        if (off >= f->recent[i].size || (unsigned long long)_HnN > f->recent[i].size - off) continue;
+        if ((x & (_HnN - 1)) && f->check_align) return false;
         if (!f->recent[i].init) return true; /* every byte written already */
         unsigned char *sh = f->recent[i].init + off;
-        if (W) {
-            __builtin_memset(sh, 1, N);
+        if (_HnW) {
+            __builtin_memset(sh, 1, _HnN);
             return true;
         }
         if (!f->check_init) return true;
-        if (N == 1) return sh[0] != 0;
-        if (N == 2) {
+        if (_HnN == 1) return sh[0] != 0;
+        if (_HnN == 2) {
             unsigned short v;
             __builtin_memcpy(&v, sh, 2);
             return v == 0x0101u;
         }
-        if (N == 4) {
+        if (_HnN == 4) {
             unsigned int v;
             __builtin_memcpy(&v, sh, 4);
             return v == 0x01010101u;
         }
         unsigned long long v[2] = {0, 0x0101010101010101ull};
         __builtin_memcpy(v, sh, 8);
-        if (N == 16) __builtin_memcpy(&v[1], sh + 8, 8);
+        if (_HnN == 16) __builtin_memcpy(&v[1], sh + 8, 8);
         return v[0] == 0x0101010101010101ull && v[1] == 0x0101010101010101ull;
     }
     for (int i = 0; i < f->n_shared; i++)
         if (x - f->shared[i].lo < f->shared[i].span) {
-            hn_san_rt->shared(a, N | (RW ? HN_EMU_SAN_READ | HN_EMU_SAN_WRITE : W ? HN_EMU_SAN_WRITE : HN_EMU_SAN_READ),
+            hn_san_rt->shared(a, _HnN | (_HnRW ? HN_EMU_SAN_READ | HN_EMU_SAN_WRITE : _HnW ? HN_EMU_SAN_WRITE : HN_EMU_SAN_READ),
                               pc, i);
             return true;
         }
@@ -99,24 +99,24 @@ static inline __attribute__((always_inline)) bool hn_san_quick(void *a, void *pc
 }
 
 /* plain, unaligned and volatile loads and stores */
-#define HN_SAN_RW(N)                                                                        \
-    HN_SAN_HIDDEN void __tsan_read##N(void *a) {                                            \
-        if (!hn_san_quick<N, false>(a, HN_SAN_PC)) HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ);   \
+#define HN_SAN_RW(_HnN)                                                                        \
+    HN_SAN_HIDDEN void __tsan_read##_HnN(void *a) {                                            \
+        if (!hn_san_quick<_HnN, false>(a, HN_SAN_PC)) HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_READ);   \
     }                                                                                       \
-    HN_SAN_HIDDEN void __tsan_write##N(void *a) {                                           \
-        if (!hn_san_quick<N, true>(a, HN_SAN_PC)) HN_SAN_ACCESS(a, N | HN_EMU_SAN_WRITE);   \
+    HN_SAN_HIDDEN void __tsan_write##_HnN(void *a) {                                           \
+        if (!hn_san_quick<_HnN, true>(a, HN_SAN_PC)) HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_WRITE);   \
     }                                                                                       \
-    HN_SAN_HIDDEN void __tsan_unaligned_read##N(void *a) {                                  \
-        HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ | HN_EMU_SAN_UNALIGNED);                      \
+    HN_SAN_HIDDEN void __tsan_unaligned_read##_HnN(void *a) {                                  \
+        HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_READ | HN_EMU_SAN_UNALIGNED);                      \
     }                                                                                       \
-    HN_SAN_HIDDEN void __tsan_unaligned_write##N(void *a) {                                 \
-        HN_SAN_ACCESS(a, N | HN_EMU_SAN_WRITE | HN_EMU_SAN_UNALIGNED);                     \
+    HN_SAN_HIDDEN void __tsan_unaligned_write##_HnN(void *a) {                                 \
+        HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_WRITE | HN_EMU_SAN_UNALIGNED);                     \
     }                                                                                       \
-    HN_SAN_HIDDEN void __tsan_volatile_read##N(void *a) {                                   \
-        HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ | HN_EMU_SAN_VOLATILE);                       \
+    HN_SAN_HIDDEN void __tsan_volatile_read##_HnN(void *a) {                                   \
+        HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_READ | HN_EMU_SAN_VOLATILE);                       \
     }                                                                                       \
-    HN_SAN_HIDDEN void __tsan_volatile_write##N(void *a) {                                  \
-        HN_SAN_ACCESS(a, N | HN_EMU_SAN_WRITE | HN_EMU_SAN_VOLATILE);                      \
+    HN_SAN_HIDDEN void __tsan_volatile_write##_HnN(void *a) {                                  \
+        HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_WRITE | HN_EMU_SAN_VOLATILE);                      \
     }
 HN_SAN_RW(1)
 HN_SAN_RW(2)
@@ -127,13 +127,13 @@ HN_SAN_RW(16)
 /* clang's read-modify-write of one place (x += y), with
  * -tsan-compound-read-before-write: a read then a write (the read's bytes all
  * written already means the write changes nothing the fast path tracks) */
-#define HN_SAN_COMPOUND(N)                                                                  \
-    HN_SAN_HIDDEN void __tsan_read_write##N(void *a) {                                      \
-        if (!hn_san_quick<N, false, true>(a, HN_SAN_PC))                                    \
-            HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ | HN_EMU_SAN_WRITE);                       \
+#define HN_SAN_COMPOUND(_HnN)                                                                  \
+    HN_SAN_HIDDEN void __tsan_read_write##_HnN(void *a) {                                      \
+        if (!hn_san_quick<_HnN, false, true>(a, HN_SAN_PC))                                    \
+            HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_READ | HN_EMU_SAN_WRITE);                       \
     }                                                                                       \
-    HN_SAN_HIDDEN void __tsan_unaligned_read_write##N(void *a) {                            \
-        HN_SAN_ACCESS(a, N | HN_EMU_SAN_READ | HN_EMU_SAN_WRITE | HN_EMU_SAN_UNALIGNED);    \
+    HN_SAN_HIDDEN void __tsan_unaligned_read_write##_HnN(void *a) {                            \
+        HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_READ | HN_EMU_SAN_WRITE | HN_EMU_SAN_UNALIGNED);    \
     }
 HN_SAN_COMPOUND(1)
 HN_SAN_COMPOUND(2)
@@ -216,44 +216,44 @@ HN_SAN_HIDDEN void *__tsan_memset(void *d, int c, size_t n) { return __wrap_mems
 #define HN_SAN_W HN_EMU_SAN_WRITE | HN_EMU_SAN_ATOMIC
 #define HN_SAN_RW_ HN_EMU_SAN_READ | HN_EMU_SAN_WRITE | HN_EMU_SAN_ATOMIC
 
-#define HN_SAN_ATOMIC_OP(N, T, OP, BUILTIN)                                                 \
-    HN_SAN_HIDDEN T __tsan_atomic##N##_##OP(volatile void *a, T v, int) {                  \
+#define HN_SAN_ATOMIC_OP(_HnN, T, OP, BUILTIN)                                                 \
+    HN_SAN_HIDDEN T __tsan_atomic##_HnN##_##OP(volatile void *a, T v, int) {                  \
         HN_SAN_ACCESS(a, sizeof(T) | (HN_SAN_RW_));                                        \
         return BUILTIN((volatile T *)a, v, __ATOMIC_SEQ_CST);                              \
     }
 
-#define HN_SAN_ATOMICS(N, T)                                                                \
-    HN_SAN_HIDDEN T __tsan_atomic##N##_load(const volatile void *a, int) {                 \
+#define HN_SAN_ATOMICS(_HnN, T)                                                                \
+    HN_SAN_HIDDEN T __tsan_atomic##_HnN##_load(const volatile void *a, int) {                 \
         HN_SAN_ACCESS(a, sizeof(T) | (HN_SAN_R));                                          \
         return __atomic_load_n((const volatile T *)a, __ATOMIC_SEQ_CST);                   \
     }                                                                                       \
-    HN_SAN_HIDDEN void __tsan_atomic##N##_store(volatile void *a, T v, int) {              \
+    HN_SAN_HIDDEN void __tsan_atomic##_HnN##_store(volatile void *a, T v, int) {              \
         HN_SAN_ACCESS(a, sizeof(T) | (HN_SAN_W));                                          \
         __atomic_store_n((volatile T *)a, v, __ATOMIC_SEQ_CST);                            \
     }                                                                                       \
-    HN_SAN_HIDDEN T __tsan_atomic##N##_exchange(volatile void *a, T v, int) {              \
+    HN_SAN_HIDDEN T __tsan_atomic##_HnN##_exchange(volatile void *a, T v, int) {              \
         HN_SAN_ACCESS(a, sizeof(T) | (HN_SAN_W));                                          \
         return __atomic_exchange_n((volatile T *)a, v, __ATOMIC_SEQ_CST);                  \
     }                                                                                       \
-    HN_SAN_ATOMIC_OP(N, T, fetch_add, __atomic_fetch_add)                                   \
-    HN_SAN_ATOMIC_OP(N, T, fetch_sub, __atomic_fetch_sub)                                   \
-    HN_SAN_ATOMIC_OP(N, T, fetch_and, __atomic_fetch_and)                                   \
-    HN_SAN_ATOMIC_OP(N, T, fetch_or, __atomic_fetch_or)                                     \
-    HN_SAN_ATOMIC_OP(N, T, fetch_xor, __atomic_fetch_xor)                                   \
-    HN_SAN_ATOMIC_OP(N, T, fetch_nand, __atomic_fetch_nand)                                 \
-    HN_SAN_HIDDEN int __tsan_atomic##N##_compare_exchange_strong(volatile void *a, void *e, \
+    HN_SAN_ATOMIC_OP(_HnN, T, fetch_add, __atomic_fetch_add)                                   \
+    HN_SAN_ATOMIC_OP(_HnN, T, fetch_sub, __atomic_fetch_sub)                                   \
+    HN_SAN_ATOMIC_OP(_HnN, T, fetch_and, __atomic_fetch_and)                                   \
+    HN_SAN_ATOMIC_OP(_HnN, T, fetch_or, __atomic_fetch_or)                                     \
+    HN_SAN_ATOMIC_OP(_HnN, T, fetch_xor, __atomic_fetch_xor)                                   \
+    HN_SAN_ATOMIC_OP(_HnN, T, fetch_nand, __atomic_fetch_nand)                                 \
+    HN_SAN_HIDDEN int __tsan_atomic##_HnN##_compare_exchange_strong(volatile void *a, void *e, \
                                                                  T v, int, int) {           \
         HN_SAN_ACCESS(a, sizeof(T) | (HN_SAN_RW_));                                        \
         return __atomic_compare_exchange_n((volatile T *)a, (T *)e, v, false,               \
                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);             \
     }                                                                                       \
-    HN_SAN_HIDDEN int __tsan_atomic##N##_compare_exchange_weak(volatile void *a, void *e,   \
+    HN_SAN_HIDDEN int __tsan_atomic##_HnN##_compare_exchange_weak(volatile void *a, void *e,   \
                                                                T v, int, int) {             \
         HN_SAN_ACCESS(a, sizeof(T) | (HN_SAN_RW_));                                        \
         return __atomic_compare_exchange_n((volatile T *)a, (T *)e, v, true,                \
                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);             \
     }                                                                                       \
-    HN_SAN_HIDDEN T __tsan_atomic##N##_compare_exchange_val(volatile void *a, T e, T v,     \
+    HN_SAN_HIDDEN T __tsan_atomic##_HnN##_compare_exchange_val(volatile void *a, T e, T v,     \
                                                             int, int) {                     \
         HN_SAN_ACCESS(a, sizeof(T) | (HN_SAN_RW_));                                        \
         __atomic_compare_exchange_n((volatile T *)a, &e, v, false, __ATOMIC_SEQ_CST,        \

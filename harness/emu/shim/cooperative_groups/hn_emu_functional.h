@@ -16,50 +16,50 @@
 
 namespace cooperative_groups {
 
-template <class Ty>
+template <class _HnTy>
 struct plus {
-    Ty operator()(Ty a, Ty b) const { return a + b; }
+    _HnTy operator()(_HnTy a, _HnTy b) const { return a + b; }
 };
-template <class Ty>
+template <class _HnTy>
 struct less {
-    Ty operator()(Ty a, Ty b) const { return (b < a) ? b : a; }
+    _HnTy operator()(_HnTy a, _HnTy b) const { return (b < a) ? b : a; }
 };
-template <class Ty>
+template <class _HnTy>
 struct greater {
-    Ty operator()(Ty a, Ty b) const { return (a < b) ? b : a; }
+    _HnTy operator()(_HnTy a, _HnTy b) const { return (a < b) ? b : a; }
 };
-template <class Ty>
+template <class _HnTy>
 struct bit_and {
-    Ty operator()(Ty a, Ty b) const { return a & b; }
+    _HnTy operator()(_HnTy a, _HnTy b) const { return a & b; }
 };
-template <class Ty>
+template <class _HnTy>
 struct bit_or {
-    Ty operator()(Ty a, Ty b) const { return a | b; }
+    _HnTy operator()(_HnTy a, _HnTy b) const { return a | b; }
 };
-template <class Ty>
+template <class _HnTy>
 struct bit_xor {
-    Ty operator()(Ty a, Ty b) const { return a ^ b; }
+    _HnTy operator()(_HnTy a, _HnTy b) const { return a ^ b; }
 };
 
-template <class T>
-using hn_emu_rq = typename std::remove_cv<typename std::remove_reference<T>::type>::type;
+template <class _HnT>
+using hn_emu_rq = typename std::remove_cv<typename std::remove_reference<_HnT>::type>::type;
 
 /* What reduce and scan accept: a thread_block_tile (its size) or a
  * coalesced_group (33); 0 for anything else. */
-template <class G>
+template <class _HnG>
 constexpr unsigned hn_emu_cg_kind() {
-    return hn_emu_tile_size<G>::value                ? hn_emu_tile_size<G>::value
-           : std::is_same<G, coalesced_group>::value ? 33u
+    return hn_emu_tile_size<_HnG>::value                ? hn_emu_tile_size<_HnG>::value
+           : std::is_same<_HnG, coalesced_group>::value ? 33u
                                                      : 0u;
 }
 
 /* The group's rank-order predecessor `d` ranks down (its own value when there is
  * none), as thread_block_tile::shfl_up / coalesced_group::shfl_up. */
-template <unsigned Kind, class T>
-static __inline__ T hn_emu_cg_up(unsigned mask, const T &v, unsigned d, int api,
+template <unsigned _HnKind, class _HnT>
+static __inline__ _HnT hn_emu_cg_up(unsigned mask, const _HnT &v, unsigned d, int api,
                                  const hn_emu_site &at) {
-    if (Kind <= 32 || mask == 0xffffffffu)
-        return hn_emu_cg_shfl(HN_EMU_OP_SHFL_UP, api, mask, v, (int)d, Kind <= 32 ? (int)Kind : 32,
+    if (_HnKind <= 32 || mask == 0xffffffffu)
+        return hn_emu_cg_shfl(HN_EMU_OP_SHFL_UP, api, mask, v, (int)d, _HnKind <= 32 ? (int)_HnKind : 32,
                               at);
     unsigned rank = (unsigned)__builtin_popcount(mask & hn_emu_cg_lanemask_lt());
     unsigned src = d <= rank ? hn_emu_cg_nth_lane(mask, rank - d) : hn_emu_cg_lane();
@@ -69,12 +69,12 @@ static __inline__ T hn_emu_cg_up(unsigned mask, const T &v, unsigned d, int api,
 /* Inclusive scan by rank (CUDA's inclusive_scan_contiguous and, for a coalesced
  * group that is not a whole warp, inclusive_scan_non_contiguous: the same
  * combining order). */
-template <unsigned Kind, class T, class Op>
-static __inline__ T hn_emu_cg_scan(unsigned mask, T out, Op &op, int api, const hn_emu_site &at) {
+template <unsigned _HnKind, class _HnT, class _HnOp>
+static __inline__ _HnT hn_emu_cg_scan(unsigned mask, _HnT out, _HnOp &op, int api, const hn_emu_site &at) {
     unsigned size = (unsigned)__builtin_popcount(mask);
     unsigned rank = (unsigned)__builtin_popcount(mask & hn_emu_cg_lanemask_lt());
     for (unsigned d = 1; d < size; d <<= 1) {
-        T tmp = hn_emu_cg_up<Kind>(mask, out, d, api, at);
+        _HnT tmp = hn_emu_cg_up<_HnKind>(mask, out, d, api, at);
         if (d <= rank) out = op(out, tmp);
     }
     return out;

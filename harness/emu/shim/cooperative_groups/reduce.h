@@ -20,45 +20,45 @@
 namespace cooperative_groups {
 
 /* The __reduce_*_sync op for (Op, T), or -1 when there is none. */
-template <class Op, class T>
+template <class _HnOp, class _HnT>
 constexpr int hn_emu_redux_op() {
-    using U = hn_emu_rq<T>;
-    if constexpr (!std::is_integral<U>::value || std::is_same<U, bool>::value || sizeof(U) > 4) {
+    using _HnU = hn_emu_rq<_HnT>;
+    if constexpr (!std::is_integral<_HnU>::value || std::is_same<_HnU, bool>::value || sizeof(_HnU) > 4) {
         return -1;
     } else {
-        using O = hn_emu_rq<Op>;
-        constexpr bool sgn = std::is_signed<U>::value;
-        return std::is_same<O, plus<U>>::value ? HN_EMU_OP_REDUCE_ADD
-               : std::is_same<O, less<U>>::value
+        using _HnO = hn_emu_rq<_HnOp>;
+        constexpr bool sgn = std::is_signed<_HnU>::value;
+        return std::is_same<_HnO, plus<_HnU>>::value ? HN_EMU_OP_REDUCE_ADD
+               : std::is_same<_HnO, less<_HnU>>::value
                    ? (sgn ? HN_EMU_OP_REDUCE_MIN_S : HN_EMU_OP_REDUCE_MIN_U)
-               : std::is_same<O, greater<U>>::value
+               : std::is_same<_HnO, greater<_HnU>>::value
                    ? (sgn ? HN_EMU_OP_REDUCE_MAX_S : HN_EMU_OP_REDUCE_MAX_U)
-               : std::is_same<O, bit_and<U>>::value ? HN_EMU_OP_REDUCE_AND
-               : std::is_same<O, bit_or<U>>::value  ? HN_EMU_OP_REDUCE_OR
-               : std::is_same<O, bit_xor<U>>::value ? HN_EMU_OP_REDUCE_XOR
+               : std::is_same<_HnO, bit_and<_HnU>>::value ? HN_EMU_OP_REDUCE_AND
+               : std::is_same<_HnO, bit_or<_HnU>>::value  ? HN_EMU_OP_REDUCE_OR
+               : std::is_same<_HnO, bit_xor<_HnU>>::value ? HN_EMU_OP_REDUCE_XOR
                                                     : -1;
     }
 }
 
-template <class G, class T, class Op>
-static __inline__ auto reduce(const G &g, T &&val, Op &&op, hn_emu_site at = HN_EMU_HERE)
+template <class _HnG, class _HnT, class _HnOp>
+static __inline__ auto reduce(const _HnG &g, _HnT &&val, _HnOp &&op, hn_emu_site at = HN_EMU_HERE)
     -> decltype(op(val, val)) {
-    constexpr unsigned kind = hn_emu_cg_kind<hn_emu_rq<G>>();
+    constexpr unsigned kind = hn_emu_cg_kind<hn_emu_rq<_HnG>>();
     static_assert(kind != 0,
                   "This group does not exclusively represent a tile (cooperative_groups::"
                   "reduce takes a thread_block_tile or a coalesced_group)");
-    using V = hn_emu_rq<T>;
+    using _HnV = hn_emu_rq<_HnT>;
     const int api = HN_EMU_API_REDUCE;
     unsigned mask = g.hn_emu_mask();
-    V out = val;
-    constexpr int redux = hn_emu_redux_op<Op, V>();
+    _HnV out = val;
+    constexpr int redux = hn_emu_redux_op<_HnOp, _HnV>();
     if constexpr (redux >= 0) {
-        unsigned long long b = std::is_signed<V>::value ? (unsigned)(int)out : (unsigned)out;
+        unsigned long long b = std::is_signed<_HnV>::value ? (unsigned)(int)out : (unsigned)out;
         unsigned r = (unsigned)hn_emu_coll_at(redux, api, mask, b, 0, 32, at);
-        if constexpr (std::is_signed<V>::value)
-            return (V)(int)r;
+        if constexpr (std::is_signed<_HnV>::value)
+            return (_HnV)(int)r;
         else
-            return (V)r;
+            return (_HnV)r;
     } else if constexpr (kind <= 32) {
         for (unsigned m = kind >> 1; m > 0; m >>= 1)
             out =
@@ -70,16 +70,16 @@ static __inline__ auto reduce(const G &g, T &&val, Op &&op, hn_emu_site at = HN_
                 out = op(out, hn_emu_cg_shfl(HN_EMU_OP_SHFL_XOR, api, mask, out, (int)m, 32, at));
             return out;
         }
-        V scan = hn_emu_cg_scan<kind>(mask, out, op, api, at);
+        _HnV scan = hn_emu_cg_scan<kind>(mask, out, op, api, at);
         return hn_emu_cg_shfl(HN_EMU_OP_SHFL, api, mask, scan, 31 - __builtin_clz(mask), 32, at);
     }
 }
 
 /* reduce, then the group's rank 0 stores the result at dst */
-template <class G, class TyDst, class T, class Op>
-static __inline__ void reduce_store_async(const G &g, TyDst *dst, T &&val, Op &&op,
+template <class _HnG, class _HnTyDst, class _HnT, class _HnOp>
+static __inline__ void reduce_store_async(const _HnG &g, _HnTyDst *dst, _HnT &&val, _HnOp &&op,
                                           hn_emu_site at = HN_EMU_HERE) {
-    auto r = reduce(g, std::forward<T>(val), std::forward<Op>(op), at);
+    auto r = reduce(g, std::forward<_HnT>(val), std::forward<_HnOp>(op), at);
     if (g.thread_rank() == 0) *dst = r;
 }
 

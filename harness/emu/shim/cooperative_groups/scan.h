@@ -15,41 +15,41 @@
 
 namespace cooperative_groups {
 
-template <class G, class T, class Op>
-static __inline__ auto inclusive_scan(const G &g, T &&val, Op &&op, hn_emu_site at = HN_EMU_HERE)
+template <class _HnG, class _HnT, class _HnOp>
+static __inline__ auto inclusive_scan(const _HnG &g, _HnT &&val, _HnOp &&op, hn_emu_site at = HN_EMU_HERE)
     -> decltype(op(val, val)) {
-    constexpr unsigned kind = hn_emu_cg_kind<hn_emu_rq<G>>();
+    constexpr unsigned kind = hn_emu_cg_kind<hn_emu_rq<_HnG>>();
     static_assert(kind != 0, "This group does not exclusively represent a tile (cooperative_groups "
                              "scans take a thread_block_tile or a coalesced_group)");
-    hn_emu_rq<T> out = val;
+    hn_emu_rq<_HnT> out = val;
     return hn_emu_cg_scan<kind>(g.hn_emu_mask(), out, op, HN_EMU_API_SCAN, at);
 }
 
-template <class G, class T>
-static __inline__ hn_emu_rq<T> inclusive_scan(const G &g, T &&val, hn_emu_site at = HN_EMU_HERE) {
-    return inclusive_scan(g, std::forward<T>(val), plus<hn_emu_rq<T>>(), at);
+template <class _HnG, class _HnT>
+static __inline__ hn_emu_rq<_HnT> inclusive_scan(const _HnG &g, _HnT &&val, hn_emu_site at = HN_EMU_HERE) {
+    return inclusive_scan(g, std::forward<_HnT>(val), plus<hn_emu_rq<_HnT>>(), at);
 }
 
-template <class G, class T, class Op>
-static __inline__ auto exclusive_scan(const G &g, T &&val, Op &&op, hn_emu_site at = HN_EMU_HERE)
+template <class _HnG, class _HnT, class _HnOp>
+static __inline__ auto exclusive_scan(const _HnG &g, _HnT &&val, _HnOp &&op, hn_emu_site at = HN_EMU_HERE)
     -> decltype(op(val, val)) {
-    constexpr unsigned kind = hn_emu_cg_kind<hn_emu_rq<G>>();
-    using V = hn_emu_rq<T>;
-    V v = val;
-    V r = inclusive_scan(g, v, op, at);
-    if constexpr (std::is_same<hn_emu_rq<Op>, plus<V>>::value && std::is_integral<V>::value) {
+    constexpr unsigned kind = hn_emu_cg_kind<hn_emu_rq<_HnG>>();
+    using _HnV = hn_emu_rq<_HnT>;
+    _HnV v = val;
+    _HnV r = inclusive_scan(g, v, op, at);
+    if constexpr (std::is_same<hn_emu_rq<_HnOp>, plus<_HnV>>::value && std::is_integral<_HnV>::value) {
         return r - v;
     } else {
         unsigned mask = g.hn_emu_mask();
-        V up = hn_emu_cg_up<kind>(mask, r, 1, HN_EMU_API_SCAN, at);
-        if (__builtin_popcount(mask & hn_emu_cg_lanemask_lt()) == 0) return V{};
+        _HnV up = hn_emu_cg_up<kind>(mask, r, 1, HN_EMU_API_SCAN, at);
+        if (__builtin_popcount(mask & hn_emu_cg_lanemask_lt()) == 0) return _HnV{};
         return up;
     }
 }
 
-template <class G, class T>
-static __inline__ hn_emu_rq<T> exclusive_scan(const G &g, T &&val, hn_emu_site at = HN_EMU_HERE) {
-    return exclusive_scan(g, std::forward<T>(val), plus<hn_emu_rq<T>>(), at);
+template <class _HnG, class _HnT>
+static __inline__ hn_emu_rq<_HnT> exclusive_scan(const _HnG &g, _HnT &&val, hn_emu_site at = HN_EMU_HERE) {
+    return exclusive_scan(g, std::forward<_HnT>(val), plus<hn_emu_rq<_HnT>>(), at);
 }
 
 } // namespace cooperative_groups
