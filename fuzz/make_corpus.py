@@ -34,9 +34,13 @@ exprs = set()
 for path in sorted(glob.glob(os.path.join(root, "configs", "*.json")) +
                    glob.glob(os.path.join(root, "tests", "configs", "*.json"))):
     text = open(path).read()
+    if "variants" not in json.loads(text):
+        continue  # not a sweep config (a training config's layers)
     if os.sep + "tests" + os.sep in path:
-        # The fuzzed config lives in configs/; tests/configs' kernels are in tests/kernels.
-        text = text.replace("../kernels/", "../tests/kernels/")
+        # The fuzzed config lives in configs/; tests/configs' kernels are in
+        # tests/kernels ("../kernels/"), the repository's in kernels ("../../kernels/").
+        for q in '"', '-I':  # file names and include folders
+            text = text.replace(q + "../kernels/", q + "../tests/kernels/").replace(q + "../../kernels/", q + "../kernels/")
     name = os.path.basename(os.path.dirname(path)) + "_" + os.path.basename(path)
     open(os.path.join(out_config, name), "w").write(text)
     exprs.update(expressions(json.loads(text)))
