@@ -6,6 +6,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the emulator compiled, through NVRTC for cp->nvrtc_arch (a GPU's
+ * compiler, which needs no GPU): the host compiler behind the emulator accepts
+ * some code NVRTC does not (host-only library functions, headers NVRTC lacks,
+ * INFINITY without <math.h>), and a variant that passes on the CPU should not
+ * fail to build on the GPU later without a word. The result is cached like
+ * every compile; the note is NVRTC's first error line. */
+static void nvrtc_check(hn_pool *cp, hn_pool_job *s) {
+    hn_compile_req req = s->build.req;
+    req.arch = cp->nvrtc_arch;
+    req.instrument = HN_INSTRUMENT_NONE;
+    hn_module_image img;
+    hn_err err;
+    char *log = NULL;
+    if (hn_compile(HN_TARGET_CUDA, &req, &img, &log, &err) == 0) {
+        hn_module_image_free(&img);
+    } else {
+        char line[400];
+        hn_first_error_line(log && *log ? log : err.msg, line, sizeof line);
+        snprintf(s->nvrtc_note, sizeof s->nvrtc_note, "NVRTC (%s) rejects it, so it would not build for a GPU: %s",
+                 cp->nvrtc_arch, line);
+        fprintf(stderr, "harness: warning: %s compiles on the emulator, but %s\n", s->build.req.src_path,
+                s->nvrtc_note);
+    }
+    free(log);
+}
+
 static void *compile_thread(void *arg) {
     hn_pool *cp = arg;
     pthread_mutex_lock(&cp->mu);
@@ -37,6 +63,7 @@ static void *compile_thread(void *arg) {
             fprintf(stderr, "harness: compile error in %s:\n%s\n", s->build.req.src_path, err.msg);
         }
         free(log);
+        if (rc == 0 && cp->target == HN_TARGET_EMU && cp->nvrtc_arch) nvrtc_check(cp, s);
         pthread_mutex_lock(&cp->mu);
         s->img = img;
         s->ok = rc == 0;

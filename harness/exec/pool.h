@@ -28,6 +28,8 @@ typedef struct {
     char reason[sizeof(hn_err)];
     char key[33];      /* the compile key, known before compiling */
     hn_kernel *kernels[HN_MAX_LAUNCHES]; /* one per launch, loaded by the runner on first use */
+    char nvrtc_note[512]; /* emulator: NVRTC's first error where it rejects what the emulator
+                             compiled (the variant would not build for a GPU), else "" */
     int loaded;        /* kernel_load attempted */
     int usable;        /* compiled, loaded and signature checked */
 } hn_pool_job;
@@ -40,6 +42,8 @@ typedef struct {
     int next;            /* the next job to start */
     int closed;          /* no more jobs: threads leave when the queue is empty */
     hn_target target;
+    const char *nvrtc_arch; /* emulator: also compile each variant with NVRTC for this arch
+                               (cached), to say where a GPU would refuse it; NULL: not */
     pthread_t *threads;
     int n_threads;
     double busy_seconds; /* compiler work, summed over threads */

@@ -39,6 +39,10 @@
 /* Blocks of a launch the profile records by default (--profile-blocks). */
 #define HN_PROFILE_BLOCKS 8
 
+/* The GPU the emulator's variants are also compiled for with NVRTC (--arch
+ * chooses another), to report code a GPU's compiler would refuse. */
+#define HN_NVRTC_CHECK_ARCH "sm_90"
+
 /* Lines of kernel printf a launch may print in a run (--printf-lines). */
 #define HN_RUN_PRINTF_LINES 100
 
@@ -279,7 +283,8 @@ typedef struct {
     int row_ran;            /* the last variant downloaded its outputs */
     unsigned sanitize;      /* HN_SAN_* checks (--sanitize): rows are one instrumented launch */
     int profile;            /* --profile: rows are one profiled launch */
-    int first_launch_done;  /* the row's first launch has run (printf windows) */
+    int first_launch_done;
+    const char *row_note;   /* appended to the next row's reason (then cleared) */  /* the row's first launch has run (printf windows) */
 } runner;
 
 static int is_done(const runner *r, int64_t c, int slot) {
@@ -303,7 +308,14 @@ static int row_open(const runner *r, int64_t c, int slot) {
 static void emit_row(runner *r, int64_t c, int slot, int status, const char *reason, double median_ms,
                      double noise) {
     hn_csv_set_named(r->csv, "status", hn_status_names[status]);
-    if (reason && *reason) hn_csv_set_named(r->csv, "reason", reason);
+    if (r->row_note && *r->row_note) { /* the variant's note (NVRTC's refusal) after the row's own reason */
+        char *both = xasprintf("%s%s%s", reason && *reason ? reason : "", reason && *reason ? "; " : "", r->row_note);
+        hn_csv_set_named(r->csv, "reason", both);
+        free(both);
+    } else if (reason && *reason) {
+        hn_csv_set_named(r->csv, "reason", reason);
+    }
+    r->row_note = NULL;
     char *line = hn_csv_take_row(r->csv);
     hn_run_row row = {.case_id = c, .slot = slot, .status = status, .median_ms = median_ms, .noise = noise,
                       .line = line};
@@ -976,6 +988,7 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
     hn_csv_setf_named(csv, "compile_s", "%.3f", sl->img.seconds);
     hn_csv_set_named(csv, "compile_key", sl->key);
     if (!sl->ok) FAIL(HN_ST_COMPILE, sl->reason);
+    r->row_note = sl->nvrtc_note;
     if (sl->img.res && sl->img.res[0].registers >= 0) {
         hn_csv_setf_named(csv, "registers", "%d", sl->img.res[0].registers);
         hn_csv_setf_named(csv, "spill_bytes", "%d", sl->img.res[0].spill_stores + sl->img.res[0].spill_loads);
@@ -1388,6 +1401,8 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
     if (sh->n_lanes > 1) threads = threads / sh->n_lanes > 0 ? threads / sh->n_lanes : 1;
     r.stats.compile_threads = threads > n_compile ? (n_compile > 0 ? n_compile : 1) : threads;
     hn_pool_start(&r.pool, r.stats.compile_threads, r.be->ops->target);
+    /* the emulator's variants also through NVRTC, before the threads take any job */
+    if (r.is_emu) r.pool.nvrtc_arch = cli->arch ? cli->arch : HN_NVRTC_CHECK_ARCH;
     for (int v = 0; v < nv; v++)
         if (needed[v]) r.job_index[v] = hn_pool_add(&r.pool, r.jobs[v]); /* the pool owns it now */
     free(needed);
