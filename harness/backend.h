@@ -181,6 +181,9 @@ typedef struct {
      * where the backend tracks initialisation (the emulator's sanitizer), marks
      * the bytes as never written, so a kernel reading them is reported. */
     int (*poison)(hn_backend *b, hn_dptr dst, size_t bytes, hn_err *err);
+    /* Optional (NULL: nothing): names a buffer for the backend's messages (the
+     * emulator's faults and sanitizer say "device buffer 'dlogits'", not "#4"). */
+    void (*label)(hn_backend *b, hn_dptr p, const char *name);
     /* Optional (NULL: nothing is checked): what the sanitizer found since the
      * last call (hn_backend_opts.sanitize), then forgets it. */
     void (*sanitizer_take)(hn_backend *b, hn_san_findings *out);

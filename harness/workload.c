@@ -103,6 +103,7 @@ int hn_workload_create(hn_workload *w, const hn_plan *p, const hn_case *c, hn_ba
                 hn_err_prefix(err, "allocating '%s' (%zu bytes)", op->buffers[i].name, bytes);
                 goto fail;
             }
+            if (be->ops->label) be->ops->label(be, w->dev[i], op->buffers[i].name);
             if (op->buffers[i].role != HN_BUF_OUT &&
                 be->ops->upload(be, w->dev[i], w->host[i], bytes, err) != 0)
                 goto fail;
@@ -388,6 +389,11 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
             if (w->be->ops->alloc(w->be, (size_t)bytes, &w->scratch[i], err) != 0)
                 return hn_err_prefix(err, "scratch.%s: %lld bytes", s->scratch_names[i], (long long)bytes);
             w->scratch_cap[i] = (size_t)bytes;
+            if (w->be->ops->label) {
+                char name[64];
+                snprintf(name, sizeof name, "%s (scratch)", s->scratch_names[i]);
+                w->be->ops->label(w->be, w->scratch[i], name);
+            }
         }
         w->scratch_bytes[i] = (size_t)bytes;
         w->n_scratch = i + 1;

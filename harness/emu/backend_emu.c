@@ -270,6 +270,12 @@ static int emu_alloc(hn_backend *b, size_t bytes, hn_dptr *out, hn_err *err) {
     return 0;
 }
 
+static void emu_label(hn_backend *b, hn_dptr p, const char *name) {
+    emu_backend *e = eb(b);
+    emu_mem_label(e->mem, (void *)(uintptr_t)p, name);
+    if (e->san) emu_san_buffer_label(e->san, (void *)(uintptr_t)p, name);
+}
+
 static void emu_free(hn_backend *b, hn_dptr p) {
     emu_backend *e = eb(b);
     if (e->san) emu_san_buffer_remove(e->san, (void *)(uintptr_t)p);
@@ -493,6 +499,7 @@ static const hn_backend_ops emu_ops = {
     .download = emu_download,
     .fill = emu_fill,
     .poison = emu_poison,
+    .label = emu_label,
     .sanitizer_take = emu_sanitizer_take,
     .profile_take = emu_profile_take,
     .launch = emu_launch,

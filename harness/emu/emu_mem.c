@@ -76,7 +76,15 @@ int emu_region_where(const emu_region *r, const void *addr, size_t slack, char *
 typedef struct {
     emu_region r;
     unsigned long id;
+    char name[48]; /* emu_mem_label's, or "" */
 } emu_buf;
+
+void emu_buf_text(unsigned long id, const char *name, char *out, size_t size) {
+    if (name && *name)
+        snprintf(out, size, "device buffer '%s'", name);
+    else
+        snprintf(out, size, "device buffer #%lu", id);
+}
 
 /* A buffer's slack: the bytes of its data pages below its start (its first page
  * up to the start) and past its end (up to the next multiple of 16, where the
@@ -134,6 +142,7 @@ int emu_mem_alloc(emu_mem *m, size_t bytes, void **out, hn_err *err) {
     unsigned long id = ++m->next_id;
     m->bufs[m->n].r = r;
     m->bufs[m->n].id = id;
+    m->bufs[m->n].name[0] = '\0';
     m->n++;
     pthread_mutex_unlock(&m->mu);
     char *front, *tail;
@@ -164,12 +173,14 @@ int emu_mem_check_slack(emu_mem *m, char *out, size_t size) {
         if (past < 0 && before < 0) continue;
         if (!broken++ || b->id < first) {
             first = b->id;
+            char text[80];
+            emu_buf_text(b->id, b->name, text, sizeof text);
             if (past >= 0)
-                snprintf(out, size, "a write %ld bytes past the end of device buffer #%lu (%p, %zu bytes)", past,
-                         b->id, (void *)b->r.data, b->r.size);
+                snprintf(out, size, "a write %ld bytes past the end of %s (%p, %zu bytes)", past, text,
+                         (void *)b->r.data, b->r.size);
             else
-                snprintf(out, size, "a write %ld bytes before the start of device buffer #%lu (%p, %zu bytes)",
-                         before, b->id, (void *)b->r.data, b->r.size);
+                snprintf(out, size, "a write %ld bytes before the start of %s (%p, %zu bytes)", before, text,
+                         (void *)b->r.data, b->r.size);
         }
         memset(front, c, front_n);
         memset(tail, c, tail_n);
@@ -203,6 +214,13 @@ int emu_mem_info(emu_mem *m, const void *p, emu_region *out, unsigned long *id) 
     return found;
 }
 
+void emu_mem_label(emu_mem *m, const void *p, const char *name) {
+    pthread_mutex_lock(&m->mu);
+    for (int i = 0; i < m->n; i++)
+        if (m->bufs[i].r.data == p) snprintf(m->bufs[i].name, sizeof m->bufs[i].name, "%s", name);
+    pthread_mutex_unlock(&m->mu);
+}
+
 int emu_mem_contains(emu_mem *m, const void *p, size_t bytes) {
     uintptr_t a = (uintptr_t)p;
     int found = 0;
@@ -228,8 +246,9 @@ int emu_mem_describe(emu_mem *m, const void *addr, char *out, size_t size) {
         size_t d = a >= hi ? a - hi : lo - a;
         if (d >= best) continue;
         best = d;
-        snprintf(out, size, "%s of device buffer #%lu (%p, %zu bytes)", where, b->id,
-                 (void *)b->r.data, b->r.size);
+        char text[80];
+        emu_buf_text(b->id, b->name, text, sizeof text);
+        snprintf(out, size, "%s of %s (%p, %zu bytes)", where, text, (void *)b->r.data, b->r.size);
         found = 1;
     }
     pthread_mutex_unlock(&m->mu);

@@ -51,6 +51,10 @@ void emu_mem_free(emu_mem *m, void *p);
 int emu_mem_info(emu_mem *m, const void *p, emu_region *out, unsigned long *id);
 /* Whether [p, p + bytes) lies inside one buffer. */
 int emu_mem_contains(emu_mem *m, const void *p, size_t bytes);
+/* Names the buffer at p for messages ("device buffer 'dlogits'"). */
+void emu_mem_label(emu_mem *m, const void *p, const char *name);
+/* "device buffer 'name'", or "device buffer #id" when it has no name. */
+void emu_buf_text(unsigned long id, const char *name, char *out, size_t size);
 /* Whether a launch wrote into a buffer's slack, the bytes of its pages that no
  * guard page covers (below its start in its first page, and up to 15 bytes past
  * its end when its size is not a multiple of 16), which hold a canary from the

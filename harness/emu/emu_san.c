@@ -48,6 +48,7 @@ typedef struct {
                                    tell (kernels' writes are not counted): 0 means every
                                    read is of written bytes */
     unsigned long id;
+    char name[48];              /* emu_san_buffer_label's, or "" */
 } san_buf;
 
 /* One unit of shared memory, a 4-byte word (or, once a thread touches part
@@ -249,6 +250,11 @@ void emu_san_buffer_add(emu_san *s, const emu_region *r, unsigned long id) {
         i--;
     }
     s->bufs[i] = b;
+}
+
+void emu_san_buffer_label(emu_san *s, const void *data, const char *name) {
+    for (int i = 0; i < s->n_bufs; i++)
+        if (s->bufs[i].data == (uintptr_t)data) snprintf(s->bufs[i].name, sizeof s->bufs[i].name, "%s", name);
 }
 
 void emu_san_buffer_remove(emu_san *s, const void *data) {
@@ -625,17 +631,18 @@ __attribute__((noinline)) static void out_of_bounds(emu_san_worker *w, int what,
 
 static void global_oob(emu_san_worker *w, const san_buf *b, uintptr_t a, size_t n, unsigned long long info,
                        uintptr_t pc) {
-    char where[256];
+    char where[256], text[80];
+    emu_buf_text(b->id, b->name, text, sizeof text);
     if (a >= b->data + b->size || a + n <= b->data) {
         if (a >= b->data)
-            snprintf(where, sizeof where, "%zu bytes past the end of device buffer #%lu (%p, %zu bytes)",
-                     (size_t)(a - b->data - b->size), b->id, (void *)b->data, b->size);
+            snprintf(where, sizeof where, "%zu bytes past the end of %s (%p, %zu bytes)",
+                     (size_t)(a - b->data - b->size), text, (void *)b->data, b->size);
         else
-            snprintf(where, sizeof where, "%zu bytes before the start of device buffer #%lu (%p, %zu bytes)",
-                     (size_t)(b->data - a), b->id, (void *)b->data, b->size);
+            snprintf(where, sizeof where, "%zu bytes before the start of %s (%p, %zu bytes)", (size_t)(b->data - a),
+                     text, (void *)b->data, b->size);
     } else {
-        snprintf(where, sizeof where, "across the %s of device buffer #%lu (%p, %zu bytes)",
-                 a < b->data ? "start" : "end", b->id, (void *)b->data, b->size);
+        snprintf(where, sizeof where, "across the %s of %s (%p, %zu bytes)", a < b->data ? "start" : "end", text,
+                 (void *)b->data, b->size);
     }
     out_of_bounds(w, W_OOB_GLOBAL, a, n, info, pc, where, a < b->acc_lo || a + n > b->acc_hi);
 }
@@ -675,8 +682,9 @@ __attribute__((noinline)) static void report_misaligned(emu_san_worker *w, uintp
 static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t a, size_t n,
                                  unsigned long long info, uintptr_t pc) {
     if (__builtin_expect((w->checks & HN_SAN_MEM) && misaligned(a, n, info), 0)) {
-        char what[96];
-        snprintf(what, sizeof what, "device buffer #%lu + %zu", b->id, (size_t)(a - b->data));
+        char what[128], text[80];
+        emu_buf_text(b->id, b->name, text, sizeof text);
+        snprintf(what, sizeof what, "%s + %zu", text, (size_t)(a - b->data));
         report_misaligned(w, a, n, info, pc, what);
     }
     if (!b->init || !b->unwritten) return;
@@ -689,10 +697,12 @@ static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t 
          * only when none of them was written: a struct's padding never is) */
         size_t first = 0;
         while (first < n && sh[first]) first++;
+        char text[80];
+        emu_buf_text(b->id, b->name, text, sizeof text);
         found(w, W_UNINIT_GLOBAL, pc, 0, -1,
-              "%s of %zu byte%s at %p (device buffer #%lu + %zu, %zu bytes) that was never written since it "
+              "%s of %zu byte%s at %p (%s + %zu, %zu bytes) that was never written since it "
               "was allocated (byte %zu of the access first)",
-              access_name(info), n, n == 1 ? "" : "s", (void *)a, b->id, (size_t)(a - b->data), b->size, first);
+              access_name(info), n, n == 1 ? "" : "s", (void *)a, text, (size_t)(a - b->data), b->size, first);
     }
     if (info & HN_EMU_SAN_WRITE) set_written(sh, n);
 }
@@ -1062,7 +1072,9 @@ __attribute__((noinline, cold)) static void san_type_align(emu_san_worker *w, ui
     uintptr_t gl = 0, gh = 0;
     const san_buf *b = find_buf(w->san, a, &gl, &gh);
     if (!b || a < b->data || a >= b->data + b->size) return; /* not device memory, or out of bounds (found then) */
-    snprintf(what, sizeof what, "device buffer #%lu + %zu", b->id, (size_t)(a - b->data));
+    char text[80];
+    emu_buf_text(b->id, b->name, text, sizeof text);
+    snprintf(what, sizeof what, "%s + %zu", text, (size_t)(a - b->data));
     found(w, W_MISALIGNED, pc, 0, -1, "misaligned %s at %p (%s), not a multiple of %zu (the alignment of its type)", kind,
           (void *)a, what, align);
 }

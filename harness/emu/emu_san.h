@@ -74,6 +74,8 @@ unsigned emu_san_checks(const emu_san *s);
 
 /* Device buffers: r as emu_mem mapped it, id its number in messages. */
 void emu_san_buffer_add(emu_san *s, const emu_region *r, unsigned long id);
+/* Names the buffer whose data starts at data, for messages. */
+void emu_san_buffer_label(emu_san *s, const void *data, const char *name);
 void emu_san_buffer_remove(emu_san *s, const void *data);
 /* Marks [p, p + n) of a buffer written (1) or never written (0). */
 void emu_san_mark(emu_san *s, const void *p, size_t n, int written);

@@ -209,6 +209,7 @@ static int bind(hn_model *m, hn_layer *l, int batch, hn_err *err) {
 
 static int alloc(hn_backend *be, size_t bytes, hn_dptr *out, const char *what, hn_err *err) {
     if (be->ops->alloc(be, bytes, out, err) != 0) return hn_err_prefix(err, "allocating %s (%zu bytes)", what, bytes);
+    if (be->ops->label) be->ops->label(be, *out, what);
     return 0;
 }
 
