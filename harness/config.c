@@ -1659,6 +1659,13 @@ int hn_plan_case_params(const hn_plan *p, const hn_case *c, double *params, hn_e
             params[i] = (double)v;
         } else if (hn_expr_eval_double(p->params[i], hn_scope_lookup, &s, &params[i], err) != 0) {
             return hn_err_prefix(err, "params.%s ('%s')", pd->name, CUT(text));
+        } else if (pd->type == 'f') {
+            /* A float parameter is the float32 the kernels are given (pad = 0.1 is
+             * 0.100000001490116...): the references, the manifest of --save-tensors
+             * and the kernels all use that one value. */
+            if (isfinite(params[i]) && !isfinite((float)params[i]))
+                return hn_errf(err, "params.%s ('%s') = %g is out of float range", pd->name, CUT(text), params[i]);
+            params[i] = (double)(float)params[i];
         }
     }
     return 0;

@@ -123,6 +123,32 @@ static void test_enumeration_and_params(void) {
     hn_plan_free(p);
 }
 
+/* A float parameter ('f': conv2d's pad) is the float32 the kernels are given,
+ * so the reference and the --save-tensors manifest use that value too (pad 0.1
+ * as a double made im2col's exact check fail every correct kernel); one past
+ * float's range is an error, not an infinity. */
+static void test_float_params(void) {
+    hn_plan *p = parse_ok(SMALL_CONFIG(", \"params\": {\"pad\": \"0.1 + in_ch\"}", BASE_VARIANT));
+    if (!p) return;
+    double params[32];
+    hn_err err;
+    int pad = hn_op_param_index(p->op, "pad");
+    CHECK(hn_plan_case_params(p, &p->cases[0], params, &err) == 0);
+    CHECK(params[pad] == (double)1.1f);
+    CHECK(params[pad] != 1.1);
+    CHECK(hn_plan_case_params(p, &p->cases[2], params, &err) == 0);
+    CHECK(params[pad] == (double)2.1f);
+    hn_plan_free(p);
+    CHECK_CONTAINS(error_of(SMALL_CONFIG(", \"params\": {\"pad\": \"1e39 * in_ch\"}", BASE_VARIANT)),
+                   "params.pad ('1e39 * in_ch') = 1e+39 is out of float range");
+    /* an integer parameter is untouched: 2^25 + 1 is no float but an exact int */
+    p = parse_ok(SMALL_CONFIG(", \"params\": {\"h\": 33554433}", BASE_VARIANT));
+    if (!p) return;
+    CHECK(hn_plan_case_params(p, &p->cases[0], params, &err) == 0);
+    CHECK(params[hn_op_param_index(p->op, "h")] == 33554433.0);
+    hn_plan_free(p);
+}
+
 static void test_sampling_properties(void) {
     /* 6 x 6 combinations, a constraint keeping 21, sample 10. */
     const char *text = "{\"op\": \"conv2d\", \"axes\": {\"in_ch\": [1,2,3,4,5,6], \"out_ch\": [1,2,3,4,5,6], "
@@ -531,6 +557,7 @@ static void test_variant_applies(void) {
 int main(void) {
     test_seed_sweep();
     test_enumeration_and_params();
+    test_float_params();
     test_sampling_properties();
     test_define_axes_and_where();
     test_bad_input();

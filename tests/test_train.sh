@@ -151,6 +151,23 @@ PY
   case "$out" in *"Test accuracy: "*" %"*) ;; *) fail "no test accuracy line: $out" ;; esac
   case "$out" in *"Conv2D(16->32, k3, p1)"*) ;; *) fail "no per-layer time: $out" ;; esac
   "$py" "$root/tests/train_check_tensors.py" "$tmp/mt" || fail "the CNN's saved tensors disagree with numpy"
+  # 7x9 images (odd, and neither pooling divides them: 7x9 -> 3x4 -> 1x2) in
+  # batches of 3, on the default kernels: every layer's tensors against numpy
+  "$py" - "$tmp/idx79" <<'PY'
+import os, struct, sys
+import numpy as np
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+rng = np.random.default_rng(7)
+for prefix, n in (("train", 6), ("t10k", 3)):
+    img = rng.integers(0, 256, (n, 7, 9)).astype(np.uint8)
+    lab = rng.integers(0, 10, n).astype(np.uint8)
+    open(os.path.join(d, prefix + "-images-idx3-ubyte"), "wb").write(struct.pack(">IIII", 2051, n, 7, 9) + img.tobytes())
+    open(os.path.join(d, prefix + "-labels-idx1-ubyte"), "wb").write(struct.pack(">II", 2049, n) + lab.tobytes())
+PY
+  out=$("$h" train mnist --backend emu --data "$tmp/idx79" --epochs 1 --batch 3 --out "$tmp/m79.csv" \
+        --save-tensors "$tmp/mt79" 2>&1)
+  [ $? = 0 ] || fail "mnist on 7x9 images exited: $out"
+  "$py" "$root/tests/train_check_tensors.py" "$tmp/mt79" >/dev/null || fail "the CNN's tensors on 7x9 images disagree with numpy"
 
   cp -r "$d" "$tmp/bad"
   b="$tmp/bad"

@@ -16,7 +16,10 @@ every parameter). Two comparisons per output buffer:
   - every variant's output that the harness wrote (its row ran) against torch,
     to float32 accuracy (2e-4 of the scale; integer outputs exactly).
 
-Needs torch (not in CI: tests/gpu/check.sh runs it where torch is installed).
+Needs torch (not in CI: tests/gpu/check.sh runs it where torch is installed);
+its numpy twin, tests/numpy_crosscheck.py, checks every case of a run with
+formulas of its own and runs in CI (tests/test_saved_tensors.sh, on the edge
+shapes of tests/configs/edge/).
 Exits 1 on the first disagreement, naming the config, case, buffer and variant.
 """
 import csv

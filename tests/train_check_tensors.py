@@ -2,8 +2,9 @@
 against numpy, layer by layer, in double precision: each layer's output from its
 input and parameters, its input and parameter gradients from its output gradient
 (the formulas of torch.nn.functional and its autograd), the loss and its
-gradient, and that the layers chain (one layer's output is the next one's input,
-one layer's input gradient the previous one's output gradient). Used by
+gradient, max pooling's argmax (int32, torch's indices), and that the layers
+chain (one layer's output is the next one's input, one layer's input gradient
+the previous one's output gradient). Used by
 tests/test_train.sh and tests/test_train_mnist.sh; prints one line per layer and
 exits 1 on the first disagreement."""
 import json
@@ -74,6 +75,12 @@ for L in man["layers"]:
         # torch's rule: the first maximum in row-major window order takes the gradient
         flat = win.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, oh, ow, k * k)
         first = flat.argmax(-1)
+        # the saved argmax: int32, torch's indices (plane positions y * w + x)
+        am = np.load(os.path.join(d, L["files"]["argmax"]))
+        pos = (np.arange(oh)[:, None] * k + first // k) * w_ + np.arange(ow)[None, :] * k + first % k
+        if am.dtype != np.int32 or am.shape != y.shape or not np.array_equal(am, pos):
+            print(f"FAIL argmax: {am.dtype} {am.shape}, not the first maximum's position of each window")
+            sys.exit(1)
         onehot = (np.arange(k * k) == first[..., None]) * dy[..., None]
         dx = np.zeros_like(x)
         dx[:, :, :oh * k, :ow * k] = onehot.reshape(n, c, oh, ow, k, k).transpose(0, 1, 2, 4, 3, 5).reshape(

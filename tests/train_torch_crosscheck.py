@@ -2,7 +2,8 @@
 against PyTorch: each layer's output from its saved input and parameters with
 torch.nn.functional, and its input and parameter gradients from its saved output
 gradient with torch's autograd (float64), then the loss and its gradient
-(F.cross_entropy). A value agrees within 2e-4 of its tensor's scale (float32
+(F.cross_entropy, or XOR's F.mse_loss), and max pooling's argmax against
+torch's indices exactly. A value agrees within 2e-4 of its tensor's scale (float32
 kernels). tests/train_check_tensors.py does the same with numpy formulas in CI;
 this one needs torch (tests/gpu/check.sh runs it on the GPU's tensors).
 Exits 1 when a tensor disagrees."""
@@ -36,7 +37,12 @@ for L in m["layers"]:
         y = F.conv2d(x, w, b, padding=L["padding"], stride=L["stride"])
     elif t == "relu": y = F.relu(x)
     elif t == "sigmoid": y = torch.sigmoid(x)
-    elif t == "maxpool2d": y = F.max_pool2d(x, L["kernel_size"], L["stride"])
+    elif t == "maxpool2d":
+        y, idx = F.max_pool2d(x, L["kernel_size"], L["stride"], return_indices=True)
+        am = np.load(os.path.join(d, L["files"]["argmax"]))
+        ok = am.dtype == np.int32 and am.shape == tuple(idx.shape) and bool((am == idx.numpy()).all())
+        bad += not ok
+        print(("ok  " if ok else "BAD ") + f"{L['name']} argmax: {am.dtype} {am.shape}, torch's indices {tuple(idx.shape)}")
     elif t == "flatten": y = x.reshape(f["y"].shape)
     elif t == "linear":
         w = f["weight"].clone().requires_grad_(True); b = f["bias"].clone().requires_grad_(True); ps = {"dweight": w, "dbias": b}
@@ -48,8 +54,13 @@ for L in m["layers"]:
     cmp(f"{L['name']} dx", f["dx"], x.grad)
     for k, p in ps.items(): cmp(f"{L['name']} {k}", f[k], p.grad)
 lf = {k: ld(v) for k, v in m["loss"]["files"].items()}
-z = lf["logits"].clone().requires_grad_(True)
-loss = F.cross_entropy(z, lf["labels"].long()); loss.backward()
-cmp("loss", lf["loss"], loss.detach().view(1)); cmp("dlogits", lf["dlogits"], z.grad)
+if m["loss"]["type"] == "mse":  # XOR: mean squared error of pred against target
+    z = lf["pred"].clone().requires_grad_(True)
+    loss = F.mse_loss(z, lf["target"]); loss.backward()
+    cmp("loss", lf["loss"], loss.detach().view(1)); cmp("dpred", lf["dpred"], z.grad)
+else:
+    z = lf["logits"].clone().requires_grad_(True)
+    loss = F.cross_entropy(z, lf["labels"].long()); loss.backward()
+    cmp("loss", lf["loss"], loss.detach().view(1)); cmp("dlogits", lf["dlogits"], z.grad)
 print("bad", bad)
 sys.exit(1 if bad else 0)

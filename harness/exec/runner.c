@@ -445,6 +445,14 @@ static void save_case_manifest(runner *r, const hn_workload *w, const char *dir)
         cJSON_AddStringToObject(b, "dtype", hn_dtype_numpy(op->buffers[i].dtype));
         cJSON_AddStringToObject(b, "role", (unsigned)op->buffers[i].role < 3 ? ROLES[op->buffers[i].role] : "?");
         cJSON_AddItemToObject(b, "shape", shape);
+        if (op->buffers[i].role != HN_BUF_IN) {
+            /* how the reference covers it ("full", "sampled ...", or "not checked
+             * (...)": no value to compare, as avg pooling's argmax) and its file's dtype */
+            const hn_ref *ref = &w->refs[i];
+            cJSON_AddStringToObject(b, "reference", ref->method[0] ? ref->method : "full");
+            cJSON_AddBoolToObject(b, "checked", !ref->index || ref->n > 0);
+            cJSON_AddStringToObject(b, "reference_dtype", op->buffers[i].dtype == HN_DT_I32 ? "<i4" : "<f8");
+        }
         cJSON_AddItemToObject(bufs, op->buffers[i].name, b);
     }
     cJSON_AddItemToObject(root, "params", params);
@@ -456,6 +464,20 @@ static void save_case_manifest(runner *r, const hn_workload *w, const char *dir)
     cJSON_free(text);
     cJSON_Delete(root);
     free(path);
+}
+
+/* A reference's n values (fp64) as an .npy of the given shape: float64 for a
+ * floating-point buffer (the reference is exact where the buffer is float32),
+ * the buffer's own dtype for an integer one (the argmax: int32, compared
+ * exactly, as torch's indices are integers). */
+static int save_reference(const char *path, hn_dtype dt, const int64_t *shape, int nd, const double *vals,
+                          int64_t n, hn_err *err) {
+    if (dt != HN_DT_I32) return hn_npy_write(path, "<f8", shape, nd, vals, 8, err);
+    int32_t *iv = xmalloc((size_t)(n ? n : 1) * sizeof *iv);
+    for (int64_t k = 0; k < n; k++) iv[k] = (int32_t)vals[k];
+    int rc = hn_npy_write(path, "<i4", shape, nd, iv, sizeof *iv, err);
+    free(iv);
+    return rc;
 }
 
 /* Writes the case's inputs, references and manifest (vi < 0) or variant vi's
@@ -497,17 +519,18 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
             char *p1 = xasprintf("%s/%s.reference.npy", dir, op->buffers[i].name);
             int64_t n[1] = {ref->n};
             double *vals = ref->values;
+            hn_dtype dt = op->buffers[i].dtype;
             if (!ref->index || ref->n == w->counts[i]) {
                 /* complete (perhaps in another order): values in element order */
                 if (ref->index) {
                     vals = xmalloc((size_t)(ref->n ? ref->n : 1) * sizeof *vals);
                     for (int64_t k = 0; k < ref->n; k++) vals[ref->index[k]] = ref->values[k];
                 }
-                if (hn_npy_write(p1, "<f8", shape, nd, vals, 8, &err) != 0)
+                if (save_reference(p1, dt, shape, nd, vals, ref->n, &err) != 0)
                     fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
                 if (vals != ref->values) free(vals);
             } else {
-                if (hn_npy_write(p1, "<f8", n, 1, ref->values, 8, &err) != 0)
+                if (save_reference(p1, dt, n, 1, ref->values, ref->n, &err) != 0)
                     fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
                 free(p1);
                 p1 = xasprintf("%s/%s.reference_index.npy", dir, op->buffers[i].name);

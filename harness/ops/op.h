@@ -49,7 +49,8 @@ typedef struct {
 
 typedef struct {
     const char *name;   /* "h" */
-    char type;          /* 'i' 32-bit int, 'f' float, 'd' double, 'c' a choice of `choices` */
+    char type;          /* 'i' 32-bit int, 'f' float (the case's value is rounded to float32),
+                           'd' double, 'c' a choice of `choices` */
     const char *dflt;   /* default expression (over the axes and earlier parameters), or
                            NULL when the config must set it */
     const char *doc;
