@@ -12,7 +12,7 @@
 #     last block reduces, from partial sums in one scratch buffer and a counter
 #     in another that "zero" names): ok cold and --hot, check finds nothing,
 #     debug matches; the counter not zeroed is an initcheck, partials too small a
-#     fault in run and a memcheck in check; a name taken by a buffer, a parameter
+#     fault in run and a memcheck in check, each naming the buffer; a name taken by a buffer, a parameter
 #     or a define, a size that does not evaluate or is negative, a duplicate, an
 #     array: each an error naming the JSON path.
 set -u
@@ -66,7 +66,7 @@ s=$(statuses "$tmp/none.csv")
 [ "$(head -n 1 <<<"$s")" = "mismatch:48" ] || fail "without zero: $s"
 case "$s" in *'every element is NaN/Inf'*'"zero": ["dbias"]'*) ;; *) fail "without zero, the reason: $s" ;; esac
 out=$("$h" check "$tmp/configs/none.json" --case 0 --out "$tmp/check2.csv" 2>&1)
-case "$out" in *"initcheck: kernel 'bias_atomic'"*"never written"*) ;; *) fail "check without zero: $out" ;; esac
+case "$out" in *"initcheck: kernel 'bias_atomic'"*"(device buffer 'dbias' + "*"never written"*) ;; *) fail "check without zero: $out" ;; esac
 
 echo "== bad values"
 # expect CODE NEEDLE CONFIG
@@ -108,13 +108,13 @@ cp "$root/tests/kernels/zero/softmax_lastblock.cu" "$tmp/kernels/zero/"
 sc_cfg() { sed "$2" "$sc" >"$tmp/configs/$1.json"; }
 sc_cfg nozero '/"zero": \["done"\],/d'
 out=$("$h" check "$tmp/configs/nozero.json" --case 9 --out "$tmp/nz.csv" 2>&1)
-case "$out" in *"initcheck: kernel 'softmax_lastblock'"*"atomic"*"never written"*) ;; *) fail "counter not zeroed: $out" ;; esac
+case "$out" in *"initcheck: kernel 'softmax_lastblock'"*"atomic"*"device buffer 'done (scratch)'"*"never written"*) ;; *) fail "counter not zeroed: $out" ;; esac
 sc_cfg small 's/"partials": "4 \* ceil_div(batch, WARPS)"/"partials": "4"/'
 "$h" run "$tmp/configs/small.json" --backend emu --quiet --case 9 --out "$tmp/small.csv" >"$tmp/log" 2>&1
 s=$(statuses "$tmp/small.csv")
-case "$s" in "fault:2"*"invalid write"*"past the end of device buffer"*) ;; *) fail "partials too small, run: $s" ;; esac
+case "$s" in "fault:2"*"invalid write"*"past the end of device buffer 'partials (scratch)'"*) ;; *) fail "partials too small, run: $s" ;; esac
 out=$("$h" check "$tmp/configs/small.json" --case 9 --out "$tmp/small2.csv" 2>&1)
-case "$out" in *"memcheck: kernel 'softmax_lastblock'"*"past the end of device buffer"*) ;; *) fail "partials too small, check: $out" ;; esac
+case "$out" in *"memcheck: kernel 'softmax_lastblock'"*"past the end of device buffer 'partials (scratch)'"*) ;; *) fail "partials too small, check: $out" ;; esac
 sc_cfg clash1 's/"scratch": {"partials"/"scratch": {"loss"/'
 expect 2 "clash1.json: variants[0].scratch.loss: 'loss' is already a buffer of softmax_cross_entropy" "$tmp/configs/clash1.json"
 sc_cfg clash2 's/"scratch": {"partials"/"scratch": {"batch"/'
