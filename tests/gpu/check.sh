@@ -20,7 +20,9 @@
 #      baseline row (ok, or skipped with a reason; the cuDNN rows of conv2d's
 #      gradients must be ok but where cuDNN cannot pose the case:
 #      tests/gpu/check_baselines.py --require), then compares every operator's
-#      outputs with PyTorch (tests/torch_crosscheck.py) (issue 10),
+#      outputs with PyTorch (tests/torch_crosscheck.py) (issue 10), and the variants
+#      that use zero, scratch and launches (tests/configs/zero_outputs.json,
+#      scratch_softmax.json, launches.json: every row ok),
 #   5. records a brute-force tune journal of tests/configs/conv2d_igemm_space.json,
 #      compares the strategies on it, and tunes configs/conv2d_tune.json (issue 11),
 #   6. runs `harness run configs/conv2d_sweep.json` twice and reports, per row, how
@@ -156,6 +158,14 @@ step cudnn_layouts 120 $h run configs/conv2d_layouts.json --backend cuda --quick
 step cudnn_pool 120 $h run configs/pool2d_layouts.json --backend cuda --quick --out "$out/pool2d_layouts.csv"
 step baselines 30 bash -c "python3 tests/gpu/check_baselines.py --require cudnn_conv_bwd_data \
   --require cudnn_conv_bwd_filter --require cudnn_conv_bwd_bias $out/*.csv"
+# what a variant's host code used to do, on a GPU: "zero" (an output accumulated with
+# atomics), "scratch" (a last-block reduction) and "launches" (unroll, then GEMM):
+# every row must be ok (rows_ok fails the step otherwise)
+for cfg in zero_outputs scratch_softmax launches; do
+  step "variant_$cfg" 60 bash -c "$h run tests/configs/$cfg.json --backend cuda --quick --out $out/$cfg.csv && \
+    python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/$cfg.csv'))); \
+bad=[x for x in r if x['status']!='ok']; print(len(r)-len(bad), 'of', len(r), 'rows ok'); sys.exit(1 if bad or not r else 0)\""
+done
 # every operator's GPU outputs (variants, cuBLAS, cuDNN) and references against PyTorch
 step torch_crosscheck 300 env CROSSCHECK_BACKEND=cuda python3 tests/torch_crosscheck.py $h "$out/crosscheck"
 
