@@ -147,15 +147,32 @@ static void test_compile_error(void) {
     CHECK_CONTAINS(err.msg, "host functions are not allowed in JIT mode");
     CHECK_CONTAINS(err.msg, "put host code (a launcher, main) under #ifndef __CUDA_ARCH__");
     free(log);
-    /* a define named like a name of NVRTC's built-in header (T): the error is in
-     * that header, and the message says which define to rename */
-    write_text(src, "__global__ void broken(float *x) { x[0] = 1.0f; }\n");
+    /* a define named like a name of NVRTC's built-in header (T): the variant's
+     * defines come ahead of the source, after that header, so it compiles, and
+     * the source sees the value (the kernel's parameter is a T *) */
+    write_text(src, "__global__ void broken(T *x) { x[0] = (T)1; int line = __LINE__; x[1] = (T)line; }\n");
     const char *defs[] = {"T=float"};
     req.defines = defs;
     req.n_defines = 1;
     log = NULL;
+    CHECK_MSG(hn_compile_cuda(&req, &img, &log, &err) == 0, "-DT=float: %s", err.msg);
+    free(log);
+    hn_module_image_free(&img);
+    /* a define named like a parameter of a toolkit header the source includes
+     * (cuda_fp16.hpp's "a"): the error is in that header, and the message says
+     * which define to rename; an error of the source keeps its line number */
+    write_text(src, "#include <cuda_fp16.h>\n__global__ void broken(float *x) { x[0] = 1.0f; }\n");
+    const char *defs2[] = {"a=1"};
+    req.defines = defs2;
+    log = NULL;
     CHECK(hn_compile_cuda(&req, &img, &log, &err) != 0);
-    CHECK_CONTAINS(err.msg, "harness: the define T (-DT=float) replaced a name in ");
+    CHECK_CONTAINS(err.msg, "harness: the define a (-Da=1) replaced a name in ");
+    free(log);
+    write_text(src, "__global__ void broken(float *x) {\n  x[0] = 1.0f;\n  x[1] = undeclared;\n}\n");
+    req.defines = defs;
+    log = NULL;
+    CHECK(hn_compile_cuda(&req, &img, &log, &err) != 0);
+    CHECK_CONTAINS(err.msg, "broken.cu(3): error: identifier \"undeclared\" is undefined");
     req.defines = NULL;
     req.n_defines = 0;
     free(log);

@@ -346,7 +346,33 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
             free(inc);
         }
     }
-    for (int i = 0; i < req->n_defines; i++) opts[n_opts++] = xasprintf("-D%s", req->defines[i]);
+    /* The variant's defines as #define lines ahead of the source (then #line 1,
+     * so lines and __LINE__ stay the file's), not -D options: NVRTC's built-in
+     * header, which comes before the source, then never sees them, and a
+     * -DT=float does not break its "template <typename T>". A value holding a
+     * line break (which a #define cannot) stays a -D option. */
+    {
+        hn_sb pre;
+        hn_sb_init(&pre);
+        for (int i = 0; i < req->n_defines; i++) {
+            const char *d = req->defines[i], *eq = strchr(d, '=');
+            if (strpbrk(d, "\r\n")) {
+                opts[n_opts++] = xasprintf("-D%s", d);
+                continue;
+            }
+            if (eq)
+                hn_sb_addf(&pre, "#define %.*s %s\n", (int)(eq - d), d, eq + 1);
+            else
+                hn_sb_addf(&pre, "#define %s 1\n", d);
+        }
+        if (pre.len) {
+            hn_sb_addf(&pre, "#line 1\n%s", src);
+            free(src);
+            src = pre.buf;
+        } else {
+            hn_sb_free(&pre);
+        }
+    }
     for (int i = 0; i < req->n_options; i++) opts[n_opts++] = xstrdup(req->options[i]);
     free(here);
 
