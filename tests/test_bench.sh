@@ -4,13 +4,7 @@
 # variants are all there and agree with their checks; `reference` and `emu` select
 # one sub-benchmark; an unknown one is exit 2; a bench that cannot measure (no
 # kernels/conv2d, a broken host compiler) is exit 1, not a quiet 0.
-set -u
-h=${HARNESS_BIN:?}
-tmp=${HARNESS_TMP:-/tmp}/bench.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 "$h" bench --quick >"$tmp/all.txt" 2>"$tmp/all.err"
 rc=$?
@@ -97,5 +91,4 @@ out=$(HARNESS_CXX=/bin/false "$h" bench emu --quick 2>&1)
 [ $? = 1 ] || fail "bench emu with a broken compiler: expected exit 1: $out"
 case "$out" in *"host C++ compiler failed"*) ;; *) fail "bench emu with a broken compiler: message: $out" ;; esac
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

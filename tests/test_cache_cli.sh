@@ -10,16 +10,9 @@
 # the harness's files and stale temporaries and leaves the user's files and a
 # temporary still being written; processes compiling the same keys at once
 # leave good entries; usage errors.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/cache.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 export HARNESS_CACHE_DIR="$tmp/cache"
 cache=$HARNESS_CACHE_DIR
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # hrun ARGS...: runs the harness; $rc, $out (stdout), $err (stderr)
 hrun() {
@@ -170,5 +163,4 @@ hrun cache --help
 for o in --cache-dir --quiet --verbose; do has "$out" "$o" || fail "cache --help lacks $o: $out"; done
 has "$out" "usage: harness cache info|clean" || fail "cache --help: $out"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -3,25 +3,7 @@
 # JSON path and what was expected, exit code 2, and runs nothing; usage errors;
 # `--backend cuda` on a machine without a GPU says so; list and compile work
 # without a GPU.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/cli.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# expect CODE NEEDLE COMMAND...: exit code CODE and NEEDLE in stderr+stdout
-expect() {
-  local code=$1 needle=$2
-  shift 2
-  local outp
-  outp=$("$@" 2>&1)
-  local rc=$?
-  [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code: $outp"
-  case "$outp" in *"$needle"*) ;; *) fail "'$*': expected \"$needle\" in: $outp" ;; esac
-}
+. "$(dirname "$0")/lib.sh"
 
 kernel="$root/kernels/conv2d/conv2d_pad.cu"
 good() { # a valid config with $1 spliced into the top level
@@ -90,5 +72,4 @@ grep -q 'too_big,.*launch_error,.*2048 threads' "$tmp/mixed.csv" || fail "no lau
 grep -q 'wrong_args,.*launch_error,.*parameters' "$tmp/mixed.csv" || fail "no launch_error row for the arguments: $(cat "$tmp/mixed.csv")"
 grep -q ',conv2d_pad,conv2d_pad,emu,.*,ok,' "$tmp/mixed.csv" || fail "the good variant did not run: $(cat "$tmp/mixed.csv")"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -3,25 +3,12 @@
 # option, nothing run) and help, and `harness compile` without a GPU: it says
 # which architecture it compiles for, reports registers for NVRTC and dashes for
 # the emulator, and a variant that does not compile is a line and exit 1.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/cli_usage.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 cfg="$root/tests/configs/run_options.json"
 
 # expect CODE NEEDLE ARGS...: harness ARGS exits CODE with NEEDLE in stdout+stderr
-expect() {
-  local code=$1 needle=$2
-  shift 2
-  out=$("$h" "$@" 2>&1)
-  local rc=$?
-  [ "$rc" = "$code" ] || fail "harness $*: exit $rc, expected $code: $out"
-  case "$out" in *"$needle"*) ;; *) fail "harness $*: expected \"$needle\" in: $out" ;; esac
-}
+expect_cmd=("$h")
+expect_name="harness "
 
 echo "== usage errors"
 expect 2 "usage: harness COMMAND [ARGS] [OPTIONS]" # no command at all
@@ -79,5 +66,4 @@ for be in cuda emu; do
 done 2>/dev/null
 # (--arch applies to cuda only; emu ignores it.)
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

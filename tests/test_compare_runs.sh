@@ -3,13 +3,7 @@
 # step) judges, not only prints: exit 0 when enough rows over 100 us agree within
 # 2 %, 1 when too few do or none is long enough, 2 on bad input; the thresholds
 # are options.
-set -u
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/compare_runs.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 cr="$root/tests/gpu/compare_runs.py"
 
 # csv FILE "case:variant:ms" ...
@@ -19,16 +13,9 @@ csv() {
   echo "case,variant,status,time_median_ms" >"$f"
   for r in "$@"; do IFS=: read -r c v ms <<<"$r"; echo "$c,$v,ok,$ms" >>"$f"; done
 }
-# expect CODE NEEDLE ARGS...
-expect() {
-  local code=$1 needle=$2
-  shift 2
-  local out
-  out=$(python3 "$cr" "$@" 2>&1)
-  local rc=$?
-  [ "$rc" = "$code" ] || fail "compare_runs $*: exit $rc, expected $code: $out"
-  case "$out" in *"$needle"*) ;; *) fail "compare_runs $*: expected \"$needle\" in: $out" ;; esac
-}
+# expect CODE NEEDLE ARGS...: compare_runs.py ARGS exits CODE with NEEDLE in its output
+expect_cmd=(python3 "$cr")
+expect_name="compare_runs "
 
 # 20 long rows; run b differs by 1 % on all but k of them (10 % there).
 rows_a=() rows_b=()
@@ -58,5 +45,4 @@ expect 2 "No such file" "$tmp/a.csv" "$tmp/missing.csv"
 echo "case,variant" >"$tmp/bad.csv"
 expect 2 "time_median_ms" "$tmp/a.csv" "$tmp/bad.csv"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

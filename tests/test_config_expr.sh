@@ -5,14 +5,7 @@
 # floor, ceil, float(), int() (truncation, and its range: out of range or NaN is
 # an error naming the expression, exit 2), integral floats accepted where an
 # integer is needed and fractional ones refused.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/config_expr.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 kernel="$root/kernels/conv2d/conv2d_pad.cu"
 
 # cfg WHERE PARAMS [VARIANT_EXTRA]: a config over img_size 6..9 into $tmp/c.json
@@ -93,5 +86,4 @@ $got
 expected:
 $want"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

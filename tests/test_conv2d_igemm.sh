@@ -15,14 +15,7 @@
 # The tune's budget is 24 evaluations (8 under AddressSanitizer, where the
 # harness is slower) with the config's seed: HN_IGEMM_BUDGET and HN_IGEMM_SEED
 # override them (another seed samples other configurations).
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/igemm.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 tune_cfg="$root/configs/conv2d_tune.json"
 budget=${HN_IGEMM_BUDGET:-24}
 [ -n "${ASAN_OPTIONS:-}" ] && [ -z "${HN_IGEMM_BUDGET:-}" ] && budget=8
@@ -174,5 +167,4 @@ rc=$?
 printf '%s\n' "$out"
 [ "$rc" = 0 ] || fail "NVRTC compile exited $rc"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -2,13 +2,7 @@
 # test_debug.sh: `harness debug` on the emulator: blocks print one at a time in
 # linear order, --block limits printing to one block, a planted mismatch is found
 # at its coordinates, and the mismatch map is written as a PNG of the right size.
-set -u
-h=${HARNESS_BIN:?}
-tmp=${HARNESS_TMP:-/tmp}/debug.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 # 20x20 image, TILE_SIZE 16, filter 3: output tiles of 14, so a 2x2 grid.
 out=$("$h" debug configs/conv2d_sweep.json --backend emu --kernel conv2d_pad_z_out_shared_halo \
@@ -52,5 +46,4 @@ out=$("$h" debug tests/configs/planted.json --backend emu 2>&1)
 [ $? = 2 ] || fail "debug without --kernel should exit 2"
 case "$out" in *"--kernel NAME is required"*) ;; *) fail "no usage message: $out" ;; esac
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -10,25 +10,13 @@
 # --block outside the case's grid or negative is exit 2 (it used to print
 # nothing, and -1 became 4294967295), one the kernel never reads is said, and a
 # --kernel naming several variants says which one it debugs.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/debug_options.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 planted="$root/tests/configs/planted.json"
 
 # expect CODE NEEDLE ARGS...: harness debug ARGS exits CODE with NEEDLE in its output
-expect() {
-  local code=$1 needle=$2
-  shift 2
-  out=$("$h" debug "$@" 2>&1)
-  local rc=$?
-  [ "$rc" = "$code" ] || fail "debug $*: exit $rc, expected $code: $(printf '%s\n' "$out" | tail -5)"
-  case "$out" in *"$needle"*) ;; *) fail "debug $*: expected \"$needle\" in: $(printf '%s\n' "$out" | tail -8)" ;; esac
-}
+expect_cmd=("$h" debug)
+expect_name="debug "
+expect_show=tail
 
 echo "== bad usage: exit 2, nothing compiled"
 expect 2 "no variant 'nope' in $planted (variants: conv2d_planted)" "$planted" --kernel nope
@@ -96,5 +84,4 @@ expect 0 "debug: conv_loop[ACCUM_DTYPE=double] on" "$nvcc" --kernel "conv_loop[A
   --set in_ch=1,out_ch=2,filter_size=3,img_size=9 --out "$tmp/b"
 case "$out" in *"note: --kernel"*) fail "a full label got the several-variants note: $out" ;; esac
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

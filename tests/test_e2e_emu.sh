@@ -4,13 +4,7 @@
 # ok (the others skipped as over the emulator's budget, with that reason), with
 # the statistics columns filled; then one case with --save-tensors, read back by
 # numpy, whose reference and outputs agree.
-set -u
-h=${HARNESS_BIN:?}
-tmp=${HARNESS_TMP:-/tmp}/e2e.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 csv="$tmp/conv2d_sweep.csv"
 out=$("$h" run configs/conv2d_sweep.json --backend emu --out "$csv" 2>&1)
@@ -102,5 +96,4 @@ else
   fail "numpy not found: the saved tensors cannot be read back (install python3-numpy)"
 fi
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -6,14 +6,7 @@
 #   exercise 4 (configs/im2col_unroll.json): the unroll kernels (the chapter's
 #   mapping, one thread per element, conv2d's baseline im2col) all correct, with
 #   a time and an effective bandwidth.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/exercises.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 echo "== exercise 2: layouts"
 # cases 0, 8 and 16 are the same shape (32x32x3 -> 32, n 1) in NCHW, NHWC and CHWN
@@ -49,5 +42,4 @@ unroll_per_element ok
 conv2d_im2col ok"
 [ "$got" = "$want" ] || fail "unroll rows: $got"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

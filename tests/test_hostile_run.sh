@@ -15,14 +15,7 @@
 #   - an output that cannot be written stops the run at once (exit 2) and leaves
 #     nothing beside it; progress lines come without a terminal;
 #   - configs that would run code or write outside results/ are exit 2.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/hostile.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 cfg="$root/tests/configs/hostile.json"
 run() { "$h" run "$cfg" --backend emu "$@"; }
 # the same in the background, as the harness process itself (so signals reach it)
@@ -210,5 +203,4 @@ case "$out" in *"--by COLUMN"*) fail "run --help lists compare's --by" ;; esac
 out=$("$h" list "$cfg" --hot 2>&1)
 [ $? = 2 ] || fail "list --hot should be refused"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -32,25 +32,10 @@
 #     (and the summary still said the report went there); without --sanitize
 #     it was ignored in silence.
 # Each is now exit 2 with the file and what is wrong, or a result kept.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/hostile_tune.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
-# expect CODE NEEDLE COMMAND...: exit code CODE and NEEDLE in stderr+stdout
-expect() {
-  local code=$1 needle=$2
-  shift 2
-  local outp rc
-  outp=$(timeout 60 "$@" 2>&1)
-  rc=$?
-  [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code: ${outp:0:400}"
-  case "$outp" in *"$needle"*) ;; *) fail "'$*': expected \"$needle\" in: ${outp:0:400}" ;; esac
-}
+expect_cmd=(timeout 60) # every expect'ed command, stopped after a minute
+expect_show=400
 
 # the tune_small config with absolute paths (and a copy with one more axis)
 python3 - "$root" "$tmp" <<'PY'
@@ -127,16 +112,16 @@ expect 2 "huge.json: variants[0].restrict: more than 2e+07 restriction evaluatio
 expect 2 "--kernel-timeout: 'inf' is not a finite number" "${tune_cmd[@]}" --kernel-timeout inf --budget 1 --out "$tmp/k"
 expect 2 "--lr: 'inf' is not a finite number" "$h" train xor --lr inf
 expect 2 "--emu-threads 100000: at most 4096" "$h" train xor --backend emu --epochs 1 --emu-threads 100000 --out "$tmp/et.csv"
-out="$tmp/et2.csv"
+csv="$tmp/et2.csv"
 for i in 1 2; do # the second is not refused for an unfinished run the first left
   expect 2 "--emu-threads 100000: at most 4096" "$h" run "$root/tests/configs/hostile.json" --backend emu \
-    --variant conv_ok --case 0 --emu-threads 100000 --out "$out"
+    --variant conv_ok --case 0 --emu-threads 100000 --out "$csv"
 done
-[ -e "$out" ] || [ -e "$out.unfinished" ] && fail "a run whose worker could not start left $(ls "$tmp" | grep et2)"
-out="$tmp/mt.csv"
+[ -e "$csv" ] || [ -e "$csv.unfinished" ] && fail "a run whose worker could not start left $(ls "$tmp" | grep et2)"
+csv="$tmp/mt.csv"
 expect 2 "--min-time: 'inf' is not a finite number" \
-  "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --case 0 --min-time inf --out "$out"
-[ -e "$out" ] || [ -e "$out.unfinished" ] && fail "a refused run left $(ls "$tmp" | grep mt.csv)"
+  "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --case 0 --min-time inf --out "$csv"
+[ -e "$csv" ] || [ -e "$csv.unfinished" ] && fail "a refused run left $(ls "$tmp" | grep mt.csv)"
 expect 0 "1 rows written" "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --case 0 \
   --kernel-timeout 1e10 --out "$tmp/kt.csv"
 
@@ -149,18 +134,18 @@ expect 2 "needs --sanitize" "$h" run "$root/tests/configs/hostile.json" --backen
 expect 2 "needs --sanitize" "$h" debug "$root/tests/configs/hostile.json" --kernel conv_ok --report "$tmp/rep.txt"
 
 echo "== run --resume after a kill cut a row inside a quoted field"
-out="$tmp/r.csv"
-"$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --out "$out" >/dev/null 2>&1 || fail "run"
-python3 - "$out" <<'PY'
+csv="$tmp/r.csv"
+"$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok --out "$csv" >/dev/null 2>&1 || fail "run"
+python3 - "$csv" <<'PY'
 import sys
 lines = open(sys.argv[1]).read().rstrip("\n").split("\n")
 last = lines[-1]
 open(sys.argv[1], "w").write("\n".join(lines[:-1]) + "\n" + last[:last.index('"') + 3])
 PY
-touch "$out.unfinished"
-expect 0 "resume: 2 rows of $out kept" "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok \
-  --out "$out" --resume
-[ "$(grep -c ',conv_ok,.*,ok,' "$out")" = 3 ] || fail "resume after a cut quoted field: $(cat "$out")"
+touch "$csv.unfinished"
+expect 0 "resume: 2 rows of $csv kept" "$h" run "$root/tests/configs/hostile.json" --backend emu --variant conv_ok \
+  --out "$csv" --resume
+[ "$(grep -c ',conv_ok,.*,ok,' "$csv")" = 3 ] || fail "resume after a cut quoted field: $(cat "$csv")"
 
 echo "== merge: a row cut short, a sidecar of 2e9 shards, a binary journal"
 cfg="$root/tests/configs/scale_small.json"
@@ -243,5 +228,4 @@ echo "== train --save to a folder: refused before training"
 expect 2 "--save $tmp: is a folder" "$h" train xor --epochs 2 --save "$tmp" --out "$tmp/xor.csv"
 [ -e "$tmp/xor.csv" ] && fail "train trained although --save could not be written"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -5,13 +5,7 @@
 # the part on stderr, when the environment breaks one: a host C++ compiler that
 # fails (HARNESS_CXX=/bin/false), one that does not exist, NVRTC without the
 # toolkit's headers (HARNESS_CUDA_INCLUDE), an unwritable kernel cache.
-set -u
-h=${HARNESS_BIN:?}
-tmp=${HARNESS_TMP:-/tmp}/info.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 # info_with CODE "ENV=..." : runs info under that environment; stdout in $out, stderr in $err
 info_with() {
@@ -91,5 +85,4 @@ info_with 0 TMPDIR="$tmp/scratch"
 out=$("$h" info --help)
 has "$out" "Exit code 0 when all pass; 1 when one is broken"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -15,14 +15,7 @@
 #     promptly; SIGTERM: exit 143; train mnist (where Fashion-MNIST is
 #     installed): the same after a few steps, without a test pass.
 # Every wait polls for the file or row it needs and is bounded.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/interrupt.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 cfg="$root/tests/configs/tune_small.json"
 
 # alive PID: running (a zombie waiting for `wait` is not)
@@ -207,6 +200,4 @@ else
   echo "(no Fashion-MNIST in $data: the mnist case is left out)"
 fi
 
-if [ "$fails" = 0 ]; then echo "test_interrupt: all passed"; exit 0; fi
-echo "test_interrupt: $fails failure(s)"
-exit 1
+finish

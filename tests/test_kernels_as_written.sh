@@ -10,14 +10,7 @@
 #   - harness debug runs a kernel with the counter and one without, blocks in order;
 #   - --save-tensors writes an output file only for rows that ran;
 #   - a define that is also a name of the source: the row's reason names the line.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/as_written.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 cfg="$root/tests/configs/nvcc_style.json"
 
 echo "== NVRTC compiles every variant"
@@ -109,5 +102,4 @@ reason=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1]
 case "$reason" in *"relu_shadowed.cu:5:"*) ;; *) fail "the reason does not name relu_shadowed.cu:5: $reason" ;; esac
 case "$reason" in *"<command-line>"*) fail "the reason names <command-line>: $reason" ;; esac
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -12,14 +12,8 @@
 #     an empty list, an unknown key of a launch, a bad kernel name; an argument
 #     count that does not match, or a geometry that does not evaluate, is the row's
 #     launch_error naming the launch.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/launches.$$
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$tmp/configs" "$tmp/kernels/launches"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 cfg="$root/tests/configs/launches.json"
 cp "$root/tests/kernels/launches/unroll_gemm.cu" "$tmp/kernels/launches/"
 # summary CSV: "status:count ..." then the first row's kernel, grid, block, shared_bytes, reason

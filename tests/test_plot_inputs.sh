@@ -21,26 +21,14 @@
 #     did nothing;
 #   - compare took one file: two runs were "unexpected argument".
 # Exit 77 (skipped) without gnuplot.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/plot_inputs.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 command -v "${HARNESS_GNUPLOT:-gnuplot}" >/dev/null || { echo "no gnuplot: skipped"; exit 77; }
 fx="$root/tests/fixtures/conv2d_small.csv"
 
 # expect CODE NEEDLE ARGS...: harness ARGS exits CODE with NEEDLE in its output
-expect() {
-  local code=$1 needle=$2
-  shift 2
-  out=$("$h" "$@" 2>&1)
-  local rc=$?
-  [ "$rc" = "$code" ] || fail "$*: exit $rc, expected $code: $(printf '%s\n' "$out" | tail -5)"
-  case "$out" in *"$needle"*) ;; *) fail "$*: expected \"$needle\" in: $(printf '%s\n' "$out" | tail -8)" ;; esac
-}
+expect_cmd=("$h")
+expect_name=""
+expect_show=tail
 # the data rows of a chart's .dat (its comment lines name the file)
 rows() { grep -v '^#' "$1"; }
 
@@ -188,5 +176,4 @@ expect 0 "merged 2 shard files of 2: 8 rows" merge "$tmp/m3.csv" "$tmp/s0.csv" "
 case "$out" in *"shard 0/2 is given more than once ($tmp/./s0.csv again); its rows count once"*) ;; *) fail "twice: $out" ;; esac
 case "$out" in *"the first is kept"*) fail "twice: every row reported: $out" ;; esac
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -4,13 +4,7 @@
 # and in <out>.txt (it used to be silently missing: only the status table's
 # "fault 1" hinted at it); the kernel of another operator than conv2d (relu)
 # beside it is profiled as usual.
-set -u
-h=${HARNESS_BIN:?}
-tmp=${HARNESS_TMP:-/tmp}/profile_inputs.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 cat >"$tmp/relu_bad.cu" <<'EOF'
 extern "C" __global__ void relu_ok(const float *x, float *y, int n) {
@@ -48,5 +42,4 @@ out=$("$h" profile "$tmp/relu_bad.json" --out "$tmp/q.csv" --quiet --variant rel
 case "$out" in *"none, the launch failed"*) fail "--quiet printed the profile line: $out" ;; esac
 grep -q "none, the launch failed" "$tmp/q.txt" || fail "--quiet: q.txt lacks the line"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -5,14 +5,7 @@
 # kernel source, an unknown status, a case the plan lacks or a duplicate is
 # dropped (and counted) and its row runs again; a file with other columns is
 # refused (exit 2) and left alone; --force starts an unfinished file over.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/resume.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 cfg="$root/tests/configs/run_options.json"
 out="$tmp/r.csv"
 run() { "$h" run "$cfg" --backend emu --variant conv_plain --all --min-samples 2 --max-samples 2 --out "$out" "$@"; }
@@ -71,5 +64,4 @@ case "$o" in *"has other columns than"*"--force starts it over"*) ;; *) fail "ot
 "$h" run "$cfg" --backend emu --variant conv_plain --case 0 --out "$tmp/new.csv" --resume >/dev/null 2>&1 || fail "--resume of nothing failed"
 [ "$(rows "$tmp/new.csv")" = "0:ok" ] || fail "--resume of nothing: $(rows "$tmp/new.csv")"
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

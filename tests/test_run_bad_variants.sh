@@ -6,14 +6,7 @@
 # whose kind or count differs from the kernel's parameters (naming the typed
 # argument that would fit: "long: n" for a size_t); typed expressions
 # that do fit bind like the operator's own parameters. Also --backend names.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/bad_variants.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 cat >"$tmp/odd.cu" <<'CU'
 // Kernels with parameters conv2d_pad lacks: a long, a trailing debug counter.
@@ -94,5 +87,4 @@ if [ ! -e /dev/nvidia0 ]; then
   [ "$be" = emu ] || fail "auto without a GPU ran on $be"
 fi
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -14,14 +14,7 @@
 #   --emu-threads, --kernel-timeout, --jobs, --cache-dir, --no-baseline;
 #   a planted bug (planted.json) is a mismatch row and exit 1; a kernel that passes
 #     before timing and fails after (conv_stale) is caught by the second check.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/run_options.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 cfg="$root/tests/configs/run_options.json"
 one=(--variant 'conv_count[ACCUM_DTYPE=float]' --case 0)
 # run NAME ARGS...: harness run on the emulator into $tmp/NAME.csv; stdout and
@@ -200,5 +193,4 @@ case "$(col "$tmp/stale3.csv" 'r[0]["reason"]')" in "passed before timing, faile
 sruns stale4 --warmup 4         # launch 4 is wrong: the first check fails
 case "$(col "$tmp/stale4.csv" 'r[0]["reason"]')" in "first check: "*) ;; *) fail "--warmup 4: $(col "$tmp/stale4.csv" 'r[0]["reason"]')" ;; esac
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

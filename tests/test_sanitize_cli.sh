@@ -12,15 +12,8 @@
 #     with every module instrumented (HARNESS_EMU_SANITIZE);
 #   - `harness profile`: the per-line CSV, the table, the annotated listing.
 # The corpus of planted bugs and tricky correct kernels is test_sanitize.c's.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
+. "$(dirname "$0")/lib.sh"
 bin=$(dirname "$h")
-tmp=${HARNESS_TMP:-/tmp}/sanitize.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 echo "== harness check: planted conv2d bugs"
 "$h" check "$root/tests/configs/sanitize.json" --out "$tmp/san.csv" --report "$tmp/san.txt" >"$tmp/san.out" 2>"$tmp/san.err"
@@ -142,5 +135,4 @@ for t in test_emu_run test_emu_cg_half; do
   fi
 done
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -8,14 +8,7 @@
 # parameter), each .npy of the manifest's dtype and shape (pool2d's argmax and
 # its reference int32), the reference and every output that ran agreeing with
 # numpy. The PyTorch twin is tests/torch_crosscheck.py (where torch is).
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/saved_tensors.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 py=""
 for p in /usr/bin/python3 python3; do
   if "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
@@ -51,6 +44,4 @@ for d in glob.glob(sys.argv[1] + "/case-*"):
 assert seen == {"max", "avg"}, seen
 PY
 
-if [ "$fails" = 0 ]; then echo "test_saved_tensors: all passed"; exit 0; fi
-echo "test_saved_tensors: $fails failure(s)"
-exit 1
+finish

@@ -9,14 +9,7 @@
 #     devices completes the file without a row twice; SIGTERM stops at once;
 #   - progress lines name the device; bad --devices text is exit 2;
 #   - harness tune --devices 2 evaluates the same configurations as one worker.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/scale_devices.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 . "$root/tests/scale_lib.sh"
 cfg="$root/tests/configs/scale_small.json"
 hostile="$root/tests/configs/hostile.json"
@@ -109,8 +102,4 @@ PY
 )
 [ -z "$d" ] || fail "tune: the searches differ: $d"
 
-if [ "$fails" -gt 0 ]; then
-  echo "$fails check(s) failed"
-  exit 1
-fi
-echo "all scale-device checks passed"
+finish

@@ -12,14 +12,7 @@
 #   - --resume of a shard's file by another split (or unsharded) is refused and
 #     leaves the file as it was; a fresh unsharded run drops a stale sidecar;
 #   - tune shards: their journals merge into one with every evaluation once.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/scale_shards.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 . "$root/tests/scale_lib.sh"
 # a copy of the config and its kernels, so they can be edited
 mkdir -p "$tmp/cfg/tests/configs" "$tmp/cfg/tests/kernels" "$tmp/cfg/kernels"
@@ -147,8 +140,4 @@ grep -q "shard 1/2 was not given" "$tmp/tup.out" || fail "journal missing: $(cat
 o=$("$h" merge "$tmp/x.csv" "$tmp/tu0.journal" 2>&1)
 [ $? = 2 ] || fail "a journal into a CSV: $o"
 
-if [ "$fails" -gt 0 ]; then
-  echo "$fails check(s) failed"
-  exit 1
-fi
-echo "all shard checks passed"
+finish

@@ -9,18 +9,16 @@
 # merged CSV must hold the same rows, statuses and check results as a
 # single-process run of the same config. Skips (77) where Slurm is not installed
 # or does not start here.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
+. "$(dirname "$0")/lib.sh"
 skip() { echo "SKIP: $*"; exit 77; }
 for c in munged slurmctld slurmd sbatch squeue scontrol sinfo; do
   command -v "$c" >/dev/null 2>&1 || skip "$c not found (scripts/setup.sh installs munge, slurmctld, slurmd, slurm-client)"
 done
 [ "$(id -u)" = 0 ] || skip "the test cluster runs its daemons as root (SlurmUser=root); run as root"
 . "$root/tests/scale_lib.sh"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# munged wants its folders private and not under a group-writable tree: /tmp
+# munged wants its folders private and not under a group-writable tree: /tmp,
+# not lib.sh's folder (under HARNESS_TMP); the trap below removes this one
+rmdir "$tmp"
 tmp=$(mktemp -d /tmp/hn-slurm.XXXXXX)
 chmod 755 "$tmp"
 pids=()
@@ -134,8 +132,4 @@ else
   fail "no merged.csv"
 fi
 
-if [ "$fails" -gt 0 ]; then
-  echo "$fails check(s) failed"
-  exit 1
-fi
-echo "all Slurm checks passed"
+finish

@@ -7,24 +7,7 @@
 # chart, bad training configs and bad IDX files (exit 2 naming the file and the
 # problem), and a tiny synthetic MNIST-shaped run end to end.
 # tests/test_train_mnist.sh trains on Fashion-MNIST.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/train.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# expect CODE NEEDLE COMMAND...: exit code and a piece of the output
-expect() {
-  local code=$1 needle=$2
-  shift 2
-  local o
-  o=$("$@" 2>&1)
-  local rc=$?
-  [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code: $o"
-  case "$o" in *"$needle"*) ;; *) fail "'$*': expected \"$needle\" in: $o" ;; esac
-}
+. "$(dirname "$0")/lib.sh"
 py=""
 for p in /usr/bin/python3 python3; do
   if "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
@@ -209,6 +192,4 @@ else
   echo "skipped the IDX checks: no python3 with numpy"
 fi
 
-if [ "$fails" = 0 ]; then echo "test_train: all passed"; exit 0; fi
-echo "test_train: $fails failure(s)"
-exit 1
+finish

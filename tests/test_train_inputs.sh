@@ -23,24 +23,7 @@
 #     block over the device's threads (exit 2 naming the JSON path, gradcheck too); --tuned of a tune of a kernel the
 #     model runs and of one it does not.
 # About half a minute on two cores.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/train_inputs.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# expect CODE NEEDLE COMMAND...: exit code and a piece of the output
-expect() {
-  local code=$1 needle=$2
-  shift 2
-  local o
-  o=$("$@" 2>&1)
-  local rc=$?
-  [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code: $o"
-  case "$o" in *"$needle"*) ;; *) fail "'$*': expected \"$needle\" in: $o" ;; esac
-}
+. "$(dirname "$0")/lib.sh"
 emu=(--backend emu)
 train() { "$h" train mnist "${emu[@]}" --out "$tmp/c.csv" "$@"; }
 
@@ -320,6 +303,4 @@ else
   fail "harness tune of the tiled linear kernel: $(tail -n 5 "$k/tune.txt")"
 fi
 
-if [ "$fails" = 0 ]; then echo "test_train_inputs: all passed"; exit 0; fi
-echo "test_train_inputs: $fails failure(s)"
-exit 1
+finish

@@ -8,19 +8,12 @@
 # training config is tests/configs/train_emu.json (the same results as the
 # default config, with kernels that run faster there); about a minute on two
 # cores. Skipped (77) where the data set is not installed.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
+. "$(dirname "$0")/lib.sh"
 data=${HARNESS_FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
-tmp=${HARNESS_TMP:-/tmp}/train_mnist.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
 if [ ! -e "$data/train-images-idx3-ubyte.gz" ] && [ ! -e "$data/train-images-idx3-ubyte" ]; then
   echo "FAIL: no Fashion-MNIST in $data (scripts/setup.sh installs dataset-fashion-mnist)"
   exit 1
 fi
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 out=$("$h" train mnist --data "$data" --limit 2560 --test-limit 500 --epochs 1 --interval 8 \
       --kernels "$root/tests/configs/train_emu.json" --out "$tmp/curve.csv" 2>&1)
@@ -45,6 +38,4 @@ awk -F, 'NR == 2 { first = $5 } $1 == "train" { last = $5 } END { exit !(last < 
   fail "the running loss did not fall: $(cat "$tmp/curve.csv")"
 grep -q '^test,1,40,2560,' "$tmp/curve.csv" || fail "no test row in the curve"
 
-if [ "$fails" = 0 ]; then echo "test_train_mnist: all passed (test accuracy $acc %)"; exit 0; fi
-echo "test_train_mnist: $fails failure(s)"
-exit 1
+finish "(test accuracy $acc %)"

@@ -6,14 +6,7 @@
 # best.json and resumes from the journal without measuring again, a brute-force
 # tune killed with kill -9 and resumed without repeating an evaluation, and a
 # replay of the recorded journal that finds the recorded optimum.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/tune.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 cfg="$root/tests/configs/tune_small.json"
 
 echo "== the space"
@@ -23,16 +16,6 @@ n=$(printf '%s\n' "$out" | grep -c "24 raw configurations, 22 valid")
 [ "$n" = 2 ] || fail "expected 22 of 24 valid in both cases: $out"
 
 echo "== bad input"
-# expect CODE NEEDLE COMMAND...
-expect() {
-  local code=$1 needle=$2
-  shift 2
-  local o
-  o=$("$@" 2>&1)
-  local rc=$?
-  [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code: $o"
-  case "$o" in *"$needle"*) ;; *) fail "'$*': expected \"$needle\" in: $o" ;; esac
-}
 sed 's/"restrict": \["BLOCK \* ITEMS <= 512"\]/"restrict": ["BLOCK * ITEMS > 4096"]/' "$cfg" >"$tmp/empty.json"
 sed -i "s|\"../kernels/tune/|\"$root/tests/kernels/tune/|" "$tmp/empty.json"
 expect 2 "empty.json: variants[0].restrict: no configuration of the tunables satisfies the restrictions" \
@@ -221,5 +204,4 @@ for r in rows:
 PY
 case "$out" in *"random (calc.)"*) ;; *) fail "no calculated random row: $out" ;; esac
 
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -32,14 +32,7 @@
 #   - --top 1 printed its missing runner-up as inf;
 # and what must hold: a tunable that makes the kernel wrong is never chosen,
 # an all-failing space writes no winner, an empty space is exit 2.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/tune_inputs.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 k=$root/tests/kernels/tune/tune_inputs.cu
 
 # cfg NAME KERNEL TUNE_JSON [EXTRA_VARIANT_JSON] [EXTRA_TOP_JSON]: a relu config
@@ -262,5 +255,4 @@ case "$out" in *"evaluations: 0 measured"*) ;; *) fail "shards: the merged journ
 out=$(tune "$tmp/divz.json" --strategy brute_force --top 1 --out "$tmp/divz"); rc=$?
 printf '%s\n' "$out" | grep -E '^case' | grep -q 'inf' && fail "top 1: a runner-up of inf: ${out:0:600}"
 
-echo "test_tune_inputs: $fails failure(s)"
-[ $fails = 0 ]
+finish

@@ -15,14 +15,7 @@
 #     fault in run and a memcheck in check, each naming the buffer; a name taken by a buffer, a parameter
 #     or a define, a size that does not evaluate or is negative, a duplicate, an
 #     array: each an error naming the JSON path.
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/zero_outputs.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 cfg="$root/tests/configs/zero_outputs.json"
 # statuses CSV: "status count" lines, and every reason that is not empty
 statuses() {
