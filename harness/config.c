@@ -477,8 +477,9 @@ static int parse_zero(ctx *c, const hn_op *op, const hn_variant_spec *s, const c
                 rc = bad(c, p, "'%s' is an input of %s: only outputs are set to 0 (%s)", CUT(e->valuestring),
                          op->name, outs.buf);
             hn_sb_free(&outs);
-        } else if (b >= 64) {
-            rc = bad(c, p, "'%s' is buffer %d of %s: zero takes the first 64 only", CUT(e->valuestring), b, op->name);
+        } else if (b >= HN_ZERO_BUFFERS) {
+            rc = bad(c, p, "'%s' is buffer %d of %s: zero takes the first %d only", CUT(e->valuestring), b, op->name,
+                     HN_ZERO_BUFFERS);
         }
         free(p);
         if (rc != 0) return -1;

@@ -49,7 +49,8 @@ typedef enum {
  * expression says; they start as 0xFF bytes, or 0 before every launch where
  * "zero" names them (bit HN_ZERO_SCRATCH(i) of hn_variant_spec.zero). */
 #define HN_MAX_SCRATCH 8
-#define HN_ZERO_SCRATCH(i) ((uint64_t)1 << (48 + (i)))
+#define HN_ZERO_BUFFERS 48 /* bits 0 .. 47 of zero: output buffers; then scratch buffers */
+#define HN_ZERO_SCRATCH(i) ((uint64_t)1 << (HN_ZERO_BUFFERS + (i)))
 
 typedef struct {
     hn_arg_kind kind;

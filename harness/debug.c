@@ -368,12 +368,11 @@ int hn_cmd_debug(const hn_cli *cli) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }
-    hn_argval vals[HN_MAX_LAUNCHES][72];
-    void *args[HN_MAX_LAUNCHES][72];
+    hn_argval vals[HN_MAX_LAUNCHES][HN_MAX_ARGS + 1];
+    void *args[HN_MAX_LAUNCHES][HN_MAX_ARGS + 1];
     for (int li = 0; li < nl; li++) {
         int n_args;
-        if (hn_spec_launch(spec, li).n_args > 64 ||
-            hn_pack_args(p, v, li, &w, counter, counter_arg[li], vals[li], args[li], &n_args, &err) != 0) {
+        if (hn_pack_args(p, v, li, &w, counter, counter_arg[li], vals[li], args[li], &n_args, &err) != 0) {
             if (nl > 1) hn_err_prefix(&err, "launches[%d]", li);
             fprintf(stderr, "harness debug: %s\n", err.msg);
             goto done;
@@ -384,6 +383,7 @@ int hn_cmd_debug(const hn_cli *cli) {
     for (int i = 0; i < b.n_defines; i++) printf(" -D%s", b.defines[i]);
     printf("\n");
     int all_counted = 1;
+    const char *uncounted = NULL; /* the first kernel without the counter */
     for (int li = 0; li < nl; li++) {
         const hn_launch_dims *d = &ds[li];
         char which[160] = "launch";
@@ -392,6 +392,7 @@ int hn_cmd_debug(const hn_cli *cli) {
                d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2], d->shared_bytes,
                counter_arg[li] ? ", + debug_counter" : " (the kernel takes no debug_counter)");
         all_counted &= counter_arg[li];
+        if (!counter_arg[li] && !uncounted) uncounted = hn_spec_launch(spec, li).kernel;
     }
     if (cli->block && !reads_debug_block(b.req.src_path, 0))
         printf("note: --block: %s never reads DEBUG_BLOCK_X/Y/Z (nor hn_debug_block()/hn_debug_leader() of "
@@ -407,7 +408,7 @@ int hn_cmd_debug(const hn_cli *cli) {
                "HN_SINGLE_BLOCK_ENTER/LEAVE from hn_kernel.h), and printf output of different blocks may "
                "interleave. On the emulator (--backend emu) blocks run one at a time in linear order "
                "whatever the kernel.\n",
-               p->specs[v->spec].kernel);
+               uncounted);
     printf("--- kernel output (%s) ---\n", ordered ? "blocks one at a time, in linear order" : "blocks in any order");
     fflush(stdout);
     /* each launch in order, its blocks' turn counter from 0 */

@@ -74,6 +74,8 @@ void hn_build_free(hn_build *b);
  * workload is made). */
 #define HN_MAX_PARAMS 32
 #define HN_MAX_BUFFERS 16
+/* every buffer has its bit in a variant's "zero", below the scratch buffers' */
+_Static_assert(HN_MAX_BUFFERS <= HN_ZERO_BUFFERS && HN_ZERO_BUFFERS + HN_MAX_SCRATCH <= 64, "zero's bits");
 
 typedef struct hn_workload {
     const hn_plan *plan;
@@ -85,8 +87,8 @@ typedef struct hn_workload {
     hn_ref refs[HN_MAX_BUFFERS];    /* per output buffer */
     hn_dptr dev[HN_MAX_BUFFERS];
     /* the current variant's scratch buffers (hn_workload_scratch): n_scratch of
-     * them, scratch_bytes each, in allocations of scratch_cap bytes kept for the
-     * next variant */
+     * them, scratch_bytes each, in allocations of scratch_cap bytes (0: none)
+     * that the next variant reuses where it asks for as many */
     hn_dptr scratch[HN_MAX_SCRATCH];
     size_t scratch_bytes[HN_MAX_SCRATCH], scratch_cap[HN_MAX_SCRATCH];
     int n_scratch;
@@ -106,7 +108,8 @@ int hn_workload_shape(hn_workload *w, const hn_plan *p, const hn_case *c, hn_err
 void hn_workload_free(hn_workload *w);
 
 /* Makes v's scratch buffers for w's case (v NULL: none, for a baseline): their
- * sizes evaluated, allocations grown where too small. They start as 0xFF bytes
+ * sizes evaluated, each allocated to exactly its size (so an overrun is seen
+ * on the emulator) and named for the backend's messages. They start as 0xFF bytes
  * (hn_poison_outputs), or 0 where the variant's "zero" names them. */
 int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err);
 
@@ -114,9 +117,11 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err);
 int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_launch_dims *d,
                      hn_err *err);
 
-/* Packs the arguments of v's launch `launch` for w. vals must hold n_args + 1 slots; args
- * gets pointers into vals; debug_counter is the device counter (0 if none). Appends
- * the counter when append_counter is set and the config does not bind it. */
+/* Packs the arguments of v's launch `launch` for w. vals and args must hold
+ * HN_MAX_ARGS + 1 slots (more arguments are an error); args gets pointers into
+ * vals; debug_counter is the device counter (0 if none). Appends the counter
+ * when append_counter is set and the config does not bind it. */
+#define HN_MAX_ARGS 64
 typedef union {
     int32_t i;
     uint32_t u;

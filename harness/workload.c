@@ -225,6 +225,7 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_wor
                  int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err) {
     const hn_launch_spec l = hn_spec_launch(&p->specs[v->spec], launch);
     const hn_launch_spec *s = &l;
+    if (s->n_args > HN_MAX_ARGS) return hn_errf(err, "more than %d arguments", HN_MAX_ARGS);
     hn_scope scope = {p, w->c, v, w->params, 0, NULL};
     int n = 0;
     for (int i = 0; i < s->n_args; i++, n++) {
@@ -346,7 +347,7 @@ static int poison(hn_backend *be, hn_dptr p, size_t bytes, hn_err *err) {
 int hn_poison_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
     const hn_op *op = w->plan->op;
     for (int i = 0; i < op->n_buffers; i++) {
-        if (op->buffers[i].role == HN_BUF_IN || (i < 48 && zero >> i & 1)) continue;
+        if (op->buffers[i].role == HN_BUF_IN || (i < HN_ZERO_BUFFERS && zero >> i & 1)) continue;
         if (poison(w->be, w->dev[i], (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype), err) != 0)
             return -1;
     }
@@ -357,7 +358,7 @@ int hn_poison_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
 
 int hn_zero_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
     const hn_op *op = w->plan->op;
-    for (int i = 0; i < op->n_buffers && i < 48; i++) {
+    for (int i = 0; i < op->n_buffers && i < HN_ZERO_BUFFERS; i++) {
         if (!(zero >> i & 1) || op->buffers[i].role == HN_BUF_IN) continue;
         size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
         if (w->be->ops->fill(w->be, w->dev[i], 0, bytes, err) != 0)
@@ -383,17 +384,19 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
         if (bytes < 0)
             return hn_errf(err, "scratch.%s '%s' = %lld bytes (must be at least 0)", s->scratch_names[i],
                            hn_expr_text(s->scratch_bytes[i]), (long long)bytes);
-        if ((size_t)bytes > w->scratch_cap[i]) {
+        /* exactly its size, so that the emulator's guard pages and sanitizer
+         * see a kernel overrun it, whatever variant ran before */
+        if ((size_t)bytes != w->scratch_cap[i]) {
             if (w->scratch[i]) w->be->ops->free(w->be, w->scratch[i]);
             w->scratch[i] = 0, w->scratch_cap[i] = 0;
-            if (w->be->ops->alloc(w->be, (size_t)bytes, &w->scratch[i], err) != 0)
+            if (bytes > 0 && w->be->ops->alloc(w->be, (size_t)bytes, &w->scratch[i], err) != 0)
                 return hn_err_prefix(err, "scratch.%s: %lld bytes", s->scratch_names[i], (long long)bytes);
             w->scratch_cap[i] = (size_t)bytes;
-            if (w->be->ops->label) {
-                char name[64];
-                snprintf(name, sizeof name, "%s (scratch)", s->scratch_names[i]);
-                w->be->ops->label(w->be, w->scratch[i], name);
-            }
+        }
+        if (w->scratch[i] && w->be->ops->label) { /* this variant's name, also on a reused allocation */
+            char name[64];
+            snprintf(name, sizeof name, "%s (scratch)", s->scratch_names[i]);
+            w->be->ops->label(w->be, w->scratch[i], name);
         }
         w->scratch_bytes[i] = (size_t)bytes;
         w->n_scratch = i + 1;

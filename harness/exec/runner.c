@@ -283,8 +283,8 @@ typedef struct {
     int row_ran;            /* the last variant downloaded its outputs */
     unsigned sanitize;      /* HN_SAN_* checks (--sanitize): rows are one instrumented launch */
     int profile;            /* --profile: rows are one profiled launch */
-    int first_launch_done;
-    const char *row_note;   /* appended to the next row's reason (then cleared) */  /* the row's first launch has run (printf windows) */
+    int first_launch_done;  /* the row's first launch has run (printf windows) */
+    const char *row_note;   /* appended to the next row's reason (then cleared) */
 } runner;
 
 static int is_done(const runner *r, int64_t c, int slot) {
@@ -336,8 +336,8 @@ typedef struct {
     const char *name[HN_MAX_LAUNCHES];
     hn_kernel *k[HN_MAX_LAUNCHES];
     hn_launch_dims d[HN_MAX_LAUNCHES];
-    hn_argval vals[HN_MAX_LAUNCHES][72];
-    void *args[HN_MAX_LAUNCHES][72];
+    hn_argval vals[HN_MAX_LAUNCHES][HN_MAX_ARGS + 1];
+    void *args[HN_MAX_LAUNCHES][HN_MAX_ARGS + 1];
 } launch_ctx;
 
 static int issue_launch(void *ctx, hn_err *err) {
@@ -405,7 +405,7 @@ static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, uint64
     char which[96] = "", hint[192] = "";
     if (rc->n_outputs > 1) snprintf(which, sizeof which, " of '%s'", name);
     /* all NaN where the poison was: never written, or accumulated into (atomics) */
-    if (cr->checked > 0 && cr->nonfinite == cr->checked && !(rc->worst_buffer < 64 && zero >> rc->worst_buffer & 1))
+    if (cr->checked > 0 && cr->nonfinite == cr->checked && !(rc->worst_buffer < HN_ZERO_BUFFERS && zero >> rc->worst_buffer & 1))
         snprintf(hint, sizeof hint,
                  "; every element is NaN/Inf, as the poison the outputs start from: never written, or "
                  "accumulated into (then give the variant \"zero\": [\"%s\"])",
@@ -1054,9 +1054,7 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
         int n_args = 0;
         lc->k[li] = sl->kernels[li];
         lc->name[li] = hn_spec_launch(spec, li).kernel;
-        if (hn_spec_launch(spec, li).n_args > 64)
-            bad_launch = hn_errf(&err, "more than 64 arguments");
-        else if (hn_eval_geometry(p, v, li, w, d, &err) != 0) /* names the launch itself */
+        if (hn_eval_geometry(p, v, li, w, d, &err) != 0) /* names the launch itself */
             bad_launch = -1;
         else if (hn_pack_args(p, v, li, w, 0, 0, lc->vals[li], lc->args[li], &n_args, &err) != 0)
             bad_launch = n_launches > 1 ? hn_err_prefix(&err, "launches[%d]", li) : -1;

@@ -6,6 +6,8 @@
  * to 0 before every launch) adds the partials up and writes the loss. A warp
  * per row; WARPS rows per block. (tests/test_zero_outputs.sh)
  */
+#include <math.h> /* INFINITY: NVRTC has it only from here */
+
 #define FULL 0xffffffffu
 
 extern "C" __global__ void softmax_lastblock(const float *logits, const int *labels, float *loss, float *dlogits,
