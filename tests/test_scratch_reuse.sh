@@ -7,14 +7,7 @@
 #   - a reused allocation of the same size carries the later variant's name in
 #     the sanitizer's report ('counter (scratch)', not the earlier 'done').
 # Kernel: tests/kernels/zero/softmax_lastblock.cu (partial sums, then a counter).
-set -u
-h=${HARNESS_BIN:?}
-root=${HARNESS_ROOT:?}
-tmp=${HARNESS_TMP:-/tmp}/scratch_reuse.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 # config NAME SMALL_SCRATCH SMALL_ZERO: variant "big" (one warp a block, its
 # partials 4 * batch bytes), then "small" (four warps a block) with the scratch
@@ -62,5 +55,4 @@ case "$out" in *"initcheck: kernel 'softmax_lastblock'"*"device buffer 'counter 
   *) fail "counter not zeroed: $out" ;; esac
 case "$out" in *"'done (scratch)'"*) fail "the earlier variant's name: $out" ;; esac
 
-[ "$fails" -eq 0 ] && echo "test_scratch_reuse: ok"
-exit $((fails > 0))
+finish
