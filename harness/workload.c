@@ -370,19 +370,48 @@ int hn_zero_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
     return 0;
 }
 
+/* The size of v's scratch buffer i for w's case, checked: at least 0. */
+static int scratch_size(const hn_workload *w, const hn_variant *v, int i, int64_t *bytes, hn_err *err) {
+    const hn_plan *p = w->plan;
+    const hn_variant_spec *s = &p->specs[v->spec];
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
+    if (hn_expr_eval_int(s->scratch_bytes[i], hn_scope_lookup, &scope, bytes, err) != 0)
+        return hn_err_prefix(err, "scratch.%s '%s'", s->scratch_names[i], hn_expr_text(s->scratch_bytes[i]));
+    if (*bytes < 0)
+        return hn_errf(err, "scratch.%s '%s' = %lld bytes (must be at least 0)", s->scratch_names[i],
+                       hn_expr_text(s->scratch_bytes[i]), (long long)*bytes);
+    return 0;
+}
+
+int hn_workload_scratch_total(const hn_workload *w, const hn_variant *v, double *bytes, hn_err *err) {
+    *bytes = 0;
+    if (!v) return 0;
+    for (int i = 0; i < w->plan->specs[v->spec].n_scratch; i++) {
+        int64_t b;
+        if (scratch_size(w, v, i, &b, err) != 0) return -1;
+        *bytes += (double)b;
+    }
+    return 0;
+}
+
 int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
     w->n_scratch = 0;
     if (!v) return 0;
     const hn_plan *p = w->plan;
     const hn_variant_spec *s = &p->specs[v->spec];
-    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
+    /* more than the device holds fails here, with the sizes, rather than in
+     * the allocator (the emulator's device memory is the host's: an
+     * allocation it cannot hold is killed when first filled) */
+    double total;
+    if (hn_workload_scratch_total(w, v, &total, err) != 0) return -1;
+    hn_device_info dev = {0};
+    if (w->be->ops->device_info) w->be->ops->device_info(w->be, &dev);
+    if (dev.global_mem && total > (double)dev.global_mem)
+        return hn_errf(err, "scratch buffers of %.4g GB in all are more than the device's %.4g GB of memory",
+                       total * 1e-9, (double)dev.global_mem * 1e-9);
     for (int i = 0; i < s->n_scratch; i++) {
         int64_t bytes;
-        if (hn_expr_eval_int(s->scratch_bytes[i], hn_scope_lookup, &scope, &bytes, err) != 0)
-            return hn_err_prefix(err, "scratch.%s '%s'", s->scratch_names[i], hn_expr_text(s->scratch_bytes[i]));
-        if (bytes < 0)
-            return hn_errf(err, "scratch.%s '%s' = %lld bytes (must be at least 0)", s->scratch_names[i],
-                           hn_expr_text(s->scratch_bytes[i]), (long long)bytes);
+        if (scratch_size(w, v, i, &bytes, err) != 0) return -1;
         if ((size_t)bytes > w->scratch_cap[i]) {
             if (w->scratch[i]) w->be->ops->free(w->be, w->scratch[i]);
             w->scratch[i] = 0, w->scratch_cap[i] = 0;

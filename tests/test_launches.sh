@@ -111,5 +111,32 @@ run_case "$tmp/configs/grid.json" "$tmp/grid.csv" --case 5
 s=$(summary "$tmp/grid.csv")
 case "$s" in "launch_error:1"*"launches[1].grid[0] 'ceil_div(out_ch, 0)'"*) ;; *) fail "a bad grid: $s" ;; esac
 
+echo "== three and four launches sharing scratch (softmax): ok; a finding names the launch it came from"
+# tests/configs/launches_softmax.json: row_stats<BLOCK>, normalize, reduce<BLOCK> (and reduce twice)
+sm="$root/tests/configs/launches_softmax.json"
+mkdir -p "$tmp/kernels/sm"
+cp "$root/tests/kernels/launches/softmax_pipeline.cu" "$tmp/kernels/sm/"
+run_case "$sm" "$tmp/sm.csv" || fail "softmax launches exited $?: $(tail -n 5 "$tmp/log")"
+s=$(summary "$tmp/sm.csv")
+[ "$(head -n 1 <<<"$s")" = "ok:27" ] || fail "softmax launches: $s"
+[ "$(sed -n 2p <<<"$s")" = "row_stats<BLOCK>;normalize;reduce<BLOCK>;reduce<BLOCK> 129x1x1;504x1x1;1x1x1;1x1x1 64x1x1;256x1x1;64x1x1;64x1x1 0;0;0;0" ] ||
+  fail "softmax columns: $s"
+"$h" check "$sm" --out "$tmp/smc.csv" >"$tmp/log" 2>&1 || fail "check of the softmax launches exited $?: $(tail -n 5 "$tmp/log")"
+# row_stats forgets the sum: normalize, the second launch, reads it; the finding
+# names normalize (it named the row's last launch, reduce<BLOCK>)
+sed 's/stats\[2 \* blockIdx.x + 1\] = s\[0\];//' "$root/tests/kernels/launches/softmax_pipeline.cu" >"$tmp/kernels/sm/bug.cu"
+grep -q 'stats\[2 \* blockIdx.x + 1\]' "$tmp/kernels/sm/bug.cu" && fail "the bug was not made"
+python3 - "$sm" "$tmp/configs/smbug.json" "$tmp/kernels/sm/bug.cu" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["variants"] = d["variants"][1:]
+d["variants"][0]["file"] = sys.argv[3]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+out=$("$h" check "$tmp/configs/smbug.json" --case 4 --out "$tmp/smbug.csv" 2>&1)
+case "$out" in *"initcheck: kernel 'normalize' block"*"device buffer 'stats (scratch)' + 4"*"(in normalize)"*) ;;
+  *) fail "a read of scratch never written names its launch: $out" ;; esac
+case "$out" in *"kernel 'reduce<BLOCK>'"*"(in normalize)"*) fail "a finding named the wrong launch: $out" ;; esac
+
 [ "$fails" = 0 ] && echo "test_launches: all passed"
 exit $((fails > 0))
