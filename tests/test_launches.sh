@@ -138,5 +138,31 @@ case "$out" in *"initcheck: kernel 'normalize' block"*"device buffer 'stats (scr
   *) fail "a read of scratch never written names its launch: $out" ;; esac
 case "$out" in *"kernel 'reduce<BLOCK>'"*"(in normalize)"*) fail "a finding named the wrong launch: $out" ;; esac
 
+echo "== defaults and launches"
+# defaults.launches applies to a variant that gives no kernel of its own (it
+# said "variants[0].kernel: ... it is missing"); one that gives a kernel is a
+# single launch; a variant's launches take none of the defaults' launch keys
+python3 - "$cfg" "$tmp/configs/dl.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["variants"][0]
+d["defaults"] = {"launches": v.pop("launches"), "file": v.pop("file"), "scratch": v.pop("scratch"),
+                 "kernel": "gemm_tiled", "args": ["in"]}
+v["name"] = "from_defaults"
+d["variants"].append({"name": "own", "launches": d["defaults"]["launches"]})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_case "$tmp/configs/dl.json" "$tmp/dl.csv" --case 5 || fail "defaults.launches exited $?: $(tail -n 5 "$tmp/log")"
+s=$(summary "$tmp/dl.csv")
+case "$s" in "ok:2"*"unroll_chapter;gemm_tiled"*) ;; *) fail "defaults.launches: $s" ;; esac
+python3 - "$tmp/configs/dl.json" "$tmp/configs/dlbad.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["defaults"]["launches"][1]["blocks"] = d["defaults"]["launches"][1].pop("block")
+d["variants"] = d["variants"][:1]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 2 "dlbad.json: defaults.launches[1].blocks: unknown key (did you mean 'block'?" "$tmp/configs/dlbad.json"
+
 [ "$fails" = 0 ] && echo "test_launches: all passed"
 exit $((fails > 0))
