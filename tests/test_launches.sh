@@ -164,5 +164,11 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 expect 2 "dlbad.json: defaults.launches[1].blocks: unknown key (did you mean 'block'?" "$tmp/configs/dlbad.json"
 
+echo "== profile of several launches: the kernel column lists each (it named the last)"
+"$h" profile "$sm" --case 4 --out "$tmp/smprof" >"$tmp/log" 2>&1 || fail "profile of the softmax launches exited $?: $(tail -n 5 "$tmp/log")"
+k=$(python3 -c 'import csv, sys; print(sorted({r["kernel"] for r in csv.DictReader(open(sys.argv[1])) if r["variant"] == "softmax_reduce_twice"}))' "$tmp/smprof.lines.csv")
+[ "$k" = "['row_stats<BLOCK>;normalize;reduce<BLOCK>;reduce<BLOCK>']" ] || fail "profile kernel column: $k"
+grep -q "kernel 'row_stats<BLOCK>;normalize;reduce<BLOCK>', 3 launches" "$tmp/log" || fail "profile header: $(grep '^profile of' "$tmp/log")"
+
 [ "$fails" = 0 ] && echo "test_launches: all passed"
 exit $((fails > 0))

@@ -1004,7 +1004,7 @@ static cJSON *best_doc(tune_ctx *t, cJSON *units) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "config", t->plan->path);
     cJSON_AddStringToObject(root, "variant", t->plan->specs[t->base.spec].name);
-    cJSON_AddStringToObject(root, "kernel", t->plan->specs[t->base.spec].kernel);
+    cJSON_AddStringToObject(root, "kernel", t->plan->specs[t->base.spec].kernels_text); /* every launch's, joined by ; */
     cJSON_AddStringToObject(root, "mode", t->cli->across ? "across cases" : "per case");
     cJSON_AddStringToObject(root, "strategy", t->strategy->name);
     cJSON_AddStringToObject(root, "device", t->have_dev ? t->dev.dev.name : "");
@@ -1532,7 +1532,7 @@ int hn_cmd_tune(const hn_cli *cli) {
     } else {
         hn_journal_open(NULL, &t.journal, &err);
     }
-    printf("tuning %s (%s) %s with %s, budget %s, on %s\n", p->specs[spec].name, p->specs[spec].kernel,
+    printf("tuning %s (%s) %s with %s, budget %s, on %s\n", p->specs[spec].name, p->specs[spec].kernels_text,
            across ? "across cases (one configuration, geometric mean of the times)" : "per case",
            t.strategy->name, budget_text ? budget_text : "100", t.replay ? "a replayed journal" : t.dev.dev.name);
     fflush(stdout);
