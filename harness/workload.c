@@ -237,6 +237,10 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_wor
             vals[n].p = a->index < w->n_scratch && w->scratch_bytes[a->index] ? w->scratch[a->index] : 0;
             break;
         case HN_ARG_DEBUG_COUNTER:
+            if (!debug_counter && !append_counter) { /* not a debug run: the kernel declares none (hn_check_signature) */
+                n--;
+                continue;
+            }
             if (!debug_counter)
                 return hn_errf(err, "args[%d] binds debug_counter, which exists only in debug runs "
                                     "(SINGLE_BLOCK)",
@@ -307,15 +311,27 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
     int n = -1;
     if (be->ops->kernel_params(be, k, params, 64, &n, err) != 0) return -1;
     if (n < 0) return 0; /* the backend cannot tell */
-    int want = s->n_args + (append_counter && !has_counter_arg(s) ? 1 : 0);
+    /* outside debug runs a debug_counter in args is left out: a kernel
+     * declares it only under SINGLE_BLOCK (HN_SINGLE_BLOCK_PARAM) */
+    int dropped = 0, at[64];
+    for (int i = 0, k = 0; i < s->n_args; i++) {
+        if (!append_counter && s->args[i].kind == HN_ARG_DEBUG_COUNTER)
+            dropped++;
+        else if (k < 64)
+            at[k++] = i;
+    }
+    int want = s->n_args - dropped + (append_counter && !has_counter_arg(s) ? 1 : 0);
     if (n != want)
         return hn_errf(err, "kernel %s takes %d parameter%s but the config binds %d argument%s%s",
                        s->kernel, n, n == 1 ? "" : "s", want, want == 1 ? "" : "s",
-                       append_counter ? " (debug_counter included)" : "");
+                       append_counter ? " (debug_counter included)"
+                       : dropped  ? " (debug_counter left out: it is passed only in debug runs, under SINGLE_BLOCK)"
+                                  : "");
     for (int i = 0; i < n && i < 64; i++) {
         hn_param_info e;
-        const char *text = i < s->n_args ? s->args[i].text : "debug_counter";
-        expected_param(i < s->n_args ? s->args[i].type : 'p', &e);
+        const int ai = i < s->n_args - dropped ? at[i] : s->n_args; /* the argument of parameter i */
+        const char *text = ai < s->n_args ? s->args[ai].text : "debug_counter";
+        expected_param(ai < s->n_args ? s->args[ai].type : 'p', &e);
         int size_ok = params[i].size <= 0 || params[i].size == e.size;
         int kind_ok = params[i].kind == '?' || params[i].kind == 'o' || params[i].kind == e.kind ||
                       (params[i].kind == 'u' && e.kind == 'i') || (params[i].kind == 'i' && e.kind == 'u');
@@ -323,10 +339,10 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
             char a[64], b[64], hint[160] = "";
             /* a value (not a buffer) can be converted: say how */
             const char *prefix = typed_prefix(&params[i]);
-            if (i < s->n_args && s->args[i].kind != HN_ARG_BUFFER && s->args[i].kind != HN_ARG_DEBUG_COUNTER &&
+            if (ai < s->n_args && s->args[ai].kind != HN_ARG_BUFFER && s->args[ai].kind != HN_ARG_DEBUG_COUNTER &&
                 e.kind != 'p' && prefix) {
                 const char *colon = strchr(text, ':');
-                const char *expr = s->args[i].kind == HN_ARG_EXPR && colon ? colon + 1 : text;
+                const char *expr = s->args[ai].kind == HN_ARG_EXPR && colon ? colon + 1 : text;
                 while (*expr == ' ') expr++;
                 snprintf(hint, sizeof hint, " (write \"%s: %.80s\" in args to pass it as one)", prefix, expr);
             }

@@ -170,5 +170,27 @@ k=$(python3 -c 'import csv, sys; print(sorted({r["kernel"] for r in csv.DictRead
 [ "$k" = "['row_stats<BLOCK>;normalize;reduce<BLOCK>;reduce<BLOCK>']" ] || fail "profile kernel column: $k"
 grep -q "kernel 'row_stats<BLOCK>;normalize;reduce<BLOCK>', 3 launches" "$tmp/log" || fail "profile header: $(grep '^profile of' "$tmp/log")"
 
+echo "== debug_counter bound by name in one launch: left out of plain runs, passed by debug"
+dbgc="$root/tests/configs/launches_debug.json"
+run_case "$dbgc" "$tmp/dbgc.csv" || fail "debug_counter in args, run exited $?: $(tail -n 5 "$tmp/log")"
+s=$(summary "$tmp/dbgc.csv")
+# it was "kernel partial_sums takes 5 parameters but the config binds 6 arguments"
+[ "$(head -n 1 <<<"$s")" = "ok:8" ] || fail "debug_counter in args, run: $s"
+out=$(cd "$tmp" && "$h" debug "$dbgc" --kernel partial_sums+finish 2>&1)
+case "$out" in *"launch 1 of 2 (partial_sums)"*"+ debug_counter"*"(the kernel takes no debug_counter)"*"partial o=0 chunk=2"*"verdict: output matches"*) ;;
+  *) fail "debug_counter in args, debug: $out" ;; esac
+sed 's/ HN_SINGLE_BLOCK_PARAM) {/, int *debug_counter) {/; s/HN_SINGLE_BLOCK_ENTER();//; s/HN_SINGLE_BLOCK_LEAVE();//' \
+  "$root/tests/kernels/launches/bias_two_pass.cu" >"$tmp/kernels/sm/always.cu"
+python3 - "$dbgc" "$tmp/configs/always.json" "$tmp/kernels/sm/always.cu" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["variants"][0]["file"] = sys.argv[3]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_case "$tmp/configs/always.json" "$tmp/always.csv" --case 0
+s=$(summary "$tmp/always.csv")
+case "$s" in "launch_error:1"*"takes 6 parameters but the config binds 5 arguments (debug_counter left out: it is passed only in debug runs"*) ;;
+  *) fail "a kernel that always takes the counter: $s" ;; esac
+
 [ "$fails" = 0 ] && echo "test_launches: all passed"
 exit $((fails > 0))
