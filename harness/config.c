@@ -540,7 +540,7 @@ static int parse_dims(ctx *c, const cJSON *j, const char *jpath, const name_sets
     return 0;
 }
 
-static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
+static int parse_arg(ctx *c, const hn_op *op, const hn_variant_spec *spec, const cJSON *j, const char *jpath,
                      const name_sets *ns, hn_arg *a) {
     if (!cJSON_IsString(j))
         return bad(c, jpath, "expected a string (a buffer, a parameter, or 'type: expression'), got %s",
@@ -595,6 +595,10 @@ static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
     for (int i = 0; i < op->n_buffers; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", op->buffers[i].name);
     hn_sb_adds(&names, "; parameters: ");
     for (int i = 0; i < op->n_params; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", op->params[i].name);
+    if (spec && spec->n_scratch) {
+        hn_sb_adds(&names, "; the variant's scratch buffers: ");
+        for (int i = 0; i < spec->n_scratch; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", spec->scratch_names[i]);
+    }
     bad(c, jpath,
         "unknown argument '%s' (%s buffers: %s; or debug_counter; or a typed expression such as "
         "'int: TILE_SIZE * 2')",
@@ -831,7 +835,7 @@ static int parse_args(ctx *c, const hn_plan *plan, const hn_variant_spec *s, con
             (*args)[(*n_args)++] = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p',
                                             .text = xstrdup(a->valuestring)};
         else
-            arc = parse_arg(c, plan->op, a, ap, ns, &(*args)[(*n_args)++]);
+            arc = parse_arg(c, plan->op, s, a, ap, ns, &(*args)[(*n_args)++]);
         free(ap);
         if (arc != 0) return -1;
     }

@@ -192,5 +192,10 @@ s=$(summary "$tmp/always.csv")
 case "$s" in "launch_error:1"*"takes 6 parameters but the config binds 5 arguments (debug_counter left out: it is passed only in debug runs"*) ;;
   *) fail "a kernel that always takes the counter: $s" ;; esac
 
+echo "== an unknown argument lists the variant's scratch buffers too"
+edited argname 'v["launches"][1]["args"][1] = "col"'
+expect 2 "argname.json: variants[0].launches[1].args[1]: unknown argument 'col' (conv2d buffers: in, filter, bias, out; parameters: " "$tmp/configs/argname.json"
+expect 2 "; the variant's scratch buffers: cols; or debug_counter;" "$tmp/configs/argname.json"
+
 [ "$fails" = 0 ] && echo "test_launches: all passed"
 exit $((fails > 0))
