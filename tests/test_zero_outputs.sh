@@ -157,5 +157,12 @@ sc_cfg huger 's/"done": 4}/"done": "pow(2, 62)"}/'
 s=$(statuses "$tmp/huger.csv")
 case "$s" in "launch_error:2"*"scratch buffers of"*"GB in all are more than the device's"*) ;; *) fail "huger scratch, --all: $s" ;; esac
 
+echo "== list shows the scratch buffers and what zero sets to 0"
+out=$("$h" list "$sc" 2>&1)
+case "$out" in *"scratch: partials = 4 * ceil_div(batch, WARPS) bytes, done = 4 bytes"*"zero (set to 0 before every launch): done"*) ;;
+  *) fail "list of scratch and zero: $out" ;; esac
+out=$("$h" list "$cfg" 2>&1)
+case "$out" in *"zero (set to 0 before every launch): dbias"*) ;; *) fail "list of zero: $out" ;; esac
+
 [ "$fails" = 0 ] && echo "test_zero_outputs: all passed"
 exit $((fails > 0))
