@@ -321,11 +321,15 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
             at[k++] = i;
     }
     int want = s->n_args - dropped + (append_counter && !has_counter_arg(s) ? 1 : 0);
+    if (dropped && n == s->n_args) /* the kernel takes it in every build */
+        for (int i = 0; i < s->n_args; i++)
+            if (s->args[i].kind == HN_ARG_DEBUG_COUNTER)
+                return hn_errf(err, "args[%d] binds debug_counter, which exists only in debug runs (SINGLE_BLOCK)", i);
     if (n != want)
         return hn_errf(err, "kernel %s takes %d parameter%s but the config binds %d argument%s%s",
                        s->kernel, n, n == 1 ? "" : "s", want, want == 1 ? "" : "s",
                        append_counter ? " (debug_counter included)"
-                       : dropped  ? " (debug_counter left out: it is passed only in debug runs, under SINGLE_BLOCK)"
+                       : dropped  ? " (debug_counter left out: it is passed only in debug runs)"
                                   : "");
     for (int i = 0; i < n && i < 64; i++) {
         hn_param_info e;
@@ -418,6 +422,7 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
     /* more than the device holds fails here, with the sizes, rather than in
      * the allocator (the emulator's device memory is the host's: an
      * allocation it cannot hold is killed when first filled) */
+    if (s->n_scratch == 0) return 0;
     double total;
     if (hn_workload_scratch_total(w, v, &total, err) != 0) return -1;
     hn_device_info dev = {0};
