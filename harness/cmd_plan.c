@@ -65,6 +65,20 @@ int hn_cmd_list(const hn_cli *cli) {
         for (int d = 0; d < s->n_defines; d++)
             printf(" %s=%s", s->defines[d].name, s->defines[d].texts[v->choice[d]]);
         printf("\n");
+        if (s->n_scratch) {
+            printf("    scratch:");
+            for (int k = 0; k < s->n_scratch; k++)
+                printf("%s %s = %s bytes", k ? "," : "", s->scratch_names[k], hn_expr_text(s->scratch_bytes[k]));
+            printf("\n");
+        }
+        if (s->zero) {
+            printf("    zero (set to 0 before every launch):");
+            for (int k = 0; k < p->op->n_buffers && k < 48; k++)
+                if (s->zero >> k & 1) printf(" %s", p->op->buffers[k].name);
+            for (int k = 0; k < s->n_scratch; k++)
+                if (s->zero & HN_ZERO_SCRATCH(k)) printf(" %s", s->scratch_names[k]);
+            printf("\n");
+        }
         for (int li = 0; li < hn_spec_launches(s); li++) {
             const hn_launch_spec l = hn_spec_launch(s, li);
             if (hn_spec_launches(s) > 1) printf("    launch %d: %s\n", li + 1, l.kernel);

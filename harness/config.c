@@ -541,7 +541,7 @@ static int parse_dims(ctx *c, const cJSON *j, const char *jpath, const name_sets
     return 0;
 }
 
-static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
+static int parse_arg(ctx *c, const hn_op *op, const hn_variant_spec *spec, const cJSON *j, const char *jpath,
                      const name_sets *ns, hn_arg *a) {
     if (!cJSON_IsString(j))
         return bad(c, jpath, "expected a string (a buffer, a parameter, or 'type: expression'), got %s",
@@ -596,6 +596,10 @@ static int parse_arg(ctx *c, const hn_op *op, const cJSON *j, const char *jpath,
     for (int i = 0; i < op->n_buffers; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", op->buffers[i].name);
     hn_sb_adds(&names, "; parameters: ");
     for (int i = 0; i < op->n_params; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", op->params[i].name);
+    if (spec && spec->n_scratch) {
+        hn_sb_adds(&names, "; the variant's scratch buffers: ");
+        for (int i = 0; i < spec->n_scratch; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", spec->scratch_names[i]);
+    }
     bad(c, jpath,
         "unknown argument '%s' (%s buffers: %s; or debug_counter; or a typed expression such as "
         "'int: TILE_SIZE * 2')",
@@ -832,7 +836,7 @@ static int parse_args(ctx *c, const hn_plan *plan, const hn_variant_spec *s, con
             (*args)[(*n_args)++] = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p',
                                             .text = xstrdup(a->valuestring)};
         else
-            arc = parse_arg(c, plan->op, a, ap, ns, &(*args)[(*n_args)++]);
+            arc = parse_arg(c, plan->op, s, a, ap, ns, &(*args)[(*n_args)++]);
         free(ap);
         if (arc != 0) return -1;
     }
@@ -860,13 +864,33 @@ static int parse_geometry(ctx *c, const cJSON *l0, const cJSON *v, const cJSON *
     return rc;
 }
 
+/* Whether the variant itself gives a key of a launch (kernel, block, ...). */
+static int gives_launch_key(const cJSON *v) {
+    for (int k = 0; LAUNCH_KEYS[k + 1]; k++)
+        if (cJSON_GetObjectItemCaseSensitive(v, LAUNCH_KEYS[k])) return 1;
+    return 0;
+}
+
 /* "launches": 1 to HN_MAX_LAUNCHES objects of LAUNCH_KEYS; the variant then
- * has none of those keys itself. Returns the array (NULL: none) or sets *bad_out. */
-static const cJSON *launches_of(ctx *c, const cJSON *v, const char *jpath, int *failed) {
+ * has none of those keys itself. The config's defaults.launches applies to a
+ * variant that gives neither launches nor a key of a launch (one that gives its
+ * own kernel is a single launch); a variant with launches takes none of the
+ * launch keys of the defaults. Returns the array (NULL: none), its JSON path in
+ * *path (the caller frees it), or sets *failed. */
+static const cJSON *launches_of(ctx *c, const cJSON *v, const cJSON *defaults, const char *jpath, char **path,
+                                int *failed) {
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(v, "launches");
     *failed = 0;
-    if (!l) return NULL;
-    char *p = jp(jpath, "launches");
+    *path = NULL;
+    char *p;
+    if (l) {
+        p = jp(jpath, "launches");
+    } else if (defaults && !gives_launch_key(v) &&
+               (l = cJSON_GetObjectItemCaseSensitive(defaults, "launches")) != NULL) {
+        p = xstrdup("defaults.launches");
+    } else {
+        return NULL;
+    }
     int n = cJSON_GetArraySize(l);
     if (!cJSON_IsArray(l) || n < 1 || n > HN_MAX_LAUNCHES)
         *failed = bad(c, p, "expected an array of 1 to %d launches, each {kernel, block, grid, args, shared_bytes}, "
@@ -886,16 +910,17 @@ static const cJSON *launches_of(ctx *c, const cJSON *v, const char *jpath, int *
             *failed = -1;
         free(ep);
     }
-    free(p);
-    return *failed ? NULL : l;
+    if (*failed) {
+        free(p);
+        return NULL;
+    }
+    *path = p;
+    return l;
 }
 
-/* The JSON path of launch 0: "<jpath>.launches[0]", or the variant's own. */
-static char *launch0_path(const char *jpath, const cJSON *launches) {
-    if (!launches) return xstrdup(jpath);
-    char *lp = jp(jpath, "launches"), *p = jpi(lp, 0);
-    free(lp);
-    return p;
+/* The JSON path of launch 0: "<lpath>[0]" (lpath: launches_of's), or the variant's own. */
+static char *launch0_path(const char *jpath, const char *lpath) {
+    return lpath ? jpi(lpath, 0) : xstrdup(jpath);
 }
 
 static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *defaults,
@@ -905,11 +930,17 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     char *p;
     const cJSON *j;
     int failed;
-    const cJSON *launches = launches_of(c, v, jpath, &failed);
+    char *lpath_owned, lpath_buf[256], *lpath = NULL; /* a copy: the returns below would leak it */
+    const cJSON *launches = launches_of(c, v, defaults, jpath, &lpath_owned, &failed);
     if (failed) return -1;
+    if (lpath_owned) {
+        snprintf(lpath_buf, sizeof lpath_buf, "%s", lpath_owned);
+        free(lpath_owned);
+        lpath = lpath_buf;
+    }
     /* launch 0: the first of launches (l0, at l0path), or the variant itself */
     const cJSON *l0 = launches ? launches->child : NULL;
-    char *l0path = launch0_path(jpath, launches);
+    char *l0path = launch0_path(jpath, lpath);
 
     /* kernel and name (default: the kernels' names, joined by +) */
     p = jp(l0path, "kernel");
@@ -1017,7 +1048,7 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
 
     int rc = -1;
     p = NULL;
-    l0path = launch0_path(jpath, launches);
+    l0path = launch0_path(jpath, lpath);
     if (parse_geometry(c, l0, v, defaults, l0path, &ns, s->block, s->grid, &s->shared) != 0) goto done;
     p = jp(jpath, "where");
     if (parse_expr_list(c, vget(v, defaults, "where"), p, &ns, 7, &s->where, &s->n_where) != 0)
@@ -1045,7 +1076,7 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     p = NULL;
     if (launches) {
         s->more = xcalloc((size_t)cJSON_GetArraySize(launches), sizeof *s->more);
-        char *lp = jp(jpath, "launches");
+        const char *lp = lpath;
         int i = 1;
         for (const cJSON *e = l0->next; e; e = e->next, i++) {
             hn_launch_spec *L = &s->more[s->n_more++];
@@ -1056,12 +1087,8 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
                 lrc = parse_args(c, plan, s, cJSON_GetObjectItemCaseSensitive(e, "args"), ap, &ns, &L->args,
                                  &L->n_args);
             free(ep), free(kp), free(ap);
-            if (lrc != 0) {
-                free(lp);
-                goto done;
-            }
+            if (lrc != 0) goto done;
         }
-        free(lp);
     }
 
     p = jp(jpath, "include_dirs");

@@ -112,6 +112,9 @@ void hn_workload_free(hn_workload *w);
  * on the emulator) and named for the backend's messages. They start as 0xFF bytes
  * (hn_poison_outputs), or 0 where the variant's "zero" names them. */
 int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err);
+/* The bytes of v's scratch buffers in all for w's case (v NULL: 0), without
+ * allocating: for a budget's decision before hn_workload_scratch. */
+int hn_workload_scratch_total(const hn_workload *w, const hn_variant *v, double *bytes, hn_err *err);
 
 /* Evaluates the geometry of a variant's launch `launch` (0 .. hn_spec_launches - 1) for a case. */
 int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_launch_dims *d,

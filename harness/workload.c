@@ -238,6 +238,10 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_wor
             vals[n].p = a->index < w->n_scratch && w->scratch_bytes[a->index] ? w->scratch[a->index] : 0;
             break;
         case HN_ARG_DEBUG_COUNTER:
+            if (!debug_counter && !append_counter) { /* not a debug run: the kernel declares none (hn_check_signature) */
+                n--;
+                continue;
+            }
             if (!debug_counter)
                 return hn_errf(err, "args[%d] binds debug_counter, which exists only in debug runs "
                                     "(SINGLE_BLOCK)",
@@ -308,15 +312,31 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
     int n = -1;
     if (be->ops->kernel_params(be, k, params, 64, &n, err) != 0) return -1;
     if (n < 0) return 0; /* the backend cannot tell */
-    int want = s->n_args + (append_counter && !has_counter_arg(s) ? 1 : 0);
+    /* outside debug runs a debug_counter in args is left out: a kernel
+     * declares it only under SINGLE_BLOCK (HN_SINGLE_BLOCK_PARAM) */
+    int dropped = 0, at[64];
+    for (int i = 0, k = 0; i < s->n_args; i++) {
+        if (!append_counter && s->args[i].kind == HN_ARG_DEBUG_COUNTER)
+            dropped++;
+        else if (k < 64)
+            at[k++] = i;
+    }
+    int want = s->n_args - dropped + (append_counter && !has_counter_arg(s) ? 1 : 0);
+    if (dropped && n == s->n_args) /* the kernel takes it in every build */
+        for (int i = 0; i < s->n_args; i++)
+            if (s->args[i].kind == HN_ARG_DEBUG_COUNTER)
+                return hn_errf(err, "args[%d] binds debug_counter, which exists only in debug runs (SINGLE_BLOCK)", i);
     if (n != want)
         return hn_errf(err, "kernel %s takes %d parameter%s but the config binds %d argument%s%s",
                        s->kernel, n, n == 1 ? "" : "s", want, want == 1 ? "" : "s",
-                       append_counter ? " (debug_counter included)" : "");
+                       append_counter ? " (debug_counter included)"
+                       : dropped  ? " (debug_counter left out: it is passed only in debug runs)"
+                                  : "");
     for (int i = 0; i < n && i < 64; i++) {
         hn_param_info e;
-        const char *text = i < s->n_args ? s->args[i].text : "debug_counter";
-        expected_param(i < s->n_args ? s->args[i].type : 'p', &e);
+        const int ai = i < s->n_args - dropped ? at[i] : s->n_args; /* the argument of parameter i */
+        const char *text = ai < s->n_args ? s->args[ai].text : "debug_counter";
+        expected_param(ai < s->n_args ? s->args[ai].type : 'p', &e);
         int size_ok = params[i].size <= 0 || params[i].size == e.size;
         int kind_ok = params[i].kind == '?' || params[i].kind == 'o' || params[i].kind == e.kind ||
                       (params[i].kind == 'u' && e.kind == 'i') || (params[i].kind == 'i' && e.kind == 'u');
@@ -324,10 +344,10 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
             char a[64], b[64], hint[160] = "";
             /* a value (not a buffer) can be converted: say how */
             const char *prefix = typed_prefix(&params[i]);
-            if (i < s->n_args && s->args[i].kind != HN_ARG_BUFFER && s->args[i].kind != HN_ARG_DEBUG_COUNTER &&
+            if (ai < s->n_args && s->args[ai].kind != HN_ARG_BUFFER && s->args[ai].kind != HN_ARG_DEBUG_COUNTER &&
                 e.kind != 'p' && prefix) {
                 const char *colon = strchr(text, ':');
-                const char *expr = s->args[i].kind == HN_ARG_EXPR && colon ? colon + 1 : text;
+                const char *expr = s->args[ai].kind == HN_ARG_EXPR && colon ? colon + 1 : text;
                 while (*expr == ' ') expr++;
                 snprintf(hint, sizeof hint, " (write \"%s: %.80s\" in args to pass it as one)", prefix, expr);
             }
@@ -371,19 +391,49 @@ int hn_zero_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
     return 0;
 }
 
+/* The size of v's scratch buffer i for w's case, checked: at least 0. */
+static int scratch_size(const hn_workload *w, const hn_variant *v, int i, int64_t *bytes, hn_err *err) {
+    const hn_plan *p = w->plan;
+    const hn_variant_spec *s = &p->specs[v->spec];
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
+    if (hn_expr_eval_int(s->scratch_bytes[i], hn_scope_lookup, &scope, bytes, err) != 0)
+        return hn_err_prefix(err, "scratch.%s '%s'", s->scratch_names[i], hn_expr_text(s->scratch_bytes[i]));
+    if (*bytes < 0)
+        return hn_errf(err, "scratch.%s '%s' = %lld bytes (must be at least 0)", s->scratch_names[i],
+                       hn_expr_text(s->scratch_bytes[i]), (long long)*bytes);
+    return 0;
+}
+
+int hn_workload_scratch_total(const hn_workload *w, const hn_variant *v, double *bytes, hn_err *err) {
+    *bytes = 0;
+    if (!v) return 0;
+    for (int i = 0; i < w->plan->specs[v->spec].n_scratch; i++) {
+        int64_t b;
+        if (scratch_size(w, v, i, &b, err) != 0) return -1;
+        *bytes += (double)b;
+    }
+    return 0;
+}
+
 int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
     w->n_scratch = 0;
     if (!v) return 0;
     const hn_plan *p = w->plan;
     const hn_variant_spec *s = &p->specs[v->spec];
-    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
+    /* more than the device holds fails here, with the sizes, rather than in
+     * the allocator (the emulator's device memory is the host's: an
+     * allocation it cannot hold is killed when first filled) */
+    if (s->n_scratch == 0) return 0;
+    double total;
+    if (hn_workload_scratch_total(w, v, &total, err) != 0) return -1;
+    hn_device_info dev = {0};
+    if (w->be->ops->device_info) w->be->ops->device_info(w->be, &dev);
+    if (dev.global_mem && total > (double)dev.global_mem)
+        return hn_errf(err, "scratch buffers of %.4g GB in all are more than the device's %.4g GB of memory",
+                       total * 1e-9, (double)dev.global_mem * 1e-9);
     for (int i = 0; i < s->n_scratch; i++) {
         int64_t bytes;
-        if (hn_expr_eval_int(s->scratch_bytes[i], hn_scope_lookup, &scope, &bytes, err) != 0)
-            return hn_err_prefix(err, "scratch.%s '%s'", s->scratch_names[i], hn_expr_text(s->scratch_bytes[i]));
-        if (bytes < 0)
-            return hn_errf(err, "scratch.%s '%s' = %lld bytes (must be at least 0)", s->scratch_names[i],
-                           hn_expr_text(s->scratch_bytes[i]), (long long)bytes);
+        if (scratch_size(w, v, i, &bytes, err) != 0) return -1;
         /* exactly its size, so that the emulator's guard pages and sanitizer
          * see a kernel overrun it, whatever variant ran before */
         if ((size_t)bytes != w->scratch_cap[i]) {

@@ -105,5 +105,91 @@ run_case "$tmp/configs/grid.json" "$tmp/grid.csv" --case 5
 s=$(summary "$tmp/grid.csv")
 case "$s" in "launch_error:1"*"launches[1].grid[0] 'ceil_div(out_ch, 0)'"*) ;; *) fail "a bad grid: $s" ;; esac
 
+echo "== three and four launches sharing scratch (softmax): ok; a finding names the launch it came from"
+# tests/configs/launches_softmax.json: row_stats<BLOCK>, normalize, reduce<BLOCK> (and reduce twice)
+sm="$root/tests/configs/launches_softmax.json"
+mkdir -p "$tmp/kernels/sm"
+cp "$root/tests/kernels/launches/softmax_pipeline.cu" "$tmp/kernels/sm/"
+run_case "$sm" "$tmp/sm.csv" || fail "softmax launches exited $?: $(tail -n 5 "$tmp/log")"
+s=$(summary "$tmp/sm.csv")
+[ "$(head -n 1 <<<"$s")" = "ok:27" ] || fail "softmax launches: $s"
+[ "$(sed -n 2p <<<"$s")" = "row_stats<BLOCK>;normalize;reduce<BLOCK>;reduce<BLOCK> 129x1x1;504x1x1;1x1x1;1x1x1 64x1x1;256x1x1;64x1x1;64x1x1 0;0;0;0" ] ||
+  fail "softmax columns: $s"
+"$h" check "$sm" --out "$tmp/smc.csv" >"$tmp/log" 2>&1 || fail "check of the softmax launches exited $?: $(tail -n 5 "$tmp/log")"
+# row_stats forgets the sum: normalize, the second launch, reads it; the finding
+# names normalize (it named the row's last launch, reduce<BLOCK>)
+sed 's/stats\[2 \* blockIdx.x + 1\] = s\[0\];//' "$root/tests/kernels/launches/softmax_pipeline.cu" >"$tmp/kernels/sm/bug.cu"
+grep -q 'stats\[2 \* blockIdx.x + 1\]' "$tmp/kernels/sm/bug.cu" && fail "the bug was not made"
+python3 - "$sm" "$tmp/configs/smbug.json" "$tmp/kernels/sm/bug.cu" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["variants"] = d["variants"][1:]
+d["variants"][0]["file"] = sys.argv[3]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+out=$("$h" check "$tmp/configs/smbug.json" --case 4 --out "$tmp/smbug.csv" 2>&1)
+case "$out" in *"initcheck: kernel 'normalize' block"*"device buffer 'stats (scratch)' + 4"*"(in normalize)"*) ;;
+  *) fail "a read of scratch never written names its launch: $out" ;; esac
+case "$out" in *"kernel 'reduce<BLOCK>'"*"(in normalize)"*) fail "a finding named the wrong launch: $out" ;; esac
+
+echo "== defaults and launches"
+# defaults.launches applies to a variant that gives no kernel of its own (it
+# said "variants[0].kernel: ... it is missing"); one that gives a kernel is a
+# single launch; a variant's launches take none of the defaults' launch keys
+python3 - "$cfg" "$tmp/configs/dl.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["variants"][0]
+d["defaults"] = {"launches": v.pop("launches"), "file": v.pop("file"), "scratch": v.pop("scratch"),
+                 "kernel": "gemm_tiled", "args": ["in"]}
+v["name"] = "from_defaults"
+d["variants"].append({"name": "own", "launches": d["defaults"]["launches"]})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_case "$tmp/configs/dl.json" "$tmp/dl.csv" --case 5 || fail "defaults.launches exited $?: $(tail -n 5 "$tmp/log")"
+s=$(summary "$tmp/dl.csv")
+case "$s" in "ok:2"*"unroll_chapter;gemm_tiled"*) ;; *) fail "defaults.launches: $s" ;; esac
+python3 - "$tmp/configs/dl.json" "$tmp/configs/dlbad.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["defaults"]["launches"][1]["blocks"] = d["defaults"]["launches"][1].pop("block")
+d["variants"] = d["variants"][:1]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 2 "dlbad.json: defaults.launches[1].blocks: unknown key (did you mean 'block'?" "$tmp/configs/dlbad.json"
+
+echo "== profile of several launches: the kernel column lists each (it named the last)"
+"$h" profile "$sm" --case 4 --out "$tmp/smprof" >"$tmp/log" 2>&1 || fail "profile of the softmax launches exited $?: $(tail -n 5 "$tmp/log")"
+k=$(python3 -c 'import csv, sys; print(sorted({r["kernel"] for r in csv.DictReader(open(sys.argv[1])) if r["variant"] == "softmax_reduce_twice"}))' "$tmp/smprof.lines.csv")
+[ "$k" = "['row_stats<BLOCK>;normalize;reduce<BLOCK>;reduce<BLOCK>']" ] || fail "profile kernel column: $k"
+grep -q "kernel 'row_stats<BLOCK>;normalize;reduce<BLOCK>', 3 launches" "$tmp/log" || fail "profile header: $(grep '^profile of' "$tmp/log")"
+
+echo "== debug_counter bound by name in one launch: left out of plain runs, passed by debug"
+dbgc="$root/tests/configs/launches_debug.json"
+run_case "$dbgc" "$tmp/dbgc.csv" || fail "debug_counter in args, run exited $?: $(tail -n 5 "$tmp/log")"
+s=$(summary "$tmp/dbgc.csv")
+# it was "kernel partial_sums takes 5 parameters but the config binds 6 arguments"
+[ "$(head -n 1 <<<"$s")" = "ok:8" ] || fail "debug_counter in args, run: $s"
+out=$(cd "$tmp" && "$h" debug "$dbgc" --kernel partial_sums+finish 2>&1)
+case "$out" in *"launch 1 of 2 (partial_sums)"*"+ debug_counter"*"(the kernel takes no debug_counter)"*"partial o=0 chunk=2"*"verdict: output matches"*) ;;
+  *) fail "debug_counter in args, debug: $out" ;; esac
+sed 's/ HN_SINGLE_BLOCK_PARAM) {/, int *debug_counter) {/; s/HN_SINGLE_BLOCK_ENTER();//; s/HN_SINGLE_BLOCK_LEAVE();//' \
+  "$root/tests/kernels/launches/bias_two_pass.cu" >"$tmp/kernels/sm/always.cu"
+python3 - "$dbgc" "$tmp/configs/always.json" "$tmp/kernels/sm/always.cu" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["variants"][0]["file"] = sys.argv[3]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_case "$tmp/configs/always.json" "$tmp/always.csv" --case 0
+s=$(summary "$tmp/always.csv")
+case "$s" in "launch_error:1"*"launches[0] (partial_sums): args[5] binds debug_counter, which exists only in debug runs (SINGLE_BLOCK)"*) ;;
+  *) fail "a kernel that always takes the counter: $s" ;; esac
+
+echo "== an unknown argument lists the variant's scratch buffers too"
+edited argname 'v["launches"][1]["args"][1] = "col"'
+expect 2 "argname.json: variants[0].launches[1].args[1]: unknown argument 'col' (conv2d buffers: in, filter, bias, out; parameters: " "$tmp/configs/argname.json"
+expect 2 "; the variant's scratch buffers: cols; or debug_counter;" "$tmp/configs/argname.json"
+
 [ "$fails" = 0 ] && echo "test_launches: all passed"
 exit $((fails > 0))

@@ -107,11 +107,20 @@ void emu_prof_launch_begin(emu_prof *p, unsigned long long nblocks, const char *
     }
     p->blocks += nblocks;
     p->blocks_profiled += p->stride == 1 ? nblocks : (nblocks + p->stride - 1 - p->phase) / p->stride;
-    p->launches++;
-    if (!p->kernel || strcmp(p->kernel, kernel) != 0 || !p->so_path || strcmp(p->so_path, so_path) != 0) {
+    /* the kernels of the launches since the last take, joined by ';' (a
+     * variant of several launches is profiled as one, as its row's kernel
+     * column lists them) */
+    if (p->launches == 0 || !p->kernel) {
         free(p->kernel);
-        free(p->so_path);
         p->kernel = xstrdup(kernel);
+    } else {
+        char *k = xasprintf("%s;%s", p->kernel, kernel);
+        free(p->kernel);
+        p->kernel = k;
+    }
+    p->launches++;
+    if (!p->so_path || strcmp(p->so_path, so_path) != 0) {
+        free(p->so_path);
         p->so_path = xstrdup(so_path);
     }
     p->so_base = so_base;

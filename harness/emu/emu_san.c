@@ -81,6 +81,8 @@ typedef struct {
 typedef struct {
     int what;
     uintptr_t pc, pc2;          /* the access; the earlier one of a race (or 0) */
+    unsigned launch;            /* the launch of the first occurrence, counted since the last take */
+    char *kernel;               /* that launch's kernel (a variant of several launches names each) */
     unsigned long long block;   /* linear index of the block of the first occurrence */
     unsigned seq;               /* its order in that block */
     struct hn_emu_u3 bid, tid, tid2;
@@ -96,6 +98,7 @@ struct emu_san {
     int n_bufs, cap_bufs;
     emu_san_launch launch;
     char *kernel, *so_path;
+    unsigned n_launch;          /* launches begun since the last take; findings say which */
     san_finding *f;
     int n_f;
     long dropped;
@@ -173,8 +176,10 @@ static void clear_findings(emu_san *s) {
     for (int i = 0; i < s->n_f; i++) {
         free(s->f[i].text);
         free(s->f[i].msg);
+        free(s->f[i].kernel);
     }
     s->n_f = 0;
+    s->n_launch = 0;
     s->dropped = 0;
 }
 
@@ -368,13 +373,21 @@ __attribute__((noinline, format(printf, 7, 8))) static void found_by(emu_san_wor
         f->what = what;
         f->pc = pc;
         f->pc2 = pc2;
+        f->launch = ~0u;
         f->block = ~0ull;
     }
     if (!f) {
         s->dropped++;
     } else {
         f->count++;
-        if (who->block < f->block || (who->block == f->block && seq < f->seq)) {
+        unsigned launch = s->n_launch ? s->n_launch - 1 : 0;
+        if (launch < f->launch ||
+            (launch == f->launch && (who->block < f->block || (who->block == f->block && seq < f->seq)))) {
+            if (launch != f->launch) {
+                free(f->kernel);
+                f->kernel = xstrdup(s->kernel ? s->kernel : "?");
+            }
+            f->launch = launch;
             f->block = who->block;
             f->seq = seq;
             f->bid = who->bid;
@@ -417,6 +430,7 @@ void emu_san_add_sync(emu_san *s, unsigned long long block, const char *msg) {
         san_finding *f = &s->f[s->n_f++];
         memset(f, 0, sizeof *f);
         f->what = W_SYNC;
+        f->launch = s->n_launch ? s->n_launch - 1 : 0;
         f->block = block;
         f->seq = ~0u; /* after anything else the block found */
         f->count = 1;
@@ -1164,6 +1178,7 @@ const hn_emu_san_rt *emu_san_rt(void) {
 
 void emu_san_launch_begin(emu_san *s, const emu_san_launch *l) {
     s->launch = *l;
+    s->n_launch++;
     if (s->prof) {
         unsigned long long nb = (unsigned long long)l->grid.x * l->grid.y * l->grid.z;
         emu_prof_launch_begin(s->prof, nb, l->kernel ? l->kernel : "?", l->so_path ? l->so_path : "", l->so_base,
@@ -1204,6 +1219,7 @@ static const char *line_of(emu_san *s, uintptr_t pc) {
 
 static int cmp_finding(const void *a, const void *b) {
     const san_finding *x = a, *y = b;
+    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
     if (x->block != y->block) return x->block < y->block ? -1 : 1;
     if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
     return 0;
@@ -1217,7 +1233,7 @@ static void finding_line(emu_san *s, const san_finding *f, hn_sb *sb) {
         hn_sb_adds(sb, f->msg);
         return;
     }
-    hn_sb_addf(sb, "kernel '%s' block (%u,%u,%u) thread (%u,%u,%u): ", s->kernel, f->bid.x, f->bid.y, f->bid.z,
+    hn_sb_addf(sb, "kernel '%s' block (%u,%u,%u) thread (%u,%u,%u): ", f->kernel ? f->kernel : s->kernel, f->bid.x, f->bid.y, f->bid.z,
                f->tid.x, f->tid.y, f->tid.z);
     const char *sep = strchr(f->text, '\x1f');
     if (!sep) {

@@ -398,18 +398,36 @@ static int verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
     return first;
 }
 
-static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, uint64_t zero, const char *when, char *buf,
-                            size_t size) {
+/* `s` is the row's variant spec (NULL for a baseline): a scratch buffer that
+ * "zero" does not name starts as 0xFF bytes, so a block counter in one never
+ * reaches its count and the output is never written; the hint names it. */
+static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, const hn_variant_spec *s, uint64_t zero,
+                            const char *when, char *buf, size_t size) {
     const hn_check_result *cr = &rc->worst;
     const char *name = w->plan->op->buffers[rc->worst_buffer].name;
-    char which[96] = "", hint[192] = "";
+    char which[96] = "", hint[384] = "";
     if (rc->n_outputs > 1) snprintf(which, sizeof which, " of '%s'", name);
     /* all NaN where the poison was: never written, or accumulated into (atomics) */
-    if (cr->checked > 0 && cr->nonfinite == cr->checked && !(rc->worst_buffer < HN_ZERO_BUFFERS && zero >> rc->worst_buffer & 1))
-        snprintf(hint, sizeof hint,
-                 "; every element is NaN/Inf, as the poison the outputs start from: never written, or "
-                 "accumulated into (then give the variant \"zero\": [\"%s\"])",
-                 name);
+    if (cr->checked > 0 && cr->nonfinite == cr->checked) {
+        char scratch[256] = "";
+        size_t k = 0;
+        for (int i = 0; s && i < s->n_scratch && k < sizeof scratch; i++)
+            if (!(zero & HN_ZERO_SCRATCH(i)))
+                k += (size_t)snprintf(scratch + k, sizeof scratch - k, "%s'%s'", k ? ", " : "", s->scratch_names[i]);
+        size_t n = 0;
+        if (!(rc->worst_buffer < HN_ZERO_BUFFERS && zero >> rc->worst_buffer & 1))
+            n = (size_t)snprintf(hint, sizeof hint,
+                                 "; every element is NaN/Inf, as the poison the outputs start from: never written, or "
+                                 "accumulated into (then give the variant \"zero\": [\"%s\"])",
+                                 name);
+        else
+            n = (size_t)snprintf(hint, sizeof hint, "; every element is NaN/Inf: never written");
+        if (*scratch && n < sizeof hint)
+            snprintf(hint + n, sizeof hint - n,
+                     "; or written only once a counter in scratch reaches its count: scratch %s starts as 0xFF bytes "
+                     "unless \"zero\" names it",
+                     scratch);
+    }
     snprintf(buf, size, "%s: %.4f%% of %lld elements%s match (need %.4g%%), %lld NaN/Inf, max abs err %.3g%s", when,
              cr->match_fraction * 100.0, (long long)cr->checked, which, rc->min_match * 100.0,
              (long long)cr->nonfinite, cr->max_abs_err, hint);
@@ -606,6 +624,10 @@ static const hn_op_baseline *row_baseline(const runner *r, const row_job *j) {
 /* The baseline of `family` that variants of `precision` are compared with:
  * the one of that precision, or -1. */
 /* The outputs the row's variant has set to 0 before every launch (its "zero"). */
+static const hn_variant_spec *row_spec(const runner *r, const row_job *j) {
+    return j->v ? &r->plan->specs[j->v->spec] : NULL;
+}
+
 static uint64_t row_zero(const runner *r, const row_job *j) {
     return j->v ? r->plan->specs[j->v->spec].zero : 0;
 }
@@ -635,6 +657,35 @@ static void print_report(runner *r, const hn_workload *w, const row_job *j, cons
     free(text);
 }
 
+/* An initcheck of an atomic on an output or scratch buffer that "zero" does not
+ * name is a kernel accumulating into memory it expects to start at 0: say so
+ * after the finding in `reason` (what the CSV's reason column shows). */
+static void zero_hint(const runner *r, const row_job *j, char *reason, size_t size) {
+    if (!j->v || strncmp(reason, "initcheck:", 10) != 0) return;
+    const char *at = strstr(reason, "device buffer '");
+    const char *what = strstr(reason, "): atomic");
+    if (!at || !what || what > at) return;
+    at += strlen("device buffer '");
+    const char *end = strchr(at, '\'');
+    if (!end) return;
+    size_t len = (size_t)(end - at);
+    const hn_variant_spec *s = &r->plan->specs[j->v->spec];
+    const hn_op *op = r->plan->op;
+    const char *name = NULL;
+    for (int i = 0; i < op->n_buffers && !name; i++)
+        if (op->buffers[i].role != HN_BUF_IN && strlen(op->buffers[i].name) == len && strncmp(op->buffers[i].name, at, len) == 0 &&
+            !(s->zero & (1ull << i)))
+            name = op->buffers[i].name;
+    for (int i = 0; i < s->n_scratch && !name; i++)
+        if (strncmp(at, s->scratch_names[i], strlen(s->scratch_names[i])) == 0 &&
+            strncmp(at + strlen(s->scratch_names[i]), " (scratch)", 10) == 0 && !(s->zero & HN_ZERO_SCRATCH(i)))
+            name = s->scratch_names[i];
+    if (!name) return;
+    size_t n = strlen(reason);
+    snprintf(reason + n, size - n, " (an atomic on '%s', which starts as poison: give the variant \"zero\": [\"%s\"] "
+             "to start it at 0)", name, name);
+}
+
 /* A row under the sanitizer: one launch of the instrumented kernel on
  * poisoned outputs, its findings, the check of its outputs and inputs; no
  * timing (an instrumented kernel's time says nothing). */
@@ -657,6 +708,7 @@ static void sanitize_row(runner *r, hn_workload *w, const row_job *j) {
         print_report(r, w, j, &f);
         status = class_status[f.first_class];
         snprintf(reason, sizeof reason, "%s", f.first);
+        zero_hint(r, j, reason, sizeof reason);
         if (!launched) (void)launch_status(r, &err); /* a fault: the next rows run in a fresh process */
     } else if (!launched) {
         status = launch_status(r, &err);
@@ -673,7 +725,7 @@ static void sanitize_row(runner *r, hn_workload *w, const row_job *j) {
         hn_row_check_columns(r->csv, w, &rc);
         if (status == HN_ST_OK && !rc.passed) {
             status = HN_ST_MISMATCH;
-            mismatch_reason(w, &rc, row_zero(r, j), "check", reason, sizeof reason);
+            mismatch_reason(w, &rc, row_spec(r, j), row_zero(r, j), "check", reason, sizeof reason);
         }
         size_t n_diff = 0;
         int clobbered = verify_inputs(w, &n_diff, &err);
@@ -844,7 +896,7 @@ static void profile_row(runner *r, hn_workload *w, const row_job *j) {
     int status = HN_ST_OK;
     if (!rc.passed) {
         status = HN_ST_MISMATCH;
-        mismatch_reason(w, &rc, row_zero(r, j), "check", reason, sizeof reason);
+        mismatch_reason(w, &rc, row_spec(r, j), row_zero(r, j), "check", reason, sizeof reason);
     }
     size_t n_diff = 0;
     int clobbered = verify_inputs(w, &n_diff, &err);
@@ -887,26 +939,29 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
         return;                                                                                   \
     } while (0)
 
-    /* Warm-up launches, then the first check. */
+    /* Warm-up launches; the first check is of the first launch's outputs (a
+     * kernel right only from its second launch on, one that relies on a scratch
+     * counter the launch before left behind, is wrong on a GPU's first call). */
     const uint64_t zero = row_zero(r, j);
     if (hn_poison_outputs(w, zero, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
     int warmup = r->sampling.warmup > 0 ? r->sampling.warmup : 1;
+    hn_row_check rc;
+    int status = HN_ST_OK;
     for (int i = 0; i < warmup; i++) {
         if (i > 0 && hn_zero_outputs(w, zero, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
         if (j->issue(j->ctx, &err) != 0 || r->be->ops->sync(r->be, &err) != 0) FAIL(launch_status(r, &err), err.msg);
-        if (i == 0) { /* the row's first launch printed; the others print only if asked */
-            printf_window(r, r->cli->printf_all ? printf_budget(r) : 0, 0);
-            r->first_launch_done = 1;
-        }
+        if (i > 0) continue;
+        /* the row's first launch printed; the others print only if asked */
+        printf_window(r, r->cli->printf_all ? printf_budget(r) : 0, 0);
+        r->first_launch_done = 1;
+        double tc = hn_now();
+        if (hn_check_outputs(w, j->v, bl, &rc, &err) != 0) FAIL(launch_status(r, &err), err.msg);
+        r->row_ran = 1;
+        r->stats.check += hn_now() - tc;
+        hn_row_check_columns(csv, w, &rc);
+        status = rc.passed ? HN_ST_OK : HN_ST_MISMATCH;
+        if (!rc.passed) mismatch_reason(w, &rc, row_spec(r, j), zero, "first check", reason, sizeof reason);
     }
-    hn_row_check rc;
-    double tc = hn_now();
-    if (hn_check_outputs(w, j->v, bl, &rc, &err) != 0) FAIL(launch_status(r, &err), err.msg);
-    r->row_ran = 1;
-    r->stats.check += hn_now() - tc;
-    hn_row_check_columns(csv, w, &rc);
-    int status = rc.passed ? HN_ST_OK : HN_ST_MISMATCH;
-    if (!rc.passed) mismatch_reason(w, &rc, zero, "first check", reason, sizeof reason);
 
     /* Timed samples (warm-up already done: the sampler keeps every add). */
     hn_csv_set_named(csv, "timing", j->timing);
@@ -934,13 +989,13 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
 
     /* Check again: some kernels pass once and corrupt later. */
     hn_row_check rc2;
-    tc = hn_now();
+    double tc = hn_now();
     if (hn_check_outputs(w, j->v, bl, &rc2, &err) != 0) FAIL(launch_status(r, &err), err.msg);
     r->stats.check += hn_now() - tc;
     if (status == HN_ST_OK && !rc2.passed) {
         status = HN_ST_MISMATCH;
         hn_row_check_columns(csv, w, &rc2);
-        mismatch_reason(w, &rc2, zero, "passed before timing, failed after", reason, sizeof reason);
+        mismatch_reason(w, &rc2, row_spec(r, j), zero, "passed before timing, failed after", reason, sizeof reason);
     }
     /* A kernel that writes into its inputs is wrong, and would corrupt the
      * inputs of every later variant: restore them and say so. */
@@ -1042,6 +1097,17 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
         }
     }
 
+    if (r->max_mb >= 0) { /* the emulator fills scratch before every row: it counts in the bytes budget */
+        double scratch_bytes;
+        if (hn_workload_scratch_total(w, v, &scratch_bytes, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+        if ((w->bytes + scratch_bytes) * 1e-6 > r->max_mb) {
+            snprintf(reason, sizeof reason,
+                     "%.3g MB of scratch buffers and %.3g MB to move are over the emulator budget of %g MB (the "
+                     "config's emu.max_mb, or --all)",
+                     scratch_bytes * 1e-6, w->bytes * 1e-6, r->max_mb);
+            FAIL(HN_ST_SKIPPED, reason);
+        }
+    }
     if (hn_workload_scratch(w, v, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
     launch_ctx *lc = xcalloc(1, sizeof *lc); /* big (the argument arrays): not on the stack */
     lc->be = r->be;

@@ -1004,7 +1004,7 @@ static cJSON *best_doc(tune_ctx *t, cJSON *units) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "config", t->plan->path);
     cJSON_AddStringToObject(root, "variant", t->plan->specs[t->base.spec].name);
-    cJSON_AddStringToObject(root, "kernel", t->plan->specs[t->base.spec].kernels_text);
+    cJSON_AddStringToObject(root, "kernel", t->plan->specs[t->base.spec].kernels_text); /* every launch's, joined by ; */
     cJSON_AddStringToObject(root, "mode", t->cli->across ? "across cases" : "per case");
     cJSON_AddStringToObject(root, "strategy", t->strategy->name);
     cJSON_AddStringToObject(root, "device", t->have_dev ? t->dev.dev.name : "");
