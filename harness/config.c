@@ -436,6 +436,13 @@ static int parse_string_list(ctx *c, const cJSON *j, const char *jpath, char ***
     return 0;
 }
 
+/* The index of the scratch buffer of s that j (a string) names, or -1. */
+static int scratch_index(const hn_variant_spec *s, const cJSON *j) {
+    for (int k = 0; cJSON_IsString(j) && k < s->n_scratch; k++)
+        if (strcmp(s->scratch_names[k], j->valuestring) == 0) return k;
+    return -1;
+}
+
 /* "zero": the output buffers (and scratch buffers) the harness sets to 0 before
  * every launch, by name. */
 static int parse_zero(ctx *c, const hn_op *op, const hn_variant_spec *s, const cJSON *j, const char *jpath,
@@ -449,17 +456,13 @@ static int parse_zero(ctx *c, const hn_op *op, const hn_variant_spec *s, const c
     int i = 0;
     for (const cJSON *e = one ? j : j->child; e; e = one ? NULL : e->next, i++) {
         char *p = one ? xstrdup(jpath) : jpi(jpath, i);
-        int sc = -1;
-        for (int k = 0; cJSON_IsString(e) && k < s->n_scratch; k++)
-            if (strcmp(s->scratch_names[k], e->valuestring) == 0) sc = k;
+        const int sc = scratch_index(s, e);
         if (sc >= 0) {
             *mask |= HN_ZERO_SCRATCH(sc);
             free(p);
             continue;
         }
-        int b = -1;
-        for (int k = 0; cJSON_IsString(e) && k < op->n_buffers; k++)
-            if (strcmp(op->buffers[k].name, e->valuestring) == 0) b = k;
+        const int b = cJSON_IsString(e) ? hn_op_buffer_index(op, e->valuestring) : -1;
         int rc = 0;
         if (b < 0 || op->buffers[b].role == HN_BUF_IN) {
             hn_sb outs;
@@ -828,9 +831,7 @@ static int parse_args(ctx *c, const hn_plan *plan, const hn_variant_spec *s, con
     int i = 0;
     for (const cJSON *a = j->child; a; a = a->next, i++) {
         char *ap = jpi(p, i);
-        int sc = -1;
-        for (int k = 0; cJSON_IsString(a) && k < s->n_scratch; k++)
-            if (strcmp(s->scratch_names[k], a->valuestring) == 0) sc = k;
+        const int sc = scratch_index(s, a);
         int arc = 0;
         if (sc >= 0)
             (*args)[(*n_args)++] = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p',

@@ -423,17 +423,20 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
     /* more than the device holds fails here, with the sizes, rather than in
      * the allocator (the emulator's device memory is the host's: an
      * allocation it cannot hold is killed when first filled) */
+    int64_t sizes[HN_MAX_SCRATCH];
+    double total = 0;
+    for (int i = 0; i < s->n_scratch; i++) {
+        if (scratch_size(w, v, i, &sizes[i], err) != 0) return -1;
+        total += (double)sizes[i];
+    }
     if (s->n_scratch == 0) return 0;
-    double total;
-    if (hn_workload_scratch_total(w, v, &total, err) != 0) return -1;
     hn_device_info dev = {0};
     if (w->be->ops->device_info) w->be->ops->device_info(w->be, &dev);
     if (dev.global_mem && total > (double)dev.global_mem)
         return hn_errf(err, "scratch buffers of %.4g GB in all are more than the device's %.4g GB of memory",
                        total * 1e-9, (double)dev.global_mem * 1e-9);
     for (int i = 0; i < s->n_scratch; i++) {
-        int64_t bytes;
-        if (scratch_size(w, v, i, &bytes, err) != 0) return -1;
+        const int64_t bytes = sizes[i];
         /* exactly its size, so that the emulator's guard pages and sanitizer
          * see a kernel overrun it, whatever variant ran before */
         if ((size_t)bytes != w->scratch_cap[i]) {

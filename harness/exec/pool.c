@@ -76,11 +76,12 @@ static void *compile_thread(void *arg) {
     return NULL;
 }
 
-void hn_pool_start(hn_pool *cp, int threads, hn_target target) {
+void hn_pool_start(hn_pool *cp, int threads, hn_target target, const char *nvrtc_arch) {
     memset(cp, 0, sizeof *cp);
     pthread_mutex_init(&cp->mu, NULL);
     pthread_cond_init(&cp->cv, NULL);
     cp->target = target;
+    cp->nvrtc_arch = nvrtc_arch;
     cp->n_threads = threads > 0 ? threads : 1;
     cp->threads = xcalloc((size_t)cp->n_threads, sizeof *cp->threads);
     for (int i = 0; i < cp->n_threads; i++) pthread_create(&cp->threads[i], NULL, compile_thread, cp);

@@ -50,8 +50,9 @@ typedef struct {
     double wait_seconds; /* time callers waited for a compile */
 } hn_pool;
 
-/* Starts `threads` compile threads for target. */
-void hn_pool_start(hn_pool *cp, int threads, hn_target target);
+/* Starts `threads` compile threads for target; with nvrtc_arch (emulator
+ * only; NULL: none), each compiled job is also put through NVRTC for it. */
+void hn_pool_start(hn_pool *cp, int threads, hn_target target, const char *nvrtc_arch);
 /* Adds a job (the pool takes it; its build must be filled) and returns its
  * index. */
 int hn_pool_add(hn_pool *cp, hn_pool_job *job);

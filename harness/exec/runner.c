@@ -621,17 +621,19 @@ static const hn_op_baseline *row_baseline(const runner *r, const row_job *j) {
     return j->v ? NULL : &r->plan->op->baselines[j->slot - r->plan->n_variants];
 }
 
-/* The baseline of `family` that variants of `precision` are compared with:
- * the one of that precision, or -1. */
-/* The outputs the row's variant has set to 0 before every launch (its "zero"). */
+/* The row's variant spec, NULL for a baseline. */
 static const hn_variant_spec *row_spec(const runner *r, const row_job *j) {
     return j->v ? &r->plan->specs[j->v->spec] : NULL;
 }
 
+/* The buffers the row's variant has set to 0 before every launch (its "zero"). */
 static uint64_t row_zero(const runner *r, const row_job *j) {
-    return j->v ? r->plan->specs[j->v->spec].zero : 0;
+    const hn_variant_spec *s = row_spec(r, j);
+    return s ? s->zero : 0;
 }
 
+/* The baseline of `family` that variants of `precision` are compared with:
+ * the one of that precision, or -1. */
 static int baseline_for(const hn_op *op, const char *family, const char *precision) {
     for (int b = 0; b < op->n_baselines; b++)
         if (strcmp(op->baselines[b].family, family) == 0 && strcmp(op->baselines[b].precision, precision) == 0)
@@ -1067,12 +1069,19 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
     hn_csv_set_named(csv, "compile_key", sl->key);
     if (!sl->ok) FAIL(HN_ST_COMPILE, sl->reason);
     r->row_note = sl->nvrtc_note;
-    if (sl->img.res && sl->img.res[0].registers >= 0) {
-        hn_csv_setf_named(csv, "registers", "%d", sl->img.res[0].registers);
-        hn_csv_setf_named(csv, "spill_bytes", "%d", sl->img.res[0].spill_stores + sl->img.res[0].spill_loads);
-    }
     const hn_variant_spec *spec = &p->specs[v->spec];
     const int n_launches = hn_spec_launches(spec);
+    if (sl->img.res) { /* the most registers of any launch, and every launch's spills */
+        int regs = -1, spills = 0;
+        for (int li = 0; li < n_launches; li++) {
+            if (sl->img.res[li].registers > regs) regs = sl->img.res[li].registers;
+            spills += sl->img.res[li].spill_stores + sl->img.res[li].spill_loads;
+        }
+        if (regs >= 0) {
+            hn_csv_setf_named(csv, "registers", "%d", regs);
+            hn_csv_setf_named(csv, "spill_bytes", "%d", spills);
+        }
+    }
     if (!sl->loaded) {
         sl->loaded = 1;
         sl->usable = 1;
@@ -1085,17 +1094,6 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
             }
     }
     if (!sl->usable) FAIL(HN_ST_LAUNCH, sl->reason);
-    if (sl->img.res && n_launches > 1) { /* the most registers of any launch, and every launch's spills */
-        int regs = -1, spills = 0;
-        for (int li = 0; li < n_launches; li++) {
-            if (sl->img.res[li].registers > regs) regs = sl->img.res[li].registers;
-            spills += sl->img.res[li].spill_stores + sl->img.res[li].spill_loads;
-        }
-        if (regs >= 0) {
-            hn_csv_setf_named(csv, "registers", "%d", regs);
-            hn_csv_setf_named(csv, "spill_bytes", "%d", spills);
-        }
-    }
 
     if (r->max_mb >= 0) { /* the emulator fills scratch before every row: it counts in the bytes budget */
         double scratch_bytes;
@@ -1487,9 +1485,9 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
     int threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();
     if (sh->n_lanes > 1) threads = threads / sh->n_lanes > 0 ? threads / sh->n_lanes : 1;
     r.stats.compile_threads = threads > n_compile ? (n_compile > 0 ? n_compile : 1) : threads;
-    hn_pool_start(&r.pool, r.stats.compile_threads, r.be->ops->target);
-    /* the emulator's variants also through NVRTC, before the threads take any job */
-    if (r.is_emu) r.pool.nvrtc_arch = cli->arch ? cli->arch : HN_NVRTC_CHECK_ARCH;
+    /* the emulator's variants also through NVRTC */
+    hn_pool_start(&r.pool, r.stats.compile_threads, r.be->ops->target,
+                  r.is_emu ? (cli->arch ? cli->arch : HN_NVRTC_CHECK_ARCH) : NULL);
     for (int v = 0; v < nv; v++)
         if (needed[v]) r.job_index[v] = hn_pool_add(&r.pool, r.jobs[v]); /* the pool owns it now */
     free(needed);
@@ -1656,7 +1654,7 @@ int hn_runner_serve(const hn_cli *cli, const hn_plan *p, hn_run_shared *sh, int 
     }
     int threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();
     if (sh->n_lanes > 1) threads = threads / sh->n_lanes > 0 ? threads / sh->n_lanes : 1;
-    hn_pool_start(&r.pool, threads, r.be->ops->target);
+    hn_pool_start(&r.pool, threads, r.be->ops->target, NULL);
     r.stats.compile_threads = threads;
     rc = HN_RUN_DONE;
     hn_run_request q;
