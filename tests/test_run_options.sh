@@ -38,7 +38,8 @@ launches() { grep -c '^conv_count: launch' "$tmp/$1.out"; }
 expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"; }
 
 echo "== --warmup, --min-samples, --max-samples: launches = warm-up + samples"
-ok_run w2 "${one[@]}" --printf-all --printf-lines 1 --warmup 2 --min-samples 4 --max-samples 4
+# (--max-noise 0: four quiet samples could otherwise stop on noise, not the count)
+ok_run w2 "${one[@]}" --printf-all --printf-lines 1 --warmup 2 --min-samples 4 --max-samples 4 --max-noise 0
 expect_eq "$(col "$tmp/w2.csv" '[(x["samples"], x["stop"]) for x in r]')" "[('4', 'max_samples')]" "w2 samples"
 expect_eq "$(launches w2)" 6 "w2 launches (2 warm-up + 4 samples)"
 ok_run w5 "${one[@]}" --printf-all --printf-lines 1 --warmup 5 --min-samples 7 --max-samples 7
