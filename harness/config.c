@@ -405,7 +405,8 @@ static const char *kernel_name_error(const char *text) {
 
 static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
                                            "shared_bytes", "where", "args", "include_dirs",
-                                           "options", "precision", "tune", "restrict", "zero", "scratch", "launches", NULL};
+                                           "options", "precision", "tune", "restrict", "zero", "scratch", "constants",
+                                           "launches", NULL};
 
 /* The keys of one of "launches", and those the variant then leaves to them. */
 static const char *const LAUNCH_KEYS[] = {"kernel", "block", "grid", "shared_bytes", "args", "//", NULL};
@@ -523,6 +524,58 @@ static int parse_scratch(ctx *c, const hn_plan *plan, hn_variant_spec *s, const 
         free(p);
         if (rc != 0) return -1;
         s->scratch_names[s->n_scratch++] = xstrdup(name);
+    }
+    return 0;
+}
+
+static int parse_arg(ctx *c, const hn_op *op, const hn_variant_spec *spec, const cJSON *j, const char *jpath,
+                     const name_sets *ns, hn_arg *a);
+static const char *kname_name(const char **p);
+
+/* "constants": {"SYMBOL": binding, ...}: module-scope variables of the
+ * variant's file (a __constant__ filter, a __device__ scalar) written before a
+ * row's first launch, as cudaMemcpyToSymbol did in the author's host code. A
+ * binding is an input buffer of the operator (its contents), a parameter or a
+ * typed expression (its value, "int: K / 2"). */
+static int parse_constants(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJSON *j, const char *jpath,
+                           const name_sets *ns) {
+    if (!j) return 0;
+    if (!cJSON_IsObject(j))
+        return bad(c, jpath,
+                   "expected an object of module variables, \"SYMBOL\": an input buffer, a parameter or a typed "
+                   "expression (\"int: K / 2\"), got %s",
+                   json_type(j));
+    for (const cJSON *e = j->child; e; e = e->next) {
+        char *p = jp(jpath, e->string);
+        const char *name = e->string, *end = name;
+        const char *why = kname_name(&end);
+        int rc = 0;
+        if (!why && *end) why = "unexpected characters after the name";
+        if (s->n_constants == HN_MAX_CONSTANTS)
+            rc = bad(c, p, "more than %d constants", HN_MAX_CONSTANTS);
+        else if (why)
+            rc = bad(c, p, "'%s' is not the C++ name of a variable (such as \"F\" or \"ns::F\"): %s", CUT(name),
+                     why);
+        for (int i = 0; rc == 0 && i < s->n_constants; i++)
+            if (strcmp(s->const_names[i], name) == 0) rc = bad(c, p, "'%s' is given twice", CUT(name));
+        hn_arg *a = &s->const_vals[s->n_constants];
+        memset(a, 0, sizeof *a);
+        if (rc == 0) rc = parse_arg(c, plan->op, NULL, e, p, ns, a);
+        if (rc == 0 && a->kind == HN_ARG_DEBUG_COUNTER)
+            rc = bad(c, p, "debug_counter is a kernel argument of debug runs, not a constant");
+        if (rc == 0 && a->kind == HN_ARG_BUFFER && plan->op->buffers[a->index].role != HN_BUF_IN)
+            rc = bad(c, p,
+                     "'%s' is an output of %s: a constant gets an input's contents before the launches (a kernel "
+                     "cannot write __constant__ memory)",
+                     CUT(a->text), plan->op->name);
+        free(p);
+        if (rc != 0) {
+            hn_expr_free(a->expr);
+            free(a->text);
+            memset(a, 0, sizeof *a);
+            return -1;
+        }
+        s->const_names[s->n_constants++] = xstrdup(name);
     }
     return 0;
 }
@@ -780,6 +833,11 @@ static void spec_free(hn_variant_spec *s) {
     for (int i = 0; i < s->n_scratch; i++) {
         free(s->scratch_names[i]);
         hn_expr_free(s->scratch_bytes[i]);
+    }
+    for (int i = 0; i < s->n_constants; i++) {
+        free(s->const_names[i]);
+        hn_expr_free(s->const_vals[i].expr);
+        free(s->const_vals[i].text);
     }
     free(s->kernels_text);
     for (int i = 0; i < s->n_more; i++) {
@@ -1060,6 +1118,9 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     free(p);
     p = jp(jpath, "scratch");
     if (parse_scratch(c, plan, s, vget(v, defaults, "scratch"), p, &ns) != 0) goto done;
+    free(p);
+    p = jp(jpath, "constants");
+    if (parse_constants(c, plan, s, vget(v, defaults, "constants"), p, &ns) != 0) goto done;
     free(p);
     p = jp(jpath, "zero");
     if (parse_zero(c, plan->op, s, vget(v, defaults, "zero"), p, &s->zero) != 0) goto done;

@@ -49,6 +49,10 @@ typedef enum {
  * expression says; they start as 0xFF bytes, or 0 before every launch where
  * "zero" names them (bit HN_ZERO_SCRATCH(i) of hn_variant_spec.zero). */
 #define HN_MAX_SCRATCH 8
+/* A variant's "constants": module-scope __constant__ (or __device__) variables
+ * of its file that the harness writes before a row's first launch, as the
+ * author's host code did with cudaMemcpyToSymbol. */
+#define HN_MAX_CONSTANTS 16
 #define HN_ZERO_BUFFERS 48 /* bits 0 .. 47 of zero: output buffers; then scratch buffers */
 #define HN_ZERO_SCRATCH(i) ((uint64_t)1 << (HN_ZERO_BUFFERS + (i)))
 
@@ -96,6 +100,12 @@ typedef struct {
     char *scratch_names[HN_MAX_SCRATCH];
     hn_expr *scratch_bytes[HN_MAX_SCRATCH];
     int n_scratch;
+    /* "constants": {"SYMBOL": binding}: each symbol's C++ name (as in
+     * cudaMemcpyToSymbol) and what it gets: an input buffer's contents
+     * (HN_ARG_BUFFER), a parameter or a typed expression (its value) */
+    char *const_names[HN_MAX_CONSTANTS];
+    hn_arg const_vals[HN_MAX_CONSTANTS];
+    int n_constants;
     /* "launches": the kernels launched after the first, in order, each row
      * timing them all (the first is kernel, block, grid, shared and args above) */
     hn_launch_spec *more;

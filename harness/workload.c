@@ -33,6 +33,8 @@ void hn_build_init(hn_build *b, const hn_plan *p, const hn_variant *v, const cha
     b->req.cache_dir = cache_dir;
     b->req.options = (const char *const *)s->options;
     b->req.n_options = s->n_options;
+    b->req.symbols = (const char *const *)s->const_names;
+    b->req.n_symbols = s->n_constants;
 }
 
 void hn_build_free(hn_build *b) {
@@ -221,6 +223,18 @@ static int set_typed(char type, const hn_value *v, hn_argval *out, hn_err *err) 
     return hn_errf(err, "has an unknown type");
 }
 
+/* The value of a parameter or typed-expression argument for w's case. */
+static int arg_value(const hn_arg *a, const hn_workload *w, hn_scope *scope, hn_argval *out, hn_err *err) {
+    hn_value val;
+    if (a->kind == HN_ARG_PARAM) {
+        double d = w->params[a->index];
+        val = a->type == 'i' ? (hn_value){.type = HN_VAL_INT, .i = (int64_t)d} : (hn_value){.type = HN_VAL_FLOAT, .f = d};
+    } else if (hn_expr_eval(a->expr, hn_scope_lookup, scope, &val, err) != 0) {
+        return -1;
+    }
+    return set_typed(a->type, &val, out, err);
+}
+
 int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_dptr debug_counter,
                  int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err) {
     const hn_launch_spec l = hn_spec_launch(&p->specs[v->spec], launch);
@@ -249,19 +263,9 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_wor
             vals[n].p = debug_counter;
             break;
         case HN_ARG_PARAM:
-        case HN_ARG_EXPR: {
-            hn_value val;
-            if (a->kind == HN_ARG_PARAM) {
-                double d = w->params[a->index];
-                val = a->type == 'i' ? (hn_value){.type = HN_VAL_INT, .i = (int64_t)d}
-                                     : (hn_value){.type = HN_VAL_FLOAT, .f = d};
-            } else if (hn_expr_eval(a->expr, hn_scope_lookup, &scope, &val, err) != 0) {
-                return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
-            }
-            if (set_typed(a->type, &val, &vals[n], err) != 0)
-                return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
+        case HN_ARG_EXPR:
+            if (arg_value(a, w, &scope, &vals[n], err) != 0) return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
             break;
-        }
         }
     }
     if (append_counter && !has_counter_arg(s)) {
@@ -453,6 +457,62 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
         }
         w->scratch_bytes[i] = (size_t)bytes;
         w->n_scratch = i + 1;
+    }
+    return 0;
+}
+
+static const char *type_name(char type) {
+    switch (type) {
+    case 'i': return "int";
+    case 'u': return "unsigned";
+    case 'l': return "long";
+    case 'f': return "float";
+    case 'd': return "double";
+    }
+    return "?";
+}
+
+int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_module_image *img,
+                          hn_kernel *const *kernels, int n_kernels, hn_err *err) {
+    const hn_plan *p = w->plan;
+    const hn_variant_spec *s = &p->specs[v->spec];
+    if (s->n_constants == 0) return 0;
+    if (!w->be->ops->symbol_write)
+        return hn_errf(err, "constants: the %s backend cannot write module variables", w->be->ops->name);
+    if (img->n_symbols != s->n_constants)
+        return hn_errf(err, "constants: the module was compiled for %d variables, the variant has %d", img->n_symbols,
+                       s->n_constants);
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
+    for (int i = 0; i < s->n_constants; i++) {
+        const hn_arg *a = &s->const_vals[i];
+        const char *name = s->const_names[i];
+        hn_argval val;
+        const void *src = &val;
+        size_t bytes;
+        if (a->kind == HN_ARG_BUFFER) {
+            src = w->host[a->index];
+            bytes = (size_t)w->counts[a->index] * hn_dtype_size(p->op->buffers[a->index].dtype);
+        } else {
+            if (arg_value(a, w, &scope, &val, err) != 0) return hn_err_prefix(err, "constants.%s '%s'", name, a->text);
+            bytes = a->type == 'l' || a->type == 'd' ? 8 : 4;
+        }
+        for (int k = 0; k < n_kernels; k++) {
+            size_t size = 0;
+            const int wrote = w->be->ops->symbol_write(w->be, kernels[k], img->sym_lowered[i], src, bytes, &size, err);
+            if (a->kind == HN_ARG_BUFFER && wrote != 0 && size && bytes > size)
+                return hn_errf(err,
+                               "constants.%s: the buffer %s is %zu bytes (%lld %s), more than the %zu bytes of the "
+                               "variable %s (does a define that sizes it match the case?)",
+                               name, a->text, bytes, (long long)w->counts[a->index],
+                               hn_dtype_name(p->op->buffers[a->index].dtype), size, name);
+            if (a->kind != HN_ARG_BUFFER && size && size != bytes)
+                return hn_errf(err,
+                               "constants.%s '%s': the value is a %zu-byte %s, the variable %s is %zu bytes (give "
+                               "its type: \"%s: ...\")",
+                               name, a->text, bytes, type_name(a->type), name, size,
+                               size == 8 ? (a->type == 'f' ? "double" : "long") : size == 4 ? "int" : "type");
+            if (wrote != 0) return hn_err_prefix(err, "constants.%s", name);
+        }
     }
     return 0;
 }

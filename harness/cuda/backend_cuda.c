@@ -52,6 +52,7 @@ static struct {
     CU_FN(cuModuleLoadData);
     CU_FN(cuModuleUnload);
     CU_FN(cuModuleGetFunction);
+    CU_FN(cuModuleGetGlobal);
     CU_FN(cuFuncGetAttribute);
     CU_FN(cuFuncSetAttribute);
     CU_FN(cuFuncGetParamInfo); /* CUDA 12.4+; optional */
@@ -98,6 +99,7 @@ static int load_symbols(void) {
     LOAD(cuModuleLoadData, 1);
     LOAD(cuModuleUnload, 1);
     LOAD(cuModuleGetFunction, 1);
+    LOAD(cuModuleGetGlobal, 0);
     LOAD(cuFuncGetAttribute, 1);
     LOAD(cuFuncSetAttribute, 1);
     LOAD(cuFuncGetParamInfo, 0);
@@ -378,6 +380,26 @@ static int cuda_upload(hn_backend *base, hn_dptr dst, const void *src, size_t by
     return 0;
 }
 
+static int cuda_symbol_write(hn_backend *base, hn_kernel *k, const char *lowered, const void *src, size_t bytes,
+                             size_t *size, hn_err *err) {
+    cuda_backend *b = (cuda_backend *)base;
+    *size = 0;
+    if (check_usable(b, err) != 0) return -1;
+    if (!cu.cuModuleGetGlobal) return hn_errf(err, "the CUDA driver lacks cuModuleGetGlobal");
+    CUdeviceptr at = 0;
+    CU_CHECK(b, cu.cuModuleGetGlobal(&at, size, k->mod, lowered), err);
+    if (bytes > *size) return hn_errf(err, "%zu bytes given for a variable of %zu bytes", bytes, *size);
+    mark_busy(b);
+    CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
+    if (bytes) CU_CHECK(b, cu.cuMemcpyHtoD(at, src, bytes), err);
+    if (bytes < *size) {
+        CU_CHECK(b, cu.cuMemsetD8Async(at + bytes, 0, *size - bytes, b->stream), err);
+        CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
+    }
+    mark_idle(b);
+    return 0;
+}
+
 static int cuda_download(hn_backend *base, void *dst, hn_dptr src, size_t bytes, hn_err *err) {
     cuda_backend *b = (cuda_backend *)base;
     if (check_usable(b, err) != 0) return -1;
@@ -579,6 +601,7 @@ static const hn_backend_ops CUDA_OPS = {
     .alloc = cuda_alloc,
     .free = cuda_free,
     .upload = cuda_upload,
+    .symbol_write = cuda_symbol_write,
     .download = cuda_download,
     .fill = cuda_fill,
     .launch = cuda_launch,

@@ -410,6 +410,18 @@ static char *generate_tu(const char *abs_src, const emu_src_rewrite *rw,
                    "hn_emu_sig<decltype(&%s)>::sizes};\n",
                    k, k, k);
     }
+    /* the variables the harness writes (constants): address and size */
+    for (int i = 0; i < req->n_symbols; i++) {
+        char *label = xasprintf("<harness emu: constant '%s'>", req->symbols[i]);
+        hn_sb_adds(&sb, "#line 1 ");
+        add_c_string(&sb, label);
+        free(label);
+        hn_sb_addc(&sb, '\n');
+        hn_sb_addf(&sb, "HN_EMU_EXPORT void *hn_emu_symbol_%d(unsigned long *bytes);\n", i);
+        hn_sb_addf(&sb,
+                   "void *hn_emu_symbol_%d(unsigned long *bytes) { *bytes = sizeof(%s); return (void *)&%s; }\n",
+                   i, req->symbols[i], req->symbols[i]);
+    }
     return hn_sb_detach(&sb);
 }
 
@@ -600,6 +612,8 @@ void hn_compile_emu_key(const hn_compile_req *req, char key[33]) {
     for (int i = 0; i < req->n_options; i++) hn_hash_adds(&h, req->options[i]);
     hn_hash_adds(&h, "kernels");
     for (int i = 0; i < req->n_kernels; i++) hn_hash_adds(&h, req->kernels[i]);
+    hn_hash_adds(&h, "symbols");
+    for (int i = 0; i < req->n_symbols; i++) hn_hash_adds(&h, req->symbols[i]);
     hn_hash_adds(&h, cmd);
     hn_hash_adds(&h, version);
     hn_hash_adds(&h, getenv("HARNESS_EMU_CXXFLAGS"));
@@ -718,6 +732,9 @@ done:
             out->lowered[i] = xasprintf("hn_emu_kernel_%d", i);
             out->res[i] = (hn_kernel_resources){-1, -1, -1, -1, -1, -1};
         }
+        out->n_symbols = req->n_symbols;
+        out->sym_lowered = xcalloc((size_t)req->n_symbols + 1, sizeof *out->sym_lowered);
+        for (int i = 0; i < req->n_symbols; i++) out->sym_lowered[i] = xasprintf("hn_emu_symbol_%d", i);
         out->log = log ? log : xstrdup("");
         log = NULL;
         out->cache_bad = cache_bad;
