@@ -1236,9 +1236,10 @@ static int sampling_options(runner *r, hn_err *err) {
     else hn_sampling_defaults(o);
     if (!cli->quick) {
         if (t->warmup >= 0) o->warmup = t->warmup;
-        if (t->repeat > 0) {
+        if (t->repeat > 0) { /* exactly that many: the count stops it, never the noise */
             o->min_samples = o->max_samples = t->repeat;
             o->min_time = 0;
+            o->max_noise = 0;
         }
         if (t->min_samples > 0) o->min_samples = t->min_samples;
         if (t->max_samples > 0) o->max_samples = t->max_samples;
