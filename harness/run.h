@@ -117,7 +117,8 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err);
 int hn_workload_scratch_total(const hn_workload *w, const hn_variant *v, double *bytes, hn_err *err);
 
 /* Writes v's "constants" into the module variables of each of its loaded
- * kernels (one per launch: on a GPU each is a module of its own) for w's case:
+ * kernels (one per launch; writing through each covers a backend that loaded
+ * a module per kernel) for w's case:
  * an input buffer's generated contents, or a parameter's or expression's
  * value. img is the variant's compiled image (its sym_lowered names). -1 with
  * a message naming the constant on failure (a variable too small for the

@@ -7,6 +7,8 @@
 #   - a variable smaller than its buffer is a launch_error naming both sizes, and
 #     a smaller case after it is ok (the rest of the variable is zeroed);
 #   - a variant that leaves the filter out reads zeros and mismatches;
+#   - two launches share the module's variables: the first writes a __device__
+#     count the second reads, beside a __constant__ the constants write;
 #   - a scalar of another size, a name the file does not declare, and bad
 #     bindings (an output, an unknown name, not a C++ name, not an object,
 #     debug_counter) are named.
@@ -55,6 +57,12 @@ expect 0 "verdict: output matches the reference" "$h" debug "$cfg" --kernel cons
 
 echo "== NVRTC finds every variable (a namespaced one by its lowered name)"
 expect 0 "const_small" "$h" compile "$cfg" --cache-dir "$tmp/cache"
+
+echo "== launches share the module's variables (tests/configs/device_vars.json)"
+"$h" run "$root/tests/configs/device_vars.json" --backend emu --quiet --out "$tmp/dv.csv" >"$tmp/log" 2>&1 ||
+  fail "device_vars exited $?: $(tail -5 "$tmp/log")"
+s=$(rows "$tmp/dv.csv")
+case "$s" in *"shared_state ok 4"*) ;; *) fail "device_vars: $s" ;; esac
 
 # variant JSON: a one-variant config of the convolution with that variant
 variant() {

@@ -22,7 +22,8 @@
 #      tests/gpu/check_baselines.py --require), then compares every operator's
 #      outputs with PyTorch (tests/torch_crosscheck.py) (issue 10), and the variants
 #      that use zero, scratch and launches (tests/configs/zero_outputs.json,
-#      scratch_softmax.json, launches.json: every row ok) and constants
+#      scratch_softmax.json, launches.json, device_vars.json (launches sharing a
+#      __device__ variable: one module per compiled file): every row ok) and constants
 #      (tests/configs/constants.json: each row's status as on the emulator),
 #   5. records a brute-force tune journal of tests/configs/conv2d_igemm_space.json,
 #      compares the strategies on it, and tunes configs/conv2d_tune.json (issue 11),
@@ -162,7 +163,7 @@ step baselines 30 bash -c "python3 tests/gpu/check_baselines.py --require cudnn_
 # what a variant's host code used to do, on a GPU: "zero" (an output accumulated with
 # atomics), "scratch" (a last-block reduction) and "launches" (unroll, then GEMM):
 # every row must be ok (rows_ok fails the step otherwise)
-for cfg in zero_outputs scratch_softmax launches; do
+for cfg in zero_outputs scratch_softmax launches device_vars; do
   step "variant_$cfg" 60 bash -c "$h run tests/configs/$cfg.json --backend cuda --quick --out $out/$cfg.csv && \
     python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/$cfg.csv'))); \
 bad=[x for x in r if x['status']!='ok']; print(len(r)-len(bad), 'of', len(r), 'rows ok'); sys.exit(1 if bad or not r else 0)\""
