@@ -32,11 +32,9 @@ for reason in sorted({r["reason"] for r in rows if r["status"] != "ok"}):
 PY
 }
 
-good='{"name": "flat", "kernel": "relu_shape", "args": ["x", "y", ["n", "float: 0"]]},
-  {"name": "nested", "kernel": "relu_job", "args": [[["x", "y"], ["n", "float: 0"], "double: 1", "int: 0"]]},
-  {"name": "const", "kernel": "relu_const_job", "args": [],
-   "constants": {"c_job": [["x", "y"], ["n", "float: 0"], "double: 1", "int: 0"]}}'
-config "$tmp/good.json" "$good"
+# the committed example: flat, nested and constant structs
+cp "$root/tests/configs/struct_args.json" "$tmp/good.json"
+sed -i "s|\"\.\./kernels/|\"$root/tests/kernels/|" "$tmp/good.json"
 
 echo "== run, --hot, check"
 expect_cmd=("$h")
