@@ -418,9 +418,17 @@ static char *generate_tu(const char *abs_src, const emu_src_rewrite *rw,
         free(label);
         hn_sb_addc(&sb, '\n');
         hn_sb_addf(&sb, "HN_EMU_EXPORT void *hn_emu_symbol_%d(unsigned long *bytes);\n", i);
+        /* a const variable is in read-only memory: said at compile time, not a
+         * fault when written */
         hn_sb_addf(&sb,
-                   "void *hn_emu_symbol_%d(unsigned long *bytes) { *bytes = sizeof(%s); return (void *)&%s; }\n",
-                   i, req->symbols[i], req->symbols[i]);
+                   "void *hn_emu_symbol_%d(unsigned long *bytes) {\n"
+                   "    static_assert(!std::is_const<std::remove_reference<decltype(%s)>::type>::value, "
+                   "\"constants: '%s' is const (in read-only memory): the harness writes a __constant__ or "
+                   "__device__ variable, declared without const\");\n"
+                   "    *bytes = sizeof(%s);\n"
+                   "    return (void *)&%s;\n"
+                   "}\n",
+                   i, req->symbols[i], req->symbols[i], req->symbols[i], req->symbols[i]);
     }
     return hn_sb_detach(&sb);
 }
