@@ -4,7 +4,8 @@
  * against the fp64 reference on small and odd sizes, launch-limit messages,
  * dynamic shared memory above 48 KB, events, the clock probe, and every
  * baseline (cuBLAS; cuDNN's convolution, its gradients, pooling and pooling
- * backward, where cuDNN is installed) on small cases and every layout.
+ * backward, where cuDNN is installed) on small cases and every layout, and
+ * module variables (symbol_write; two kernels of one image share a module).
  */
 #include <math.h>
 #include <unistd.h>
