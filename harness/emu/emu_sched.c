@@ -77,6 +77,9 @@ struct emu_sched {
     int bar_wait[HN_EMU_MAX_THREADS];
     emu_warp warps[NWARPS];
     unsigned char *scratch;                  /* NWARPS x HN_EMU_WARP_SCRATCH, on first use */
+    unsigned char *tscratch;                 /* HN_EMU_MAX_THREADS x HN_EMU_THREAD_SCRATCH, on first use */
+    unsigned *tscratch_gen;                  /* per thread: the block_gen its area was zeroed for */
+    unsigned block_gen;                      /* blocks run, from 1 */
     /* the worker's own context */
     void *main_sp;
     const void *main_lo;
@@ -884,6 +887,21 @@ static void *rt_warp_scratch(hn_emu_tctx *self) {
     return s->scratch + (size_t)(me->id / HN_EMU_WARP_SIZE) * HN_EMU_WARP_SCRATCH;
 }
 
+static void *rt_thread_scratch(hn_emu_tctx *self) {
+    emu_sched *s = tl_sched;
+    emu_fiber *me = (emu_fiber *)self;
+    if (!s->tscratch) {
+        s->tscratch = xcalloc(HN_EMU_MAX_THREADS, HN_EMU_THREAD_SCRATCH);
+        s->tscratch_gen = xcalloc(HN_EMU_MAX_THREADS, sizeof *s->tscratch_gen);
+    }
+    unsigned char *p = s->tscratch + (size_t)me->id * HN_EMU_THREAD_SCRATCH;
+    if (s->tscratch_gen[me->id] != s->block_gen) { /* first use in this block */
+        memset(p, 0, HN_EMU_THREAD_SCRATCH);
+        s->tscratch_gen[me->id] = s->block_gen;
+    }
+    return p;
+}
+
 static const hn_emu_rt rt_table = {
     .abi = HN_EMU_ABI_VERSION,
     .collective = rt_collective,
@@ -892,6 +910,7 @@ static const hn_emu_rt rt_table = {
     .print = rt_print,
     .static_shared = rt_static_shared,
     .warp_scratch = rt_warp_scratch,
+    .thread_scratch = rt_thread_scratch,
 };
 
 const hn_emu_rt *emu_sched_rt(void) {
@@ -929,6 +948,8 @@ void emu_sched_destroy(emu_sched *s) {
     if (!s) return;
     emu_stacks_free(&s->stacks);
     free(s->scratch);
+    free(s->tscratch);
+    free(s->tscratch_gen);
     free(s);
 }
 
@@ -1001,6 +1022,7 @@ int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_bl
     s->abort = k->abort;
     s->blk = *blk;
     s->n = (int)blk->nthreads;
+    if (++s->block_gen == 0) s->block_gen = 1; /* 0 marks an area never zeroed */
     s->ndone = 0;
     s->mode = MODE_LOOP;
     s->loop_t = 0;

@@ -42,7 +42,7 @@
  *     static_assert naming it: grid_group::sync (this_grid().sync()) and the
  *     grid's barrier_arrive/wait, this_multi_grid, cluster groups
  *     (this_cluster), tiles of more than 32 threads. memcpy_async, wait and
- *     wait_prior copy at issue and sync (below). A grid_group passed as a thread_group and synced fails at run
+ *     wait_prior are built on cuda_pipeline.h (below). A grid_group passed as a thread_group and synced fails at run
  *     time with a message instead.
  *
  * Everything private uses the hn_emu_ prefix.
@@ -51,6 +51,7 @@
 #define HN_EMU_COOPERATIVE_GROUPS_H
 
 #include "hn_emu.h"
+#include "cuda_pipeline.h" /* memcpy_async queues pipeline copies */
 
 /* cuda::aligned_size_t (libcu++'s <cuda/barrier>), for memcpy_async: a byte
  * count whose alignment the caller promises. */
@@ -638,43 +639,52 @@ HN_EMU_UNSUPPORTED(this_cluster, "thread block clusters (cluster_group, this_clu
 /* ------------------------------------------------------------------------- */
 /* memcpy_async, wait, wait_prior
  *
- * The group's threads split the bytes into contiguous parts, one per thread
- * rank, and each copies its part at once (memcpy of the kernel's module, so
- * harness check sees both ends); wait(g) and wait_prior<N>(g) are g.sync(),
- * which makes every part visible to every thread of the group (and orders
- * the copies before the reads for the race check). A copy finished at issue
- * is a valid execution; a read of the destination before the wait is not
- * found (a GPU may read the old bytes there). All threads of the group must
- * call them with the same arguments, as in CUDA. */
+ * As CUDA builds them on the pipeline primitives (cuda_pipeline.h): the
+ * group's threads split the bytes into contiguous parts, one per thread rank;
+ * each thread reads its part of the source at once and queues it, in pieces
+ * of up to 16 bytes, as pending copies of its own, then commits the batch.
+ * wait(g) lands every committed batch of the calling thread, wait_prior<N>(g)
+ * all but the N most recent, then both sync the group, so every part is in
+ * place and visible to the whole group after them. A read of the destination
+ * before the wait sees the old bytes, which harness check reports (see
+ * cuda_pipeline.h). All threads of the group must call them with the same
+ * arguments, as in CUDA. */
 template <class _HnG>
-static __inline__ void hn_emu_cg_copy(const _HnG &g, void *dst, const void *src, size_t bytes) {
+static __inline__ __attribute__((always_inline)) void hn_emu_cg_copy(const _HnG &g, void *dst, const void *src,
+                                                                    size_t bytes) {
     unsigned long long n = (unsigned long long)g.num_threads(), r = (unsigned long long)g.thread_rank();
     size_t lo = (size_t)(bytes * r / n), hi = (size_t)(bytes * (r + 1) / n);
-    if (hi > lo) memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
+    for (size_t at = lo; at < hi; at += 16) {
+        unsigned piece = (unsigned)(hi - at < 16 ? hi - at : 16);
+        hn_emu_pipe_issue((char *)dst + at, (const char *)src + at, piece, 0);
+    }
+    __pipeline_commit();
 }
 template <class _HnG, class _HnE>
-static __inline__ void memcpy_async(const _HnG &g, _HnE *__restrict__ dst, const _HnE *__restrict__ src,
+static __inline__ __attribute__((always_inline)) void memcpy_async(const _HnG &g, _HnE *__restrict__ dst, const _HnE *__restrict__ src,
                                     size_t bytes) {
     hn_emu_cg_copy(g, (void *)dst, (const void *)src, bytes);
 }
 template <class _HnG, class _HnE, size_t _HnAlign>
-static __inline__ void memcpy_async(const _HnG &g, _HnE *__restrict__ dst, const _HnE *__restrict__ src,
+static __inline__ __attribute__((always_inline)) void memcpy_async(const _HnG &g, _HnE *__restrict__ dst, const _HnE *__restrict__ src,
                                     const cuda::aligned_size_t<_HnAlign> &bytes) {
     hn_emu_cg_copy(g, (void *)dst, (const void *)src, (size_t)bytes);
 }
 /* element counts: min(dst_count, src_count) elements */
 template <class _HnG, class _HnE>
-static __inline__ void memcpy_async(const _HnG &g, _HnE *__restrict__ dst, size_t dst_count,
+static __inline__ __attribute__((always_inline)) void memcpy_async(const _HnG &g, _HnE *__restrict__ dst, size_t dst_count,
                                     const _HnE *__restrict__ src, size_t src_count) {
     size_t n = dst_count < src_count ? dst_count : src_count;
     hn_emu_cg_copy(g, (void *)dst, (const void *)src, n * sizeof(_HnE));
 }
 template <class _HnG>
-static __inline__ void wait(const _HnG &g, hn_emu_site at = HN_EMU_HERE) {
+static __inline__ __attribute__((always_inline)) void wait(const _HnG &g, hn_emu_site at = HN_EMU_HERE) {
+    __pipeline_wait_prior(0);
     g.sync(at);
 }
 template <unsigned _HnN, class _HnG>
-static __inline__ void wait_prior(const _HnG &g, hn_emu_site at = HN_EMU_HERE) {
+static __inline__ __attribute__((always_inline)) void wait_prior(const _HnG &g, hn_emu_site at = HN_EMU_HERE) {
+    __pipeline_wait_prior(_HnN);
     g.sync(at);
 }
 template <class... _HnA>

@@ -144,9 +144,15 @@ typedef struct hn_emu_rt {
      * than a shuffle can (nvcuda::wmma::mma_sync) stage data there between two
      * warp collectives. */
     void *(*warp_scratch)(hn_emu_tctx *self);
+    /* The calling thread's scratch area, HN_EMU_THREAD_SCRATCH bytes, 16-byte
+     * aligned, owned by the runtime, all zero at the thread's first call in a
+     * block; never seen by the sanitizer or counted as shared memory. The
+     * pipeline primitives (cuda_pipeline.h) keep their pending copies there. */
+    void *(*thread_scratch)(hn_emu_tctx *self);
 } hn_emu_rt;
 
 #define HN_EMU_WARP_SCRATCH 8192
+#define HN_EMU_THREAD_SCRATCH 2048
 
 /* The sanitizer's entry points, handed to an instrumented module: every load
  * and store the compiler instrumented calls `access` with its address, its

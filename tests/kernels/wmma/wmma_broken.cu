@@ -13,9 +13,13 @@
  *   load_past_end       a 16 x 16 tile from the last 8 rows of a 24 x 16 buffer
  *   uninit_load         a tile of a buffer nothing wrote (harness check only)
  *   early_read          reads the pipeline's destination before the wait (harness
- *                       check: not found, the copy is done at issue)
+ *                       check: an uninitialised read, the copy lands at the wait)
+ *   cg_no_wait          a __syncthreads where cg::wait belongs: the read of another
+ *                       thread's part races with the copy that lands at the wait
  *   pipe_bad_size       __pipeline_memcpy_async of 12 bytes
  */
+#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
 #include <mma.h>
@@ -84,7 +88,7 @@ extern "C" __global__ void early_read(const __half *a, float *d) {
     __shared__ __align__(16) __half s[32 * 8];
     __pipeline_memcpy_async(&s[threadIdx.x * 8], &a[threadIdx.x * 8], 16);
     __pipeline_commit();
-    float v = __half2float(s[threadIdx.x * 8]); /* before the wait */
+    float v = __half2float(s[threadIdx.x * 8]); // @early_read
     __pipeline_wait_prior(0);
     d[threadIdx.x] = v;
 }
@@ -95,4 +99,17 @@ extern "C" __global__ void pipe_bad_size(const __half *a, float *d) {
     __pipeline_commit();
     __pipeline_wait_prior(0);
     d[threadIdx.x] = __half2float(s[threadIdx.x * 8]);
+}
+
+extern "C" __global__ void cg_no_wait(const __half *a, float *d) {
+    __shared__ float s[32];
+    namespace cg = cooperative_groups;
+    cg::thread_block block = cg::this_thread_block();
+    s[threadIdx.x] = 0.0f;
+    __syncthreads();
+    cg::memcpy_async(block, s, (const float *)a, sizeof s);
+    __syncthreads();                      /* cg::wait(block) belongs here */
+    float v = s[(threadIdx.x + 1) % 32]; // @cg_no_wait
+    cg::wait(block);
+    d[threadIdx.x] = v;
 }
