@@ -12,13 +12,19 @@
  *                    from zero), and mma on unrounded floats (low bits ignored)
  *   test_copies      __pipeline_memcpy_async (4, 8, 16 bytes, zero fill) and
  *                    cooperative_groups::memcpy_async (bytes, aligned_size_t,
- *                    element counts) with wait_prior / wait
+ *                    element counts) with wait_prior / wait; without the wait,
+ *                    reads see the old bytes (test_faults)
  *   test_faults      wmma_broken.cu: divergence, exits, alignment, ldm,
  *                    per-lane arguments, a load past the end, a bad pipeline
  *                    size, each with its message and the user's line
- *   test_sanitized   harness check's view: a wmma load of unwritten device
- *                    memory is an initcheck finding at the user's line
- *   test_nvrtc       the same kernel files through NVRTC for sm_90
+ *   test_sanitized   harness check's view, each at the user's line: a wmma
+ *                    load of unwritten device memory (initcheck) and past a
+ *                    buffer (memcheck); a read of a pipeline copy's
+ *                    destination before the wait (initcheck) and, after a
+ *                    barrier standing in for cg::wait, a race with the copy
+ *                    that lands at the wait
+ *   test_nvrtc       the same kernel files and kernels/linear/linear_wmma.cu
+ *                    through NVRTC for sm_90 (CUDA's own mma.h, cuda_pipeline.h)
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -531,6 +537,29 @@ static void test_nvrtc(void) {
         if (rc == 0) hn_module_image_free(&img);
         free(log);
         free(path);
+    }
+    /* linear's tensor-core variant, both input types, as harness run compiles it */
+    for (int half = 0; half < 2; half++) {
+        char *path = xasprintf("%s/kernels/linear/linear_wmma.cu", emu_root());
+        char *inc = xasprintf("%s/kernels/include", emu_root());
+        const char *ks[] = {"linear_wmma"}, *defs[] = {half ? "HALF=1" : "HALF=0"}, *incs[] = {inc};
+        hn_compile_req req = {0};
+        req.src_path = path;
+        req.kernels = ks;
+        req.n_kernels = 1;
+        req.defines = defs;
+        req.n_defines = 1;
+        req.include_dirs = incs;
+        req.n_include_dirs = 1;
+        req.arch = "sm_90";
+        req.cache_dir = cache;
+        hn_module_image img;
+        char *log = NULL;
+        hn_err err;
+        int rc = hn_compile_cuda(&req, &img, &log, &err);
+        CHECK_MSG(rc == 0, "NVRTC linear_wmma.cu HALF=%d: %s\n%s", half, err.msg, log ? log : "");
+        if (rc == 0) hn_module_image_free(&img);
+        free(log), free(inc), free(path);
     }
     free(cache);
 }
