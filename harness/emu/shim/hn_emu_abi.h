@@ -139,14 +139,15 @@ typedef struct hn_emu_rt {
                            const char *file, const char *name);
     /* The calling warp's scratch area, HN_EMU_WARP_SCRATCH bytes, 16-byte
      * aligned, owned by the runtime: one per warp of the worker (hence of the
-     * block), kept from one block to the next, never seen by the sanitizer or
-     * counted as shared memory. The shim's warp-wide operations that move more
+     * block), kept from one block to the next; neither device nor shared memory,
+     * so the sanitizer and the profile ignore it and it does not count as
+     * shared memory. The shim's warp-wide operations that move more
      * than a shuffle can (nvcuda::wmma::mma_sync) stage data there between two
      * warp collectives. */
     void *(*warp_scratch)(hn_emu_tctx *self);
     /* The calling thread's scratch area, HN_EMU_THREAD_SCRATCH bytes, 16-byte
      * aligned, owned by the runtime, all zero at the thread's first call in a
-     * block; never seen by the sanitizer or counted as shared memory. The
+     * block; like the warp's, ignored by the sanitizer and the profile. The
      * pipeline primitives (cuda_pipeline.h) keep their pending copies there. */
     void *(*thread_scratch)(hn_emu_tctx *self);
 } hn_emu_rt;
