@@ -166,6 +166,18 @@ grep -q '^train,1,5,24,' "$tmp/c.csv" || fail "--batch 5: the last row does not 
 acc=$(grep '^train,1,5,' "$tmp/c.csv" | cut -d, -f6)
 awk -v a="$acc" 'BEGIN { r = a * 24; exit !(r - int(r + 0.5) < 1e-4 && int(r + 0.5) - r < 1e-4) }' || fail "accuracy $acc is not k/24"
 expect 0 "1 epoch of 3 steps, batch 1," train --data "$P" --epochs 1 --batch 1 --limit 3
+# a batch past the training images but not the 8 test images: the 4 training images in one step
+expect 0 "1 epoch of 1 step, batch 4 (--batch 1000 is more than the 4 images: one step takes them all)" \
+  train --data "$P" --epochs 1 --batch 1000 --limit 4
+# XOR's too: a batch past its 4 samples is one step of all 4, as --batch 4
+expect 0 "batch 4 (--batch 9 is more than the 4 samples: one step takes them all)" \
+  "$h" train xor "${emu[@]}" --epochs 20 --batch 9 --out "$tmp/x.csv"
+[ "$(printf '%s\n' "$out" | grep '^Final loss')" = "$("$h" train xor "${emu[@]}" --epochs 20 --out "$tmp/x.csv" 2>&1 | grep '^Final loss')" ] ||
+  fail "xor --batch 9 trains otherwise than --batch 4: $out"
+# --save and --save-tensors in a place that cannot be written: said before training, not after it
+expect 2 "--save $tmp/c.csv/w.bin: $tmp/c.csv is not a folder" "$h" train xor "${emu[@]}" --epochs 5 --save "$tmp/c.csv/w.bin" --out "$tmp/x.csv"
+case "$out" in *"Starting training"*) fail "--save under a file: trained before saying so: $out" ;; esac
+expect 2 "--save-tensors $tmp/c.csv: is a file (expected a folder)" "$h" train xor "${emu[@]}" --epochs 5 --save-tensors "$tmp/c.csv" --out "$tmp/x.csv"
 expect 0 "batch 24 (the default batch 64 is more than the 24 images" train --data "$P" --epochs 0
 expect 0 "1 training images (of 24)" train --data "$P" --epochs 1 --limit 1
 expect 0 "Test accuracy: " train --data "$P" --epochs 0
@@ -203,6 +215,18 @@ expect 2 "expected tensor 'linear_8.weight 2 128 32' here, found 'linear_8.weigh
 head -c 2000 "$tmp/s1.bin" >"$tmp/short.bin"
 expect 2 "--load $tmp/short.bin: truncated in conv2d_4.weight" train --data "$P" --epochs 0 --load "$tmp/short.bin"
 expect 0 "Test accuracy: " train --data "$P" --epochs 0 --load "$tmp/s1.bin"
+# the input's normalisation travels with the weights: trained on the first 8
+# images (their mean), evaluated with all 24 (another mean), the same test numbers
+train --data "$P" --epochs 1 --batch 8 --limit 8 --save "$tmp/l8.bin" >"$tmp/l8.txt" 2>&1 || fail "--limit 8 --save: $(cat "$tmp/l8.txt")"
+expect 0 "(from $tmp/l8.bin, as trained)" train --data "$P" --epochs 0 --load "$tmp/l8.bin"
+[ "$(printf '%s\n' "$out" | grep '^Test accuracy' | cut -d, -f1-2)" = "$(grep '^Test accuracy' "$tmp/l8.txt" | cut -d, -f1-2)" ] ||
+  fail "weights trained with --limit 8 evaluate otherwise when loaded: $(grep '^Test accuracy' "$tmp/l8.txt") / $out"
+# a file without the line (written before it was added) loads, the normalisation from the data
+{ head -n 1 "$tmp/l8.bin"; tail -n +3 "$tmp/l8.bin"; } >"$tmp/old.bin"
+expect 0 "Test accuracy: " train --data "$P" --epochs 0 --load "$tmp/old.bin"
+case "$out" in *"as trained"*) fail "a file without the normalisation: $out" ;; esac
+{ head -n 1 "$tmp/l8.bin"; echo "input.normalise 0.5 0"; tail -n +3 "$tmp/l8.bin"; } >"$tmp/badnorm.bin"
+expect 2 "--load $tmp/badnorm.bin: a broken 'input.normalise' line" train --data "$P" --epochs 0 --load "$tmp/badnorm.bin"
 cp "$tmp/s1.bin" "$tmp/nan.bin" # the last bias made NaN
 printf '\xff\xff\xff\x7f' | dd of="$tmp/nan.bin" bs=1 seek=$(($(stat -c %s "$tmp/nan.bin") - 4)) conv=notrunc 2>/dev/null
 expect 2 "--load $tmp/nan.bin: linear_10.bias[9] is NaN: these weights cannot be trained or evaluated" \
@@ -246,11 +270,17 @@ __global__ void my_relu_bwd_leaky(const float *x, const float *dy, float *dx, in
 __global__ void my_relu_skips_last(const float *x, float *y, int n) {
     EACH if (i < n - 1) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
+/* faults: writes through a null pointer */
+__global__ void my_relu_faults(const float *x, float *y, int n) {
+    float *out = n > 0 ? (float *)0 : y;
+    EACH out[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
 EOF
 own() { sed "s|\"\\.\\./\\.\\./kernels/activation/relu.cu\", \"kernel\": \"$1\"|\"myrelu.cu\", \"kernel\": \"$2\"|" "$k/my.json" >"$k/$3.json"; }
 own relu_grid_stride my_relu own
 own relu_backward_grid_stride my_relu_bwd_leaky leaky
 own relu_grid_stride my_relu_skips_last skips
+own relu_grid_stride my_relu_faults faults
 grep -q my_relu_skips_last "$k/skips.json" || fail "the config with the user's kernel was not made"
 out=$("$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/own.json" 2>&1)
 case "$out" in *"relu.forward"*"my_relu "*"myrelu.cu"*) ;; *) fail "own kernel: $out" ;; esac
@@ -262,6 +292,9 @@ case "$out" in *"ReLU (3x10)                  dx"*FAIL*) ;; *) fail "gradcheck m
 out=$("$h" train gradcheck "${emu[@]}" --kernels "$k/skips.json" 2>&1)
 [ $? = 1 ] || fail "gradcheck of a ReLU that skips an element exited 0"
 case "$out" in *"ReLU (3x10)                  y "*"FAIL (1 over tolerance; worst [29]"*) ;; *) fail "gradcheck missed the unwritten element: $out" ;; esac
+# a kernel that faults is exit 1, on training's first step as in gradcheck
+expect 1 "kernel 'my_relu_faults'" "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/faults.json"
+expect 1 "kernel 'my_relu_faults'" "$h" train gradcheck "${emu[@]}" --kernels "$k/faults.json"
 # config errors: exit 2 naming the JSON path, gradcheck too
 sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"//": {|' "$k/my.json" >"$k/missing.json"
 sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"sideways": {|' "$k/my.json" >"$k/unknown.json"
