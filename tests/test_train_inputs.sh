@@ -296,6 +296,8 @@ case "$out" in *"ReLU (3x10)                  y "*"FAIL (1 over tolerance; worst
 expect 1 "kernel 'my_relu_faults'" "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/faults.json"
 expect 1 "kernel 'my_relu_faults'" "$h" train gradcheck "${emu[@]}" --kernels "$k/faults.json"
 # config errors: exit 2 naming the JSON path, gradcheck too
+expect 2 "$root/configs/relu_sweep.json: a sweep config (it has \"variants\"), not a training config" \
+  "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$root/configs/relu_sweep.json"
 sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"//": {|' "$k/my.json" >"$k/missing.json"
 sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"sideways": {|' "$k/my.json" >"$k/unknown.json"
 sed '0,/"args": \["x", "y", "n"\]/s//"args": ["x", "out", "n"]/' "$k/my.json" >"$k/badarg.json"

@@ -572,6 +572,13 @@ int hn_tk_load(const char *path, const char *tuned, hn_tk **out, hn_err *err) {
     char *def_path = hn_tk_default_path(), *def_dir = hn_dirname(def_path);
     free(def_path);
     int rc = -1;
+    if (cJSON_GetObjectItemCaseSensitive(root, "variants") && !cJSON_GetObjectItemCaseSensitive(root, "layers")) {
+        hn_errf(err, "%s: a sweep config (it has \"variants\"), not a training config: --kernels takes one like "
+                     "configs/train/default.json, whose \"layers\" name a kernel per layer type and pass; paste a "
+                     "variant of this file into a copy of it (docs/training.md)",
+                path);
+        goto done;
+    }
     for (const cJSON *k = root->child; k; k = k->next)
         if (strcmp(k->string, "name") && strcmp(k->string, "description") && strcmp(k->string, "//") &&
             strcmp(k->string, "layers")) {
