@@ -806,7 +806,7 @@ int hn_cmd_train(const hn_cli *cli) {
             close_trainer(&t);
             return 2;
         }
-        int failed = hn_gradcheck_run(t.be, t.tk, stdout, cli->verbose, &err);
+        int failed = hn_gradcheck_run(t.be, t.tk, stdout, cli->quiet, cli->seed, &err);
         if (failed < 0) {
             fprintf(stderr, "harness train gradcheck: %s\n", err.msg);
             /* a kernel that faulted or hung is 1; the rest (geometry over the
