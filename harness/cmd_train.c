@@ -351,7 +351,9 @@ static int train_xor(trainer *t, hn_err *err) {
         printf("Kernels (%s):\n", cli->kernels ? cli->kernels : "configs/train/default.json");
         hn_tk_describe(t->tk, stdout);
         char bnote[96] = "";
-        if (cli->batch > 4) snprintf(bnote, sizeof bnote, " (--batch %d is more than the 4 samples: one step takes them all)", cli->batch);
+        if (cli->batch > 4)
+            snprintf(bnote, sizeof bnote, " (--batch %d is more than the 4 samples: one step takes them all)",
+                     cli->batch);
         printf("Running XOR on %s (%s), %s lr %g, seed %llu, batch %d%s\nStarting training...\n", t->dev.name,
                be->ops->name, t->opt.kind == HN_OPT_ADAM ? "Adam" : sgd_text(t), t->opt.lr, (unsigned long long)seed,
                batch, bnote);
@@ -601,11 +603,15 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         char pnote[96] = "";
         if (last != batch)
             snprintf(pnote, sizeof pnote, " (the last of %lld image%s)", (long long)last, last == 1 ? "" : "s");
-        printf("Training on %s (%s): %d epoch%s of %lld step%s%s, batch %d%s, %s lr %g, seed %llu\nStarting "
-               "training...\n",
-               t->dev.name, be->ops->name, epochs, epochs == 1 ? "" : "s", (long long)steps, steps == 1 ? "" : "s",
-               pnote, batch, bnote, t->opt.kind == HN_OPT_ADAM ? "Adam" : sgd_text(t), t->opt.lr,
-               (unsigned long long)seed);
+        if (epochs == 0) /* --load's model evaluated, or the initial one */
+            printf("Evaluating on %s (%s), no training (--epochs 0): %s, batch %d%s\n", t->dev.name, be->ops->name,
+                   cli->load ? cli->load : "the initial weights", batch, bnote);
+        else
+            printf("Training on %s (%s): %d epoch%s of %lld step%s%s, batch %d%s, %s lr %g, seed %llu\nStarting "
+                   "training...\n",
+                   t->dev.name, be->ops->name, epochs, epochs == 1 ? "" : "s", (long long)steps, steps == 1 ? "" : "s",
+                   pnote, batch, bnote, t->opt.kind == HN_OPT_ADAM ? "Adam" : sgd_text(t), t->opt.lr,
+                   (unsigned long long)seed);
         fflush(stdout);
     }
     hn_interrupt_install(&t->handlers, HN_INTERRUPT_IN_PROCESS);

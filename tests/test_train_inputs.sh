@@ -219,6 +219,8 @@ expect 0 "Test accuracy: " train --data "$P" --epochs 0 --load "$tmp/s1.bin"
 # images (their mean), evaluated with all 24 (another mean), the same test numbers
 train --data "$P" --epochs 1 --batch 8 --limit 8 --save "$tmp/l8.bin" >"$tmp/l8.txt" 2>&1 || fail "--limit 8 --save: $(cat "$tmp/l8.txt")"
 expect 0 "(from $tmp/l8.bin, as trained)" train --data "$P" --epochs 0 --load "$tmp/l8.bin"
+case "$out" in *"Starting training"*) fail "--epochs 0 said it starts training: $out" ;; esac
+case "$out" in *"no training (--epochs 0): $tmp/l8.bin, batch 24"*) ;; *) fail "--epochs 0 --load: $out" ;; esac
 [ "$(printf '%s\n' "$out" | grep '^Test accuracy' | cut -d, -f1-2)" = "$(grep '^Test accuracy' "$tmp/l8.txt" | cut -d, -f1-2)" ] ||
   fail "weights trained with --limit 8 evaluate otherwise when loaded: $(grep '^Test accuracy' "$tmp/l8.txt") / $out"
 # a file without the line (written before it was added) loads, the normalisation from the data
