@@ -735,7 +735,8 @@ static int check_save_place(const char *opt, const char *path, int is_dir, hn_er
     int exists = stat(path, &st) == 0;
     if (exists && !is_dir && S_ISDIR(st.st_mode))
         return hn_errf(err, "%s %s: is a folder (expected the weights file's name)", opt, path);
-    if (exists && is_dir && !S_ISDIR(st.st_mode)) return hn_errf(err, "%s %s: is a file (expected a folder)", opt, path);
+    if (exists && is_dir && !S_ISDIR(st.st_mode))
+        return hn_errf(err, "%s %s: is a file (expected a folder)", opt, path);
     char *dir = is_dir ? xstrdup(path) : hn_dirname(path);
     int rc = 0;
     if (hn_mkdirs(dir, err) != 0) rc = hn_err_prefix(err, "%s %s", opt, path);

@@ -332,6 +332,10 @@ if "$h" tune "$k/lt.json" "${emu[@]}" --out "$k/lt" >"$k/tune.txt" 2>&1 && [ -s 
   [ $? = 0 ] || fail "--tuned of a real tune: $out"
   case "$out" in *"linear_tiled[$win]"*"tuned: $k/lt.best.json"*) ;; *) fail "--tuned did not take $win: $out" ;; esac
   expect 0 "every gradient matches" "$h" train gradcheck "${emu[@]}" --tuned "$k/lt.best.json"
+  # a stale or edited tune: the error says the value came from --tuned, not from the config it names
+  sed 's/"TILE=[0-9]*"/"TILE=64"/' "$k/lt.best.json" >"$k/big.best.json"
+  expect 2 "with the defines of --tuned $k/big.best.json: $root/configs/train/default.json: layers.linear.forward.block: 64 x 64 x 1 = 4096 threads exceeds" \
+    "$h" train xor "${emu[@]}" "${xo[@]}" --tuned "$k/big.best.json"
   sed 's/"linear_tiled"/"conv2d_igemm"/' "$k/lt.best.json" >"$k/other.best.json"
   expect 2 "--tuned $k/other.best.json: it tunes kernel 'conv2d_igemm', which no slot of $root/configs/train/default.json runs (they run linear_tiled, " \
     "$h" train xor "${emu[@]}" "${xo[@]}" --tuned "$k/other.best.json"
