@@ -294,6 +294,18 @@ case "$out" in *"ReLU (3x10)                  dx"*FAIL*) ;; *) fail "gradcheck m
 out=$("$h" train gradcheck "${emu[@]}" --kernels "$k/skips.json" 2>&1)
 [ $? = 1 ] || fail "gradcheck of a ReLU that skips an element exited 0"
 case "$out" in *"ReLU (3x10)                  y "*"FAIL (1 over tolerance; worst [29]"*) ;; *) fail "gradcheck missed the unwritten element: $out" ;; esac
+# a user's SGD update with the wrong sign: gradcheck runs the optimizers' updates against PyTorch's rule
+cat >"$k/myopt.cu" <<'EOF'
+__global__ void my_sgd(float *param, const float *grad, float *velocity, int n, float lr, float momentum, float wd) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { float b = momentum * velocity[i] + grad[i]; velocity[i] = b; param[i] += lr * b; }
+}
+EOF
+sed '/"sgd": {/,/"adam": {/ { s|"\.\./\.\./kernels/train/optim.cu", "kernel": "sgd_momentum"|"myopt.cu", "kernel": "my_sgd"|; s|"min(ceil_div(n, 256), 1024)"|"ceil_div(n, 256)"| }' \
+  "$k/my.json" >"$k/sgd.json"
+grep -q my_sgd "$k/sgd.json" || fail "the config with the user's SGD was not made"
+expect 1 "  SGD (momentum 0.9), 3 steps  param     1230 values" "$h" train gradcheck "${emu[@]}" --kernels "$k/sgd.json"
+case "$out" in *"SGD (momentum 0.9), 3 steps  param"*FAIL*"]: kernel "*", reference "*) ;; *) fail "gradcheck missed the wrong SGD: $out" ;; esac
 # a kernel that faults is exit 1, on training's first step as in gradcheck
 expect 1 "kernel 'my_relu_faults'" "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/faults.json"
 expect 1 "kernel 'my_relu_faults'" "$h" train gradcheck "${emu[@]}" --kernels "$k/faults.json"

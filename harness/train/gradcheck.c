@@ -11,6 +11,7 @@
 #include "ops/op.h"
 #include "train/loss.h"
 #include "train/model.h"
+#include "train/optim.h"
 
 #define GC_H (1.0 / 128)      /* the step: exact in float for our inputs */
 #define GC_ATOL 1e-4
@@ -101,8 +102,16 @@ typedef struct {
     int failed, checked;
 } report;
 
-static void compare(report *r, const char *layer, const char *tensor, const float *analytic, const double *numeric,
-                    int64_t n) {
+/* "backward 0.5, finite difference 0.25" from "backward|finite difference" */
+static const char *names_of(const char *names, double a, double b) {
+    static char buf[160];
+    const char *bar = strchr(names, '|');
+    snprintf(buf, sizeof buf, "%.*s %.6g, %s %.6g", (int)(bar - names), names, a, bar + 1, b);
+    return buf;
+}
+
+static void compare_to(report *r, const char *layer, const char *tensor, const float *analytic, const double *numeric,
+                       int64_t n, const char *names) {
     double max_abs = 0, worst_ratio = 0;
     int64_t bad = 0, worst = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -118,9 +127,15 @@ static void compare(report *r, const char *layer, const char *tensor, const floa
     fprintf(r->out, "  %-28s %-8s %5lld values  max |err| %.2e  %s", layer, tensor, (long long)n, max_abs,
             bad ? "FAIL" : "ok");
     if (bad)
-        fprintf(r->out, " (%lld over tolerance; worst [%lld]: backward %.6g, finite difference %.6g)", (long long)bad,
-                (long long)worst, analytic[worst], numeric[worst]);
+        fprintf(r->out, " (%lld over tolerance; worst [%lld]: %s)", (long long)bad, (long long)worst,
+                names_of(names, analytic[worst], numeric[worst]));
     fprintf(r->out, "\n");
+}
+
+/* A backward's gradient against the finite differences. */
+static void compare(report *r, const char *layer, const char *tensor, const float *analytic, const double *numeric,
+                    int64_t n) {
+    compare_to(r, layer, tensor, analytic, numeric, n, "backward|finite difference");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -359,6 +374,78 @@ done:
     return rc;
 }
 
+/* ---------------------------------------------------------------------- */
+/* optimizers: a few updates of the kernel against PyTorch's rule in double */
+
+#define OPT_STEPS 3
+
+/* OPT_STEPS updates of p (n) with the gradients g (OPT_STEPS x n), as
+ * torch.optim.SGD (momentum, dampening 0) or torch.optim.Adam do them. */
+static void optim_ref(const hn_optim *o, const float *p0, const float *g, int64_t n, double *p) {
+    for (int64_t i = 0; i < n; i++) {
+        double x = p0[i], s1 = 0, s2 = 0;
+        for (int t = 1; t <= OPT_STEPS; t++) {
+            double gi = g[(int64_t)(t - 1) * n + i] + o->weight_decay * x;
+            if (o->kind == HN_OPT_SGD) {
+                if (o->momentum != 0) gi = s1 = t == 1 ? gi : o->momentum * s1 + gi;
+                x -= o->lr * gi;
+            } else {
+                s1 = o->beta1 * s1 + (1 - o->beta1) * gi;
+                s2 = o->beta2 * s2 + (1 - o->beta2) * gi * gi;
+                double bc1 = 1 - pow(o->beta1, t), bc2 = 1 - pow(o->beta2, t);
+                x -= o->lr / bc1 * s1 / (sqrt(s2) / sqrt(bc2) + o->eps);
+            }
+        }
+        p[i] = x;
+    }
+}
+
+/* The update kernel of kind (a slot the config has) on a model of n_params
+ * parameters (several blocks of the default launch), OPT_STEPS steps with new
+ * gradients each, against optim_ref. lr 0.1: every update is far above the
+ * tolerance, so a wrong rule (a missing bias correction, momentum or sign) fails. */
+static int check_optim(hn_backend *be, hn_tk *tk, hn_optim_kind kind, double momentum, uint64_t seed, report *r,
+                       hn_err *err) {
+    char title[48];
+    snprintf(title, sizeof title, "%s, %d steps", kind == HN_OPT_ADAM ? "Adam" : momentum ? "SGD (momentum 0.9)" : "SGD",
+             OPT_STEPS);
+    int dims[1] = {40};
+    hn_model *m = hn_model_create(be, tk, 1, dims);
+    hn_model_add_linear(m, 40, 30); /* 1230 parameters */
+    hn_optim o = {0};
+    int rc = -1;
+    float *p0 = NULL, *g = NULL, *pdev = NULL;
+    double *pref = NULL;
+    if (hn_model_finish(m, 1, err) != 0 || hn_optim_init(&o, m, kind, 0.1, err) != 0) goto done;
+    if (kind == HN_OPT_SGD) hn_optim_set_momentum(&o, momentum);
+    int64_t n = m->n_params;
+    uint64_t s = seed;
+    p0 = xcalloc((size_t)n, sizeof *p0);
+    g = xcalloc((size_t)n * OPT_STEPS, sizeof *g);
+    pdev = xcalloc((size_t)n, sizeof *pdev);
+    pref = xcalloc((size_t)n, sizeof *pref);
+    fill_q(p0, n, 1.0, &s);
+    fill_q(g, n * OPT_STEPS, 1.0, &s);
+    if (hn_model_set_params(m, p0, err) != 0) goto done;
+    for (int t = 0; t < OPT_STEPS; t++)
+        if (be->ops->upload(be, m->grads, g + (int64_t)t * n, (size_t)n * sizeof *g, err) != 0 ||
+            hn_optim_step(&o, err) != 0)
+            goto done;
+    if (be->ops->download(be, pdev, m->params, (size_t)n * sizeof *pdev, err) != 0) goto done;
+    optim_ref(&o, p0, g, n, pref);
+    compare_to(r, title, "param", pdev, pref, n, "kernel|reference");
+    rc = 0;
+done:
+    if (rc != 0) hn_err_prefix(err, "gradcheck %s", title);
+    hn_optim_free(&o);
+    hn_model_destroy(m);
+    free(p0);
+    free(g);
+    free(pdev);
+    free(pref);
+    return rc;
+}
+
 int hn_gradcheck_prepare(hn_tk *tk, hn_err *err) {
     static const char *const SLOTS[] = {"linear.forward",         "linear.backward_data",   "linear.backward_weight",
                                         "linear.backward_bias",   "conv2d.forward",         "conv2d.backward_data",
@@ -368,6 +455,9 @@ int hn_gradcheck_prepare(hn_tk *tk, hn_err *err) {
                                         "mse.forward",            "metrics.classify",       "metrics.binary"};
     for (size_t i = 0; i < HN_ARRAY_LEN(SLOTS); i++)
         if (hn_tk_prepare(tk, SLOTS[i], err) != 0) return -1;
+    static const char *const OPTIMIZERS[] = {"sgd.update", "adam.update"}; /* those the config has */
+    for (size_t i = 0; i < HN_ARRAY_LEN(OPTIMIZERS); i++)
+        if (hn_tk_has(tk, OPTIMIZERS[i]) && hn_tk_prepare(tk, OPTIMIZERS[i], err) != 0) return -1;
     return 0;
 }
 
@@ -395,6 +485,11 @@ int hn_gradcheck_run(hn_backend *be, hn_tk *tk, FILE *out, int quiet, int64_t se
         if (check_layer(be, tk, &CASES[i], base + 1000 + i, &r, err) != 0) return -1;
     if (check_loss(be, tk, HN_LOSS_XENT, 3, 5, base + 77, &r, err) != 0) return -1;
     if (check_loss(be, tk, HN_LOSS_MSE, 3, 2, base + 78, &r, err) != 0) return -1;
+    /* the optimizers the config has (training needs only the one it runs) */
+    if (hn_tk_has(tk, "sgd.update") && (check_optim(be, tk, HN_OPT_SGD, 0.9, base + 91, &r, err) != 0 ||
+                                        check_optim(be, tk, HN_OPT_SGD, 0, base + 92, &r, err) != 0))
+        return -1;
+    if (hn_tk_has(tk, "adam.update") && check_optim(be, tk, HN_OPT_ADAM, 0, base + 93, &r, err) != 0) return -1;
     fprintf(out, "%d of %d tensors ok%s\n", r.checked - r.failed, r.checked, r.failed ? "" : ": every gradient matches");
     return r.failed;
 }

@@ -16,6 +16,10 @@
  * rounding on these sums of at most a few dozen terms (about 1e-6) and for the
  * h^2 term of sigmoid's difference (about 1e-6), while an indexing error, an
  * error of the gradient's own size, fails.
+ *
+ * The optimizers' updates (sgd.update, adam.update, those the config has) run
+ * three steps on 1230 parameters against torch.optim's rules in double, with
+ * the same tolerance.
  */
 #ifndef HN_TRAIN_GRADCHECK_H
 #define HN_TRAIN_GRADCHECK_H
