@@ -306,6 +306,22 @@ sed '/"sgd": {/,/"adam": {/ { s|"\.\./\.\./kernels/train/optim.cu", "kernel": "s
 grep -q my_sgd "$k/sgd.json" || fail "the config with the user's SGD was not made"
 expect 1 "  SGD (momentum 0.9), 3 steps  param     1230 values" "$h" train gradcheck "${emu[@]}" --kernels "$k/sgd.json"
 case "$out" in *"SGD (momentum 0.9), 3 steps  param"*FAIL*"]: kernel "*", reference "*) ;; *) fail "gradcheck missed the wrong SGD: $out" ;; esac
+# a batch gather that forgets the shuffled order: the gather is checked too
+cat >"$k/mydata.cu" <<'EOF'
+__global__ void my_gather(const unsigned char *images, const unsigned char *labels_all, const int *order, float *x,
+                          int *labels, int batch, int offset, int pixels, float mean, float inv_std) {
+    const int j = blockIdx.x * blockDim.x + threadIdx.x, b = blockIdx.y * blockDim.y + threadIdx.y;
+    if (b < batch && j < pixels) {
+        const long long src = offset + b; /* wrong: order[offset + b] */
+        x[(long long)b * pixels + j] = ((float)images[src * pixels + j] / 255.0f - mean) * inv_std;
+        if (j == 0) labels[b] = labels_all[src];
+    }
+}
+EOF
+sed 's|"\.\./\.\./kernels/train/data.cu", "kernel": "gather_batch"|"mydata.cu", "kernel": "my_gather"|' "$k/my.json" >"$k/gather.json"
+grep -q my_gather "$k/gather.json" || fail "the config with the user's gather was not made"
+expect 1 "  data.gather                  labels       5 values" "$h" train gradcheck "${emu[@]}" --kernels "$k/gather.json"
+case "$out" in *"data.gather                  x "*FAIL*) ;; *) fail "gradcheck missed the gather that ignores the order: $out" ;; esac
 # a kernel that faults is exit 1, on training's first step as in gradcheck
 expect 1 "kernel 'my_relu_faults'" "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/faults.json"
 expect 1 "kernel 'my_relu_faults'" "$h" train gradcheck "${emu[@]}" --kernels "$k/faults.json"

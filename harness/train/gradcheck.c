@@ -361,6 +361,28 @@ static int check_loss(hn_backend *be, hn_tk *tk, hn_loss_kind kind, int batch, i
         g[i] = (lp - lm) / (2 * GC_H);
     }
     compare(r, title, kind == HN_LOSS_XENT ? "dlogits" : "dpred", dlogits, g, n);
+    /* the running statistics kernel (metrics.classify / metrics.binary) after it:
+     * the batch's summed loss, right answers (the first largest logit; a sigmoid
+     * output on the right side of 0.5, per output) and count */
+    {
+        double st[3], want[3] = {lref * batch, 0, batch};
+        float got[3];
+        for (int b = 0; b < batch; b++) {
+            const float *row = logits + (int64_t)b * classes;
+            if (kind == HN_LOSS_XENT) {
+                int best = 0;
+                for (int c = 1; c < classes; c++)
+                    if (row[c] > row[best]) best = c;
+                want[1] += best == labels[b];
+            } else {
+                for (int c = 0; c < classes; c++)
+                    want[1] += (double)((row[c] > 0.5f) == (target[(int64_t)b * classes + c] > 0.5f)) / classes;
+            }
+        }
+        if (hn_loss_read(&loss, st, err) != 0) goto done;
+        for (int i = 0; i < 3; i++) got[i] = (float)st[i];
+        compare_to(r, title, "stats", got, want, 3, "kernel|reference");
+    }
     rc = 0;
 done:
     if (rc != 0) hn_err_prefix(err, "gradcheck %s", title);
@@ -446,6 +468,60 @@ done:
     return rc;
 }
 
+/* ---------------------------------------------------------------------- */
+/* the batch gather: x[b][j] = (images[order[offset + b]][j] / 255 - mean) * inv_std,
+ * labels[b] = labels_all[order[offset + b]] */
+
+static int check_gather(hn_backend *be, hn_tk *tk, uint64_t seed, report *r, hn_err *err) {
+    enum { N = 11, PIXELS = 35, BATCH = 5, OFFSET = 3 }; /* 5x7 images; a batch from the middle of the order */
+    const char *title = "data.gather";
+    const double mean = 0.3125, inv_std = 2.5;
+    unsigned char images[N * PIXELS], labels_all[N];
+    int32_t order[N], labels[BATCH];
+    float x[BATCH * PIXELS], got_labels[BATCH];
+    double want[BATCH * PIXELS], want_labels[BATCH];
+    uint64_t s = seed;
+    for (int i = 0; i < N * PIXELS; i++) images[i] = (unsigned char)hn_rand_below(&s, 256);
+    for (int i = 0; i < N; i++) labels_all[i] = (unsigned char)hn_rand_below(&s, 10), order[i] = i;
+    for (int i = N - 1; i > 0; i--) {
+        int j = (int)hn_rand_below(&s, (uint64_t)i + 1), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    for (int b = 0; b < BATCH; b++) {
+        int src = order[OFFSET + b];
+        for (int j = 0; j < PIXELS; j++) want[b * PIXELS + j] = (images[src * PIXELS + j] / 255.0 - mean) * inv_std;
+        want_labels[b] = labels_all[src];
+    }
+    hn_dptr d_images = 0, d_labels_all = 0, d_order = 0, d_x = 0, d_labels = 0;
+    int rc = -1;
+    if (be->ops->alloc(be, sizeof images, &d_images, err) != 0 || be->ops->alloc(be, sizeof labels_all, &d_labels_all, err) != 0 ||
+        be->ops->alloc(be, sizeof order, &d_order, err) != 0 || be->ops->alloc(be, sizeof x, &d_x, err) != 0 ||
+        be->ops->alloc(be, sizeof labels, &d_labels, err) != 0 ||
+        be->ops->upload(be, d_images, images, sizeof images, err) != 0 ||
+        be->ops->upload(be, d_labels_all, labels_all, sizeof labels_all, err) != 0 ||
+        be->ops->upload(be, d_order, order, sizeof order, err) != 0 || poison(be, d_x, BATCH * PIXELS, err) != 0 ||
+        be->ops->fill(be, d_labels, 0xff, sizeof labels, err) != 0) /* -1 */
+        goto done;
+    hn_tk_val v[] = {HN_TK_BUF("images", d_images), HN_TK_BUF("labels_all", d_labels_all), HN_TK_BUF("order", d_order),
+                     HN_TK_BUF("x", d_x),           HN_TK_BUF("labels", d_labels),         HN_TK_INT("batch", BATCH),
+                     HN_TK_INT("offset", OFFSET),   HN_TK_INT("pixels", PIXELS),           HN_TK_FLT("mean", mean),
+                     HN_TK_FLT("inv_std", inv_std)};
+    hn_tk_call call;
+    if (hn_tk_bind(tk, "data.gather", v, (int)HN_ARRAY_LEN(v), &call, err) != 0 || hn_tk_launch(be, &call, err) != 0 ||
+        be->ops->download(be, x, d_x, sizeof x, err) != 0 || be->ops->download(be, labels, d_labels, sizeof labels, err) != 0)
+        goto done;
+    for (int b = 0; b < BATCH; b++) got_labels[b] = (float)labels[b];
+    compare_to(r, title, "x", x, want, BATCH * PIXELS, "kernel|reference");
+    compare_to(r, title, "labels", got_labels, want_labels, BATCH, "kernel|reference");
+    rc = 0;
+done:
+    if (rc != 0) hn_err_prefix(err, "gradcheck %s", title);
+    hn_dptr bufs[] = {d_images, d_labels_all, d_order, d_x, d_labels};
+    for (size_t i = 0; i < HN_ARRAY_LEN(bufs); i++)
+        if (bufs[i]) be->ops->free(be, bufs[i]);
+    return rc;
+}
+
 int hn_gradcheck_prepare(hn_tk *tk, hn_err *err) {
     static const char *const SLOTS[] = {"linear.forward",         "linear.backward_data",   "linear.backward_weight",
                                         "linear.backward_bias",   "conv2d.forward",         "conv2d.backward_data",
@@ -455,9 +531,9 @@ int hn_gradcheck_prepare(hn_tk *tk, hn_err *err) {
                                         "mse.forward",            "metrics.classify",       "metrics.binary"};
     for (size_t i = 0; i < HN_ARRAY_LEN(SLOTS); i++)
         if (hn_tk_prepare(tk, SLOTS[i], err) != 0) return -1;
-    static const char *const OPTIMIZERS[] = {"sgd.update", "adam.update"}; /* those the config has */
-    for (size_t i = 0; i < HN_ARRAY_LEN(OPTIMIZERS); i++)
-        if (hn_tk_has(tk, OPTIMIZERS[i]) && hn_tk_prepare(tk, OPTIMIZERS[i], err) != 0) return -1;
+    static const char *const OPTIONAL[] = {"sgd.update", "adam.update", "data.gather"}; /* those the config has */
+    for (size_t i = 0; i < HN_ARRAY_LEN(OPTIONAL); i++)
+        if (hn_tk_has(tk, OPTIONAL[i]) && hn_tk_prepare(tk, OPTIONAL[i], err) != 0) return -1;
     return 0;
 }
 
@@ -490,6 +566,7 @@ int hn_gradcheck_run(hn_backend *be, hn_tk *tk, FILE *out, int quiet, int64_t se
                                         check_optim(be, tk, HN_OPT_SGD, 0, base + 92, &r, err) != 0))
         return -1;
     if (hn_tk_has(tk, "adam.update") && check_optim(be, tk, HN_OPT_ADAM, 0, base + 93, &r, err) != 0) return -1;
+    if (hn_tk_has(tk, "data.gather") && check_gather(be, tk, base + 94, &r, err) != 0) return -1;
     fprintf(out, "%d of %d tensors ok%s\n", r.checked - r.failed, r.checked, r.failed ? "" : ": every gradient matches");
     return r.failed;
 }

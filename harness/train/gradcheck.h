@@ -19,7 +19,9 @@
  *
  * The optimizers' updates (sgd.update, adam.update, those the config has) run
  * three steps on 1230 parameters against torch.optim's rules in double, with
- * the same tolerance.
+ * the same tolerance; the batch gather (data.gather, where the config has it)
+ * and the running statistics kernels after the losses (metrics.*) against the
+ * host's arithmetic.
  */
 #ifndef HN_TRAIN_GRADCHECK_H
 #define HN_TRAIN_GRADCHECK_H
