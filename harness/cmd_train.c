@@ -597,8 +597,9 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         }
         char bnote[96] = "";
         if (asked_batch != batch)
-            snprintf(bnote, sizeof bnote, " (%s %d is more than the %d images: one step takes them all)",
-                     cli->batch > 0 ? "--batch" : "the default batch", asked_batch, n_train);
+            snprintf(bnote, sizeof bnote, " (%s %d is more than the %d image%s: one step takes %s)",
+                     cli->batch > 0 ? "--batch" : "the default batch", asked_batch, n_train, n_train == 1 ? "" : "s",
+                     n_train == 1 ? "it" : "them all");
         int64_t last = dtrain.n - (steps - 1) * (int64_t)batch;
         char pnote[96] = "";
         if (last != batch)
