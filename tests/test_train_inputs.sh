@@ -214,6 +214,8 @@ expect 2 "--load $tmp/s1.bin: expected tensor 'linear_1.weight 2 16 2' here, fou
 expect 2 "expected tensor 'linear_8.weight 2 128 32' here, found 'linear_8.weight 2 128 128'" train --data "$tmp/s57" --epochs 0 --load "$tmp/s1.bin"
 head -c 2000 "$tmp/s1.bin" >"$tmp/short.bin"
 expect 2 "--load $tmp/short.bin: truncated in conv2d_4.weight" train --data "$P" --epochs 0 --load "$tmp/short.bin"
+head -n 2 "$tmp/s1.bin" >"$tmp/head.bin" # the magic and the normalisation, no tensor
+expect 2 "--load $tmp/head.bin: truncated before tensor 'conv2d_1.weight 4 16 1 3 3'" train --data "$P" --epochs 0 --load "$tmp/head.bin"
 expect 0 "Test accuracy: " train --data "$P" --epochs 0 --load "$tmp/s1.bin"
 # the input's normalisation travels with the weights: trained on the first 8
 # images (their mean), evaluated with all 24 (another mean), the same test numbers

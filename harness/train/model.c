@@ -451,6 +451,14 @@ int hn_model_load(hn_model *m, const char *path, hn_err *err) {
             hn_sb_init(&want);
             tensor_header(l, b, &want);
             int same = size - at >= want.len && memcmp(data + at, want.buf, want.len) == 0;
+            if (!same && size - at < want.len && memcmp(data + at, want.buf, size - at) == 0) {
+                /* the file ends before the tensor, or in its header line */
+                want.buf[want.len - 1] = '\0';
+                hn_errf(err, "--load %s: truncated %s tensor '%s'", path, at == size ? "before" : "in the header of",
+                        want.buf);
+                hn_sb_free(&want);
+                goto done;
+            }
             if (!same) {
                 const char *eol = memchr(data + at, '\n', size - at);
                 int len = eol ? (int)(eol - (data + at)) : 0;
