@@ -528,10 +528,12 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
     }
     /* a batch past the training data is the whole set in one step: the
      * activations are allocated for the batch, and a --batch of millions would ask
-     * for gigabytes to hold 100 images (the test set is evaluated in batches of
-     * the same size) */
+     * for gigabytes to hold 100 images; the test set is evaluated in batches of
+     * the batch asked for, as many as it has */
     int n_train = cli->limit > 0 && cli->limit < train.images.dims[0] ? cli->limit : train.images.dims[0];
+    int n_test = cli->test_limit > 0 && cli->test_limit < test.images.dims[0] ? cli->test_limit : test.images.dims[0];
     int asked_batch = batch;
+    int eval_batch = batch < n_test ? batch : n_test;
     if (batch > n_train) batch = n_train;
     /* the model: the chapter's CNN */
     int in_dims[3] = {1, rows, cols};
@@ -547,7 +549,8 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
     hn_model_add_relu(t->m);
     hn_model_add_linear(t->m, 128, 10);
     t->m->input_grad = cli->save_tensors != NULL; /* the first layer's dx too, for the saved tensors */
-    if (hn_model_finish(t->m, batch, err) != 0 || hn_loss_init(&t->loss, t->m, HN_LOSS_XENT, err) != 0 ||
+    if (hn_model_finish(t->m, batch > eval_batch ? batch : eval_batch, err) != 0 ||
+        hn_loss_init(&t->loss, t->m, HN_LOSS_XENT, err) != 0 ||
         make_optimizer(t, 1e-3, err) != 0 || hn_tk_prepare(t->tk, "data.gather", err) != 0 ||
         be->ops->event_create(be, &t->data_prof.ev[0], err) != 0 ||
         be->ops->event_create(be, &t->data_prof.ev[1], err) != 0)
@@ -604,10 +607,13 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         char pnote[96] = "";
         if (last != batch)
             snprintf(pnote, sizeof pnote, " (the last of %lld image%s)", (long long)last, last == 1 ? "" : "s");
-        if (epochs == 0) /* --load's model evaluated, or the initial one */
+        if (epochs == 0) { /* --load's model evaluated, or the initial one */
+            if (asked_batch != eval_batch)
+                snprintf(bnote, sizeof bnote, " (%s %d is more than the %d test image%s)",
+                         cli->batch > 0 ? "--batch" : "the default batch", asked_batch, n_test, n_test == 1 ? "" : "s");
             printf("Evaluating on %s (%s), no training (--epochs 0): %s, batch %d%s\n", t->dev.name, be->ops->name,
-                   cli->load ? cli->load : "the initial weights", batch, bnote);
-        else
+                   cli->load ? cli->load : "the initial weights", eval_batch, asked_batch != eval_batch ? bnote : "");
+        } else
             printf("Training on %s (%s): %d epoch%s of %lld step%s%s, batch %d%s, %s lr %g, seed %llu\nStarting "
                    "training...\n",
                    t->dev.name, be->ops->name, epochs, epochs == 1 ? "" : "s", (long long)steps, steps == 1 ? "" : "s",
@@ -685,7 +691,7 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
     } else {
         double st[3];
         double tt = hn_now();
-        if (evaluate(t, &dtest, batch, mean, inv_std, st, err) != 0) goto epochs_done;
+        if (evaluate(t, &dtest, eval_batch, mean, inv_std, st, err) != 0) goto epochs_done;
         double eval_s = hn_now() - tt;
         if (!isfinite(st[0])) {
             t->run_failed = 1;
