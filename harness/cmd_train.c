@@ -481,15 +481,17 @@ static int gather(trainer *t, const dev_set *d, int offset, int batch, double me
     return 0;
 }
 
-/* Accuracy and loss over a whole set, forward only. */
+/* Accuracy and loss over a whole set, forward only; an interrupt stops it after
+ * the batch in progress (t->interrupted, st counting the images evaluated). */
 static int evaluate(trainer *t, const dev_set *d, int batch, double mean, double inv_std, double st[3], hn_err *err) {
     t->m->profile = 0;
     if (hn_loss_reset(&t->loss, err) != 0) return -1;
-    for (int off = 0; off < d->n; off += batch) {
+    for (int off = 0; off < d->n && !t->interrupted; off += batch) {
         int nb = off + batch <= d->n ? batch : d->n - off;
         if (gather(t, d, off, nb, mean, inv_std, err) != 0 || hn_model_forward(t->m, nb, err) != 0 ||
             hn_loss_forward(&t->loss, nb, err) != 0)
             return -1;
+        t->interrupted = hn_interrupted();
     }
     return hn_loss_read(&t->loss, st, err);
 }
@@ -693,17 +695,23 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         double tt = hn_now();
         if (evaluate(t, &dtest, eval_batch, mean, inv_std, st, err) != 0) goto epochs_done;
         double eval_s = hn_now() - tt;
-        if (!isfinite(st[0])) {
+        if (t->interrupted) { /* training is whole: its time and weights are kept, no test row */
+            printf("Interrupted in the test pass after %.0f of %d test images (accuracy so far %.2f %%); training "
+                   "had finished\n",
+                   st[2], dtest.n, st[2] > 0 ? 100 * st[1] / st[2] : 0.0);
+        } else if (!isfinite(st[0])) {
             t->run_failed = 1;
             hn_errf(err, "the test loss is %s: the model's output is not a number (%s)", nan_text(st[0]),
                     cli->load && !epochs ? "do --load's weights hold NaN or infinity?" : "the weights overflowed");
             goto epochs_done;
         }
-        printf("Test accuracy: %.2f %% (%.0f of %d), test loss %.4f, evaluated in %.2f s\n", 100 * st[1] / st[2], st[1],
-               dtest.n, st[0] / st[2], eval_s);
-        if (curve_row(t, "test", epochs, t->steps_done, (int64_t)epochs * dtrain.n, st[0] / st[2], st[1] / st[2],
-                      dtest.n / eval_s, err) != 0)
-            goto epochs_done;
+        if (!t->interrupted) {
+            printf("Test accuracy: %.2f %% (%.0f of %d), test loss %.4f, evaluated in %.2f s\n", 100 * st[1] / st[2],
+                   st[1], dtest.n, st[0] / st[2], eval_s);
+            if (curve_row(t, "test", epochs, t->steps_done, (int64_t)epochs * dtrain.n, st[0] / st[2], st[1] / st[2],
+                          dtest.n / eval_s, err) != 0)
+                goto epochs_done;
+        }
         double sum_s = 0;
         for (int e = 1; e <= epochs; e++) sum_s += epoch_s[e];
         if (epochs) {

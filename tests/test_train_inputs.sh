@@ -181,6 +181,25 @@ expect 2 "--save-tensors $tmp/c.csv: is a file (expected a folder)" "$h" train x
 expect 0 "no training (--epochs 0): the initial weights, batch 8 (the default batch 64 is more than the 8 test images)" train --data "$P" --epochs 0
 expect 0 "1 training images (of 24)" train --data "$P" --epochs 1 --limit 1
 expect 0 "Test accuracy: " train --data "$P" --epochs 0
+# Ctrl-C in the test pass stops it (exit 130), as in training: 5000 blank 8x8 test
+# images in batches of 1 take long enough (seconds) to be interrupted; the weights are saved
+big="$tmp/bigtest"
+mkdir -p "$big"
+cp "$P/train-images-idx3-ubyte" "$P/train-labels-idx1-ubyte" "$big/"
+{ printf "\\x00\\x00\\x08\\x03$(u32 5000)$(u32 8)$(u32 8)"; head -c $((5000 * 64)) /dev/zero; } >"$big/t10k-images-idx3-ubyte"
+{ printf "\\x00\\x00\\x08\\x01$(u32 5000)"; head -c 5000 /dev/zero | tr '\0' '\3'; } >"$big/t10k-labels-idx1-ubyte"
+"$h" train mnist "${emu[@]}" --out "$tmp/ev.csv" --data "$big" --epochs 0 --batch 1 --save "$tmp/ev.bin" >"$tmp/ev.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q '^Evaluating on' "$tmp/ev.out" && break; sleep 0.1; done
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" = 130 ] || fail "SIGINT in the test pass: exit $rc, expected 130: $(tail -n 5 "$tmp/ev.out")"
+grep -q '^Interrupted in the test pass after [0-9]* of 5000 test images' "$tmp/ev.out" ||
+  fail "SIGINT in the test pass: $(tail -n 5 "$tmp/ev.out")"
+grep -q '^Test accuracy' "$tmp/ev.out" && fail "SIGINT in the test pass: it went on to the end"
+[ -s "$tmp/ev.bin" ] || fail "SIGINT in the test pass: the weights were not saved"
 # divergence: said, exit 1, no NaN weights written, the curve ends at the row that showed it
 rm -f "$tmp/w.bin"
 expect 1 "training diverged at epoch 1/2, step 2/3: the running loss is NaN. The learning rate (Adam 1e+09) is too high" \
