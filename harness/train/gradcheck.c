@@ -1,6 +1,7 @@
 /*
- * gradcheck.c: finite-difference checks of every layer's backward; see
- * gradcheck.h.
+ * gradcheck.c: finite-difference checks of every layer's backward, and the
+ * other kernels of training (optimizers, batch gather, running statistics)
+ * against the host; see gradcheck.h.
  */
 #include "train/gradcheck.h"
 
@@ -429,8 +430,9 @@ static void optim_ref(const hn_optim *o, const float *p0, const float *g, int64_
 static int check_optim(hn_backend *be, hn_tk *tk, hn_optim_kind kind, double momentum, uint64_t seed, report *r,
                        hn_err *err) {
     char title[48];
-    snprintf(title, sizeof title, "%s, %d steps", kind == HN_OPT_ADAM ? "Adam" : momentum ? "SGD (momentum 0.9)" : "SGD",
-             OPT_STEPS);
+    if (kind == HN_OPT_ADAM) snprintf(title, sizeof title, "Adam, %d steps", OPT_STEPS);
+    else if (momentum != 0) snprintf(title, sizeof title, "SGD (momentum %g), %d steps", momentum, OPT_STEPS);
+    else snprintf(title, sizeof title, "SGD, %d steps", OPT_STEPS);
     int dims[1] = {40};
     hn_model *m = hn_model_create(be, tk, 1, dims);
     hn_model_add_linear(m, 40, 30); /* 1230 parameters */
