@@ -843,10 +843,9 @@ int hn_cmd_train(const hn_cli *cli) {
         if (r != 0) {
             fprintf(stderr, "harness train %s: %s\n", task, err.msg);
             /* nothing trained (bad data, weights, options or config; a kernel that does
-             * not compile) is 2; a failure once training ran is 1, and so is a kernel
-             * that faults or hangs, on the first step too (as gradcheck says it) */
-            int ran = t.steps_done > 0 || t.run_failed || err.kind == HN_ERR_FAULT || err.kind == HN_ERR_TIMEOUT;
-            rc = input_error || !ran ? 2 : 1;
+             * not compile, or faults in the first step) is 2; a failure once training
+             * ran is 1, and so is a loss that is not a number (--epochs 0's test loss too) */
+            rc = input_error || (t.steps_done == 0 && !t.run_failed) ? 2 : 1;
         } else if (t.interrupted) {
             rc = hn_interrupt_exit_code();
         }

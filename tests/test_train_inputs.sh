@@ -343,8 +343,9 @@ sed 's|"\.\./\.\./kernels/train/data.cu", "kernel": "gather_batch"|"mydata.cu", 
 grep -q my_gather "$k/gather.json" || fail "the config with the user's gather was not made"
 expect 1 "  data.gather                  labels       5 values" "$h" train gradcheck "${emu[@]}" --kernels "$k/gather.json"
 case "$out" in *"data.gather                  x "*FAIL*) ;; *) fail "gradcheck missed the gather that ignores the order: $out" ;; esac
-# a kernel that faults is exit 1, on training's first step as in gradcheck
-expect 1 "kernel 'my_relu_faults'" "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/faults.json"
+# a kernel that faults: training stops at once (exit 2 in the first step: nothing
+# trained), gradcheck says which (exit 1, a check that failed)
+expect 2 "kernel 'my_relu_faults'" "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/faults.json"
 expect 1 "kernel 'my_relu_faults'" "$h" train gradcheck "${emu[@]}" --kernels "$k/faults.json"
 # config errors: exit 2 naming the JSON path, gradcheck too
 expect 2 "$root/configs/relu_sweep.json: a sweep config (it has \"variants\"), not a training config" \
