@@ -410,7 +410,8 @@ static int train_xor(trainer *t, hn_err *err) {
     if (!isfinite(loss)) {
         t->run_failed = 1;
         return hn_errf(err, "the final loss is %s: the model's output is not a number (%s)", nan_text(loss),
-                       cli->load ? "do --load's weights hold NaN or infinity?" : "the weights overflowed");
+                       cli->load && !epochs ? "--load's weights are too large: the output overflowed"
+                                            : "the weights overflowed");
     }
     printf("Final predictions:\nInput => Output (Expected)\n");
     for (int i = 0; i < 4; i++) printf("[%.1f, %.1f] => %.4f (%.1f)\n", X[i][0], X[i][1], pred[i], Y[i]);
@@ -702,7 +703,7 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         } else if (!isfinite(st[0])) {
             t->run_failed = 1;
             hn_errf(err, "the test loss is %s: the model's output is not a number (%s)", nan_text(st[0]),
-                    cli->load && !epochs ? "do --load's weights hold NaN or infinity?" : "the weights overflowed");
+                    cli->load && !epochs ? "--load's weights are too large: the output overflowed" : "the weights overflowed");
             goto epochs_done;
         }
         if (!t->interrupted) {

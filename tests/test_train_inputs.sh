@@ -231,6 +231,18 @@ expect 2 "--load $tmp/xor.bin: expected tensor 'conv2d_1.weight 4 16 1 3 3' here
 expect 2 "--load $tmp/s1.bin: expected tensor 'linear_1.weight 2 16 2' here, found 'conv2d_1.weight 4 16 1 3 3'" \
   "$h" train xor "${emu[@]}" --epochs 0 --load "$tmp/s1.bin" --out "$tmp/x.csv"
 expect 2 "expected tensor 'linear_8.weight 2 128 32' here, found 'linear_8.weight 2 128 128'" train --data "$tmp/s57" --epochs 0 --load "$tmp/s1.bin"
+# weights that are finite but so large that the output overflows: evaluated, the
+# test loss is NaN, exit 1 (a failure of the run, not of its input), with --epochs 0 too
+{
+  printf 'HNWEIGHTS1\n'
+  for t in "conv2d_1.weight 4 16 1 3 3:144" "conv2d_1.bias 1 16:16" "conv2d_4.weight 4 32 16 3 3:4608" "conv2d_4.bias 1 32:32" \
+    "linear_8.weight 2 128 32:4096" "linear_8.bias 1 128:128" "linear_10.weight 2 10 128:1280" "linear_10.bias 1 10:10"; do
+    printf '%s\n' "${t%:*}"
+    head -c $((${t##*:} * 4)) /dev/zero | tr '\0' '\177' # 0x7f7f7f7f: 3.4e38
+  done
+} >"$tmp/huge.bin"
+expect 1 "the test loss is NaN: the model's output is not a number (--load's weights are too large: the output overflowed)" \
+  train --data "$tmp/s57" --epochs 0 --load "$tmp/huge.bin"
 head -c 2000 "$tmp/s1.bin" >"$tmp/short.bin"
 expect 2 "--load $tmp/short.bin: truncated in conv2d_4.weight" train --data "$P" --epochs 0 --load "$tmp/short.bin"
 head -n 2 "$tmp/s1.bin" >"$tmp/head.bin" # the magic and the normalisation, no tensor
