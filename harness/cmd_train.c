@@ -808,6 +808,11 @@ int hn_cmd_train(const hn_cli *cli) {
         fprintf(stderr, "harness train %s: %s 0: must be at least 1\n", task, zero);
         return 2;
     }
+    if (cli->save_tensors && cli->epochs == 0) { /* it would write nothing, silently */
+        fprintf(stderr, "harness train %s: --save-tensors writes the first training step's tensors, and --epochs 0 "
+                        "trains none\n", task);
+        return 2;
+    }
     trainer t = {.cli = cli};
     hn_err err = {0};
     int rc = 0;

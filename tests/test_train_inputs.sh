@@ -178,6 +178,8 @@ expect 0 "batch 4 (--batch 9 is more than the 4 samples: one step takes them all
 expect 2 "--save $tmp/c.csv/w.bin: $tmp/c.csv is not a folder" "$h" train xor "${emu[@]}" --epochs 5 --save "$tmp/c.csv/w.bin" --out "$tmp/x.csv"
 case "$out" in *"Starting training"*) fail "--save under a file: trained before saying so: $out" ;; esac
 expect 2 "--save-tensors $tmp/c.csv: is a file (expected a folder)" "$h" train xor "${emu[@]}" --epochs 5 --save-tensors "$tmp/c.csv" --out "$tmp/x.csv"
+expect 2 "--save-tensors writes the first training step's tensors, and --epochs 0 trains none" \
+  "$h" train xor "${emu[@]}" --epochs 0 --save-tensors "$tmp/st0" --out "$tmp/x.csv"
 expect 0 "no training (--epochs 0): the initial weights, batch 8 (the default batch 64 is more than the 8 test images)" train --data "$P" --epochs 0
 expect 0 "1 training images (of 24)" train --data "$P" --epochs 1 --limit 1
 expect 0 "Test accuracy: " train --data "$P" --epochs 0
