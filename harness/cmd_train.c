@@ -28,6 +28,7 @@
  * model), 130 / 143 interrupted by SIGINT / SIGTERM.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ typedef struct {
     double t_start;
     hn_interrupt_saved handlers;
     int interrupted;       /* an interrupt ended training early */
+    int run_failed;        /* the run itself failed (a loss that is not a number): exit 1 */
 } trainer;
 
 /* ---------------------------------------------------------------------- */
@@ -313,6 +315,7 @@ static const char *nan_text(double x) { return isnan(x) ? "NaN" : x > 0 ? "infin
  * and --save's weights, which are NaN now, are not written. */
 static int diverged(trainer *t, const char *where, double loss, hn_err *err) {
     const hn_cli *cli = t->cli;
+    t->run_failed = 1;
     return hn_errf(err, "training diverged at %s: the running loss is %s. The learning rate (%s %g) is "
                         "too high for this model, or a kernel of the training config writes garbage (harness train "
                         "gradcheck --kernels ... checks them); nothing more was run%s",
@@ -328,8 +331,7 @@ static int train_xor(trainer *t, hn_err *err) {
     static const float X[4][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
     static const float Y[4] = {0, 1, 1, 0};
     int epochs = cli->epochs >= 0 ? cli->epochs : 1000;
-    int batch = cli->batch > 0 ? cli->batch : 4;
-    if (batch > 4) return hn_errf(err, "--batch %d: XOR has 4 samples", batch);
+    int batch = cli->batch > 0 && cli->batch < 4 ? cli->batch : 4; /* past the 4 samples: one step of all */
     int interval = cli->interval > 0 ? cli->interval : 100;
     uint64_t seed = cli->seed >= 0 ? (uint64_t)cli->seed : 42;
     int in_dims[1] = {2};
@@ -348,8 +350,13 @@ static int train_xor(trainer *t, hn_err *err) {
         print_model(t, stdout);
         printf("Kernels (%s):\n", cli->kernels ? cli->kernels : "configs/train/default.json");
         hn_tk_describe(t->tk, stdout);
-        printf("Running XOR on %s (%s), %s lr %g, seed %llu\nStarting training...\n", t->dev.name, be->ops->name,
-               t->opt.kind == HN_OPT_ADAM ? "Adam" : sgd_text(t), t->opt.lr, (unsigned long long)seed);
+        char bnote[96] = "";
+        if (cli->batch > 4)
+            snprintf(bnote, sizeof bnote, " (--batch %d is more than the 4 samples: one step takes them all)",
+                     cli->batch);
+        printf("Running XOR on %s (%s), %s lr %g, seed %llu, batch %d%s\nStarting training...\n", t->dev.name,
+               be->ops->name, t->opt.kind == HN_OPT_ADAM ? "Adam" : sgd_text(t), t->opt.lr, (unsigned long long)seed,
+               batch, bnote);
     }
     hn_interrupt_install(&t->handlers, HN_INTERRUPT_IN_PROCESS);
     t->t_start = hn_now();
@@ -400,9 +407,12 @@ static int train_xor(trainer *t, hn_err *err) {
     if (be->ops->download(be, pred, hn_model_output(t->m), sizeof pred, err) != 0 ||
         hn_loss_value(&t->loss, &loss, err) != 0)
         return -1;
-    if (!isfinite(loss))
+    if (!isfinite(loss)) {
+        t->run_failed = 1;
         return hn_errf(err, "the final loss is %s: the model's output is not a number (%s)", nan_text(loss),
-                       cli->load ? "do --load's weights hold NaN or infinity?" : "the weights overflowed");
+                       cli->load && !epochs ? "--load's weights are too large: the output overflowed"
+                                            : "the weights overflowed");
+    }
     printf("Final predictions:\nInput => Output (Expected)\n");
     for (int i = 0; i < 4; i++) printf("[%.1f, %.1f] => %.4f (%.1f)\n", X[i][0], X[i][1], pred[i], Y[i]);
     printf("Training complete! %d epochs in %.2f s (%.3f ms per epoch)\n", epochs, train_s,
@@ -472,15 +482,17 @@ static int gather(trainer *t, const dev_set *d, int offset, int batch, double me
     return 0;
 }
 
-/* Accuracy and loss over a whole set, forward only. */
+/* Accuracy and loss over a whole set, forward only; an interrupt stops it after
+ * the batch in progress (t->interrupted, st counting the images evaluated). */
 static int evaluate(trainer *t, const dev_set *d, int batch, double mean, double inv_std, double st[3], hn_err *err) {
     t->m->profile = 0;
     if (hn_loss_reset(&t->loss, err) != 0) return -1;
-    for (int off = 0; off < d->n; off += batch) {
+    for (int off = 0; off < d->n && !t->interrupted; off += batch) {
         int nb = off + batch <= d->n ? batch : d->n - off;
         if (gather(t, d, off, nb, mean, inv_std, err) != 0 || hn_model_forward(t->m, nb, err) != 0 ||
             hn_loss_forward(&t->loss, nb, err) != 0)
             return -1;
+        t->interrupted = hn_interrupted();
     }
     return hn_loss_read(&t->loss, st, err);
 }
@@ -499,6 +511,7 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
     hn_idx_set train = {0}, test = {0};
     dev_set dtrain = {0}, dtest = {0};
     int rc = -1;
+    const char *norm_from = NULL; /* the --load file the normalisation comes from */
     double t0 = hn_now();
     if (hn_idx_set_load(cli->data, "train", 10, &train, err) != 0 || hn_idx_set_load(cli->data, "t10k", 10, &test, err) != 0) {
         *input_error = 1;
@@ -516,12 +529,15 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         hn_errf(err, "%s: %dx%d images are too small for two 2x2 poolings", train.images_path, rows, cols);
         goto done;
     }
-    /* a batch past the data is the whole set: the activations are allocated for
-     * the batch, and a --batch of millions would ask for gigabytes to hold 100 images */
+    /* a batch past the training data is the whole set in one step: the
+     * activations are allocated for the batch, and a --batch of millions would ask
+     * for gigabytes to hold 100 images; the test set is evaluated in batches of
+     * the batch asked for, as many as it has */
     int n_train = cli->limit > 0 && cli->limit < train.images.dims[0] ? cli->limit : train.images.dims[0];
     int n_test = cli->test_limit > 0 && cli->test_limit < test.images.dims[0] ? cli->test_limit : test.images.dims[0];
-    int n_max = n_train > n_test ? n_train : n_test, asked_batch = batch;
-    if (batch > n_max) batch = n_max;
+    int asked_batch = batch;
+    int eval_batch = batch < n_test ? batch : n_test;
+    if (batch > n_train) batch = n_train;
     /* the model: the chapter's CNN */
     int in_dims[3] = {1, rows, cols};
     t->m = hn_model_create(be, t->tk, 3, in_dims);
@@ -536,8 +552,10 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
     hn_model_add_relu(t->m);
     hn_model_add_linear(t->m, 128, 10);
     t->m->input_grad = cli->save_tensors != NULL; /* the first layer's dx too, for the saved tensors */
-    if (hn_model_finish(t->m, batch, err) != 0 || hn_loss_init(&t->loss, t->m, HN_LOSS_XENT, err) != 0 ||
-        make_optimizer(t, 1e-3, err) != 0 || be->ops->event_create(be, &t->data_prof.ev[0], err) != 0 ||
+    if (hn_model_finish(t->m, batch > eval_batch ? batch : eval_batch, err) != 0 ||
+        hn_loss_init(&t->loss, t->m, HN_LOSS_XENT, err) != 0 ||
+        make_optimizer(t, 1e-3, err) != 0 || hn_tk_prepare(t->tk, "data.gather", err) != 0 ||
+        be->ops->event_create(be, &t->data_prof.ev[0], err) != 0 ||
         be->ops->event_create(be, &t->data_prof.ev[1], err) != 0)
         goto done;
     if (load_or_init(t, seed, err) != 0) {
@@ -546,15 +564,24 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
     }
     if (upload_set(be, &train, cli->limit, &dtrain, err) != 0 || upload_set(be, &test, cli->test_limit, &dtest, err) != 0)
         goto done;
-    /* normalisation from the training images used: x = (p / 255 - mean) / std */
-    double sum = 0, sq = 0;
-    size_t npix = (size_t)dtrain.n * rows * cols;
-    for (size_t i = 0; i < npix; i++) {
-        double v = train.images.data[i] / 255.0;
-        sum += v;
-        sq += v * v;
+    /* normalisation, x = (p / 255 - mean) / std: --load's where its file has it
+     * (the weights were trained on those inputs, whatever --limit this run
+     * takes), else from the training images used; saved with the weights */
+    if (!t->m->has_norm) {
+        double sum = 0, sq = 0;
+        size_t npix = (size_t)dtrain.n * rows * cols;
+        for (size_t i = 0; i < npix; i++) {
+            double v = train.images.data[i] / 255.0;
+            sum += v;
+            sq += v * v;
+        }
+        t->m->norm_mean = sum / (double)npix;
+        t->m->norm_std = sqrt(fmax(sq / (double)npix - t->m->norm_mean * t->m->norm_mean, 1e-12));
+        t->m->has_norm = 1;
+    } else {
+        norm_from = cli->load;
     }
-    double mean = sum / (double)npix, sd = sqrt(fmax(sq / (double)npix - mean * mean, 1e-12)), inv_std = 1.0 / sd;
+    double mean = t->m->norm_mean, sd = t->m->norm_std, inv_std = 1.0 / sd;
     if (open_curve(t, "mnist", err) != 0) goto done;
     int64_t steps = (dtrain.n + batch - 1) / batch;
     int interval = cli->interval > 0 ? cli->interval : (int)(steps / 5 > 0 ? steps / 5 : 1);
@@ -562,10 +589,10 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         print_model(t, stdout);
         printf("Kernels (%s):\n", cli->kernels ? cli->kernels : "configs/train/default.json");
         hn_tk_describe(t->tk, stdout);
-        printf("Data: %s: %d training images (of %d), %d test images (of %d), %dx%d; mean %.4f, std %.4f; "
+        printf("Data: %s: %d training images (of %d), %d test images (of %d), %dx%d; mean %.4f, std %.4f%s%s%s; "
                "loaded in %.2f s\n",
                cli->data, dtrain.n, train.images.dims[0], dtest.n, test.images.dims[0], rows, cols, mean, sd,
-               hn_now() - t0);
+               norm_from ? " (from " : "", norm_from ? norm_from : "", norm_from ? ", as trained)" : "", hn_now() - t0);
         printf("Files: %s, %s, %s, %s\n", train.images_path, train.labels_path, test.images_path, test.labels_path);
         const char *others[4] = {train.images_other, train.labels_other, test.images_other, test.labels_other};
         const char *picks[4] = {train.images_path, train.labels_path, test.images_path, test.labels_path};
@@ -576,17 +603,25 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
         }
         char bnote[96] = "";
         if (asked_batch != batch)
-            snprintf(bnote, sizeof bnote, " (%s %d is more than the %d images: one step takes them all)",
-                     cli->batch > 0 ? "--batch" : "the default batch", asked_batch, n_max);
+            snprintf(bnote, sizeof bnote, " (%s %d is more than the %d image%s: one step takes %s)",
+                     cli->batch > 0 ? "--batch" : "the default batch", asked_batch, n_train, n_train == 1 ? "" : "s",
+                     n_train == 1 ? "it" : "them all");
         int64_t last = dtrain.n - (steps - 1) * (int64_t)batch;
         char pnote[96] = "";
         if (last != batch)
             snprintf(pnote, sizeof pnote, " (the last of %lld image%s)", (long long)last, last == 1 ? "" : "s");
-        printf("Training on %s (%s): %d epoch%s of %lld step%s%s, batch %d%s, %s lr %g, seed %llu\nStarting "
-               "training...\n",
-               t->dev.name, be->ops->name, epochs, epochs == 1 ? "" : "s", (long long)steps, steps == 1 ? "" : "s",
-               pnote, batch, bnote, t->opt.kind == HN_OPT_ADAM ? "Adam" : sgd_text(t), t->opt.lr,
-               (unsigned long long)seed);
+        if (epochs == 0) { /* --load's model evaluated, or the initial one */
+            if (asked_batch != eval_batch)
+                snprintf(bnote, sizeof bnote, " (%s %d is more than the %d test image%s)",
+                         cli->batch > 0 ? "--batch" : "the default batch", asked_batch, n_test, n_test == 1 ? "" : "s");
+            printf("Evaluating on %s (%s), no training (--epochs 0): %s, batch %d%s\n", t->dev.name, be->ops->name,
+                   cli->load ? cli->load : "the initial weights", eval_batch, asked_batch != eval_batch ? bnote : "");
+        } else
+            printf("Training on %s (%s): %d epoch%s of %lld step%s%s, batch %d%s, %s lr %g, seed %llu\nStarting "
+                   "training...\n",
+                   t->dev.name, be->ops->name, epochs, epochs == 1 ? "" : "s", (long long)steps, steps == 1 ? "" : "s",
+                   pnote, batch, bnote, t->opt.kind == HN_OPT_ADAM ? "Adam" : sgd_text(t), t->opt.lr,
+                   (unsigned long long)seed);
         fflush(stdout);
     }
     hn_interrupt_install(&t->handlers, HN_INTERRUPT_IN_PROCESS);
@@ -659,18 +694,25 @@ static int train_mnist(trainer *t, int *input_error, hn_err *err) {
     } else {
         double st[3];
         double tt = hn_now();
-        if (evaluate(t, &dtest, batch, mean, inv_std, st, err) != 0) goto epochs_done;
+        if (evaluate(t, &dtest, eval_batch, mean, inv_std, st, err) != 0) goto epochs_done;
         double eval_s = hn_now() - tt;
-        if (!isfinite(st[0])) {
+        if (t->interrupted) { /* training is whole: its time and weights are kept, no test row */
+            printf("Interrupted in the test pass after %.0f of %d test images (accuracy so far %.2f %%); training "
+                   "had finished\n",
+                   st[2], dtest.n, st[2] > 0 ? 100 * st[1] / st[2] : 0.0);
+        } else if (!isfinite(st[0])) {
+            t->run_failed = 1;
             hn_errf(err, "the test loss is %s: the model's output is not a number (%s)", nan_text(st[0]),
-                    cli->load && !epochs ? "do --load's weights hold NaN or infinity?" : "the weights overflowed");
+                    cli->load && !epochs ? "--load's weights are too large: the output overflowed" : "the weights overflowed");
             goto epochs_done;
         }
-        printf("Test accuracy: %.2f %% (%.0f of %d), test loss %.4f, evaluated in %.2f s\n", 100 * st[1] / st[2], st[1],
-               dtest.n, st[0] / st[2], eval_s);
-        if (curve_row(t, "test", epochs, t->steps_done, (int64_t)epochs * dtrain.n, st[0] / st[2], st[1] / st[2],
-                      dtest.n / eval_s, err) != 0)
-            goto epochs_done;
+        if (!t->interrupted) {
+            printf("Test accuracy: %.2f %% (%.0f of %d), test loss %.4f, evaluated in %.2f s\n", 100 * st[1] / st[2],
+                   st[1], dtest.n, st[0] / st[2], eval_s);
+            if (curve_row(t, "test", epochs, t->steps_done, (int64_t)epochs * dtrain.n, st[0] / st[2], st[1] / st[2],
+                          dtest.n / eval_s, err) != 0)
+                goto epochs_done;
+        }
         double sum_s = 0;
         for (int e = 1; e <= epochs; e++) sum_s += epoch_s[e];
         if (epochs) {
@@ -700,6 +742,35 @@ done:
 }
 
 /* ---------------------------------------------------------------------- */
+
+/* Makes path's folder (is_dir: path itself) and writes a file there, removed at
+ * once: a parent that is a file, a folder without write permission or a
+ * read-only file system are found before training, not after it. */
+static int check_save_place(const char *opt, const char *path, int is_dir, hn_err *err) {
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && !is_dir && S_ISDIR(st.st_mode))
+        return hn_errf(err, "%s %s: is a folder (expected the weights file's name)", opt, path);
+    if (exists && is_dir && !S_ISDIR(st.st_mode))
+        return hn_errf(err, "%s %s: is a file (expected a folder)", opt, path);
+    char *dir = is_dir ? xstrdup(path) : hn_dirname(path);
+    int rc = 0;
+    if (hn_mkdirs(dir, err) != 0) rc = hn_err_prefix(err, "%s %s", opt, path);
+    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) /* hn_mkdirs takes a file for a folder */
+        rc = hn_errf(err, "%s %s: %s is not a folder", opt, path, dir);
+    if (rc == 0) {
+        char *probe = xasprintf("%s/.harness-train-probe.%ld", dir, (long)getpid());
+        FILE *f = fopen(probe, "w");
+        if (!f) rc = hn_errf(err, "%s %s: cannot write in %s: %s", opt, path, dir, strerror(errno));
+        else {
+            fclose(f);
+            remove(probe);
+        }
+        free(probe);
+    }
+    free(dir);
+    return rc;
+}
 
 int hn_cmd_train(const hn_cli *cli) {
     const char *task = cli->config;
@@ -737,26 +808,20 @@ int hn_cmd_train(const hn_cli *cli) {
         fprintf(stderr, "harness train %s: %s 0: must be at least 1\n", task, zero);
         return 2;
     }
+    if (cli->save_tensors && cli->epochs == 0) { /* it would write nothing, silently */
+        fprintf(stderr, "harness train %s: --save-tensors writes the first training step's tensors, and --epochs 0 "
+                        "trains none\n", task);
+        return 2;
+    }
     trainer t = {.cli = cli};
     hn_err err = {0};
     int rc = 0;
-    /* --save's place is made ready before training, not found unwritable after
-     * it (which lost the trained weights) */
-    if (cli->save) {
-        struct stat st;
-        char *dir = hn_dirname(cli->save);
-        int bad = stat(cli->save, &st) == 0 && S_ISDIR(st.st_mode);
-        if (bad) hn_errf(&err, "--save %s: is a folder (expected the weights file's name)", cli->save);
-        else if (hn_mkdirs(dir, &err) != 0) bad = 1;
-        else if (access(dir, W_OK) != 0) {
-            hn_errf(&err, "--save %s: cannot write in %s", cli->save, dir);
-            bad = 1;
-        }
-        free(dir);
-        if (bad) {
-            fprintf(stderr, "harness train %s: %s\n", task, err.msg);
-            return 2;
-        }
+    /* --save's and --save-tensors' places are made ready before training, not
+     * found unwritable after it (which lost the trained weights) */
+    if ((cli->save && check_save_place("--save", cli->save, 0, &err) != 0) ||
+        (cli->save_tensors && check_save_place("--save-tensors", cli->save_tensors, 1, &err) != 0)) {
+        fprintf(stderr, "harness train %s: %s\n", task, err.msg);
+        return 2;
     }
     if (open_backend(&t, &err) != 0) {
         fprintf(stderr, "harness train: %s\n", err.msg);
@@ -769,7 +834,7 @@ int hn_cmd_train(const hn_cli *cli) {
             close_trainer(&t);
             return 2;
         }
-        int failed = hn_gradcheck_run(t.be, t.tk, stdout, cli->verbose, &err);
+        int failed = hn_gradcheck_run(t.be, t.tk, stdout, cli->quiet, cli->seed, &err);
         if (failed < 0) {
             fprintf(stderr, "harness train gradcheck: %s\n", err.msg);
             /* a kernel that faulted or hung is 1; the rest (geometry over the
@@ -784,8 +849,9 @@ int hn_cmd_train(const hn_cli *cli) {
         if (r != 0) {
             fprintf(stderr, "harness train %s: %s\n", task, err.msg);
             /* nothing trained (bad data, weights, options or config; a kernel that does
-             * not compile) is 2; a failure once training ran is 1 */
-            rc = input_error || t.steps_done == 0 ? 2 : 1;
+             * not compile, or faults in the first step) is 2; a failure once training
+             * ran is 1, and so is a loss that is not a number (--epochs 0's test loss too) */
+            rc = input_error || (t.steps_done == 0 && !t.run_failed) ? 2 : 1;
         } else if (t.interrupted) {
             rc = hn_interrupt_exit_code();
         }

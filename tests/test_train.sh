@@ -28,6 +28,15 @@ out=$("$h" train gradcheck --backend emu --kernels "$tmp/broken.json" 2>&1)
 rc=$?
 [ "$rc" = 1 ] || fail "gradcheck of the broken config exited $rc, expected 1"
 case "$out" in *"Conv2D(2->3, k3, p1) 5x6     dx"*FAIL*) ;; *) fail "gradcheck missed the wrong padding: $out" ;; esac
+# --seed: other inputs (no option is silently ignored); --quiet: the failing tensors only
+out=$("$h" train gradcheck --backend emu --seed 5 --quiet 2>&1)
+rc=$?
+[ "$rc" = 0 ] || fail "gradcheck --seed 5 exited $rc: $out"
+case "$out" in *"inputs from seed 5"*"every gradient matches"*) ;; *) fail "gradcheck --seed 5: $out" ;; esac
+[ "$(printf '%s\n' "$out" | wc -l)" = 2 ] || fail "gradcheck --quiet printed the tensors that pass: $out"
+out=$("$h" train gradcheck --backend emu --quiet --kernels "$tmp/broken.json" 2>&1)
+[ "$(printf '%s\n' "$out" | grep -c FAIL)" = "$(printf '%s\n' "$out" | grep -c '^  ')" ] && [ -n "$(printf '%s\n' "$out" | grep FAIL)" ] ||
+  fail "gradcheck --quiet of the broken config: $out"
 
 echo "== XOR: loss under 1e-3, deterministic"
 "$h" train xor --backend emu --out "$tmp/xor1.csv" --save "$tmp/xor.weights" >"$tmp/xor1.txt" 2>&1 || fail "xor exited $?"

@@ -166,9 +166,42 @@ grep -q '^train,1,5,24,' "$tmp/c.csv" || fail "--batch 5: the last row does not 
 acc=$(grep '^train,1,5,' "$tmp/c.csv" | cut -d, -f6)
 awk -v a="$acc" 'BEGIN { r = a * 24; exit !(r - int(r + 0.5) < 1e-4 && int(r + 0.5) - r < 1e-4) }' || fail "accuracy $acc is not k/24"
 expect 0 "1 epoch of 3 steps, batch 1," train --data "$P" --epochs 1 --batch 1 --limit 3
-expect 0 "batch 24 (the default batch 64 is more than the 24 images" train --data "$P" --epochs 0
+# a batch past the training images but not the 8 test images: the 4 training images in one step
+expect 0 "1 epoch of 1 step, batch 4 (--batch 1000 is more than the 4 images: one step takes them all)" \
+  train --data "$P" --epochs 1 --batch 1000 --limit 4
+# XOR's too: a batch past its 4 samples is one step of all 4, as --batch 4
+expect 0 "batch 4 (--batch 9 is more than the 4 samples: one step takes them all)" \
+  "$h" train xor "${emu[@]}" --epochs 20 --batch 9 --out "$tmp/x.csv"
+[ "$(printf '%s\n' "$out" | grep '^Final loss')" = "$("$h" train xor "${emu[@]}" --epochs 20 --out "$tmp/x.csv" 2>&1 | grep '^Final loss')" ] ||
+  fail "xor --batch 9 trains otherwise than --batch 4: $out"
+# --save and --save-tensors in a place that cannot be written: said before training, not after it
+expect 2 "--save $tmp/c.csv/w.bin: $tmp/c.csv is not a folder" "$h" train xor "${emu[@]}" --epochs 5 --save "$tmp/c.csv/w.bin" --out "$tmp/x.csv"
+case "$out" in *"Starting training"*) fail "--save under a file: trained before saying so: $out" ;; esac
+expect 2 "--save-tensors $tmp/c.csv: is a file (expected a folder)" "$h" train xor "${emu[@]}" --epochs 5 --save-tensors "$tmp/c.csv" --out "$tmp/x.csv"
+expect 2 "--save-tensors writes the first training step's tensors, and --epochs 0 trains none" \
+  "$h" train xor "${emu[@]}" --epochs 0 --save-tensors "$tmp/st0" --out "$tmp/x.csv"
+expect 0 "no training (--epochs 0): the initial weights, batch 8 (the default batch 64 is more than the 8 test images)" train --data "$P" --epochs 0
 expect 0 "1 training images (of 24)" train --data "$P" --epochs 1 --limit 1
 expect 0 "Test accuracy: " train --data "$P" --epochs 0
+# Ctrl-C in the test pass stops it (exit 130), as in training: 5000 blank 8x8 test
+# images in batches of 1 take long enough (seconds) to be interrupted; the weights are saved
+big="$tmp/bigtest"
+mkdir -p "$big"
+cp "$P/train-images-idx3-ubyte" "$P/train-labels-idx1-ubyte" "$big/"
+{ printf "\\x00\\x00\\x08\\x03$(u32 5000)$(u32 8)$(u32 8)"; head -c $((5000 * 64)) /dev/zero; } >"$big/t10k-images-idx3-ubyte"
+{ printf "\\x00\\x00\\x08\\x01$(u32 5000)"; head -c 5000 /dev/zero | tr '\0' '\3'; } >"$big/t10k-labels-idx1-ubyte"
+"$h" train mnist "${emu[@]}" --out "$tmp/ev.csv" --data "$big" --epochs 0 --batch 1 --save "$tmp/ev.bin" >"$tmp/ev.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q '^Evaluating on' "$tmp/ev.out" && break; sleep 0.1; done
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" = 130 ] || fail "SIGINT in the test pass: exit $rc, expected 130: $(tail -n 5 "$tmp/ev.out")"
+grep -q '^Interrupted in the test pass after [0-9]* of 5000 test images' "$tmp/ev.out" ||
+  fail "SIGINT in the test pass: $(tail -n 5 "$tmp/ev.out")"
+grep -q '^Test accuracy' "$tmp/ev.out" && fail "SIGINT in the test pass: it went on to the end"
+[ -s "$tmp/ev.bin" ] || fail "SIGINT in the test pass: the weights were not saved"
 # divergence: said, exit 1, no NaN weights written, the curve ends at the row that showed it
 rm -f "$tmp/w.bin"
 expect 1 "training diverged at epoch 1/2, step 2/3: the running loss is NaN. The learning rate (Adam 1e+09) is too high" \
@@ -200,9 +233,37 @@ expect 2 "--load $tmp/xor.bin: expected tensor 'conv2d_1.weight 4 16 1 3 3' here
 expect 2 "--load $tmp/s1.bin: expected tensor 'linear_1.weight 2 16 2' here, found 'conv2d_1.weight 4 16 1 3 3'" \
   "$h" train xor "${emu[@]}" --epochs 0 --load "$tmp/s1.bin" --out "$tmp/x.csv"
 expect 2 "expected tensor 'linear_8.weight 2 128 32' here, found 'linear_8.weight 2 128 128'" train --data "$tmp/s57" --epochs 0 --load "$tmp/s1.bin"
+# weights that are finite but so large that the output overflows: evaluated, the
+# test loss is NaN, exit 1 (a failure of the run, not of its input), with --epochs 0 too
+{
+  printf 'HNWEIGHTS1\n'
+  for t in "conv2d_1.weight 4 16 1 3 3:144" "conv2d_1.bias 1 16:16" "conv2d_4.weight 4 32 16 3 3:4608" "conv2d_4.bias 1 32:32" \
+    "linear_8.weight 2 128 32:4096" "linear_8.bias 1 128:128" "linear_10.weight 2 10 128:1280" "linear_10.bias 1 10:10"; do
+    printf '%s\n' "${t%:*}"
+    head -c $((${t##*:} * 4)) /dev/zero | tr '\0' '\177' # 0x7f7f7f7f: 3.4e38
+  done
+} >"$tmp/huge.bin"
+expect 1 "the test loss is NaN: the model's output is not a number (--load's weights are too large: the output overflowed)" \
+  train --data "$tmp/s57" --epochs 0 --load "$tmp/huge.bin"
 head -c 2000 "$tmp/s1.bin" >"$tmp/short.bin"
 expect 2 "--load $tmp/short.bin: truncated in conv2d_4.weight" train --data "$P" --epochs 0 --load "$tmp/short.bin"
+head -n 2 "$tmp/s1.bin" >"$tmp/head.bin" # the magic and the normalisation, no tensor
+expect 2 "--load $tmp/head.bin: truncated before tensor 'conv2d_1.weight 4 16 1 3 3'" train --data "$P" --epochs 0 --load "$tmp/head.bin"
 expect 0 "Test accuracy: " train --data "$P" --epochs 0 --load "$tmp/s1.bin"
+# the input's normalisation travels with the weights: trained on the first 8
+# images (their mean), evaluated with all 24 (another mean), the same test numbers
+train --data "$P" --epochs 1 --batch 8 --limit 8 --save "$tmp/l8.bin" >"$tmp/l8.txt" 2>&1 || fail "--limit 8 --save: $(cat "$tmp/l8.txt")"
+expect 0 "(from $tmp/l8.bin, as trained)" train --data "$P" --epochs 0 --load "$tmp/l8.bin"
+case "$out" in *"Starting training"*) fail "--epochs 0 said it starts training: $out" ;; esac
+case "$out" in *"no training (--epochs 0): $tmp/l8.bin, batch 8 "*) ;; *) fail "--epochs 0 --load: $out" ;; esac
+[ "$(printf '%s\n' "$out" | grep '^Test accuracy' | cut -d, -f1-2)" = "$(grep '^Test accuracy' "$tmp/l8.txt" | cut -d, -f1-2)" ] ||
+  fail "weights trained with --limit 8 evaluate otherwise when loaded: $(grep '^Test accuracy' "$tmp/l8.txt") / $out"
+# a file without the line (written before it was added) loads, the normalisation from the data
+{ head -n 1 "$tmp/l8.bin"; tail -n +3 "$tmp/l8.bin"; } >"$tmp/old.bin"
+expect 0 "Test accuracy: " train --data "$P" --epochs 0 --load "$tmp/old.bin"
+case "$out" in *"as trained"*) fail "a file without the normalisation: $out" ;; esac
+{ head -n 1 "$tmp/l8.bin"; echo "input.normalise 0.5 0"; tail -n +3 "$tmp/l8.bin"; } >"$tmp/badnorm.bin"
+expect 2 "--load $tmp/badnorm.bin: a broken 'input.normalise' line" train --data "$P" --epochs 0 --load "$tmp/badnorm.bin"
 cp "$tmp/s1.bin" "$tmp/nan.bin" # the last bias made NaN
 printf '\xff\xff\xff\x7f' | dd of="$tmp/nan.bin" bs=1 seek=$(($(stat -c %s "$tmp/nan.bin") - 4)) conv=notrunc 2>/dev/null
 expect 2 "--load $tmp/nan.bin: linear_10.bias[9] is NaN: these weights cannot be trained or evaluated" \
@@ -246,11 +307,17 @@ __global__ void my_relu_bwd_leaky(const float *x, const float *dy, float *dx, in
 __global__ void my_relu_skips_last(const float *x, float *y, int n) {
     EACH if (i < n - 1) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
+/* faults: writes through a null pointer */
+__global__ void my_relu_faults(const float *x, float *y, int n) {
+    float *out = n > 0 ? (float *)0 : y;
+    EACH out[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
 EOF
 own() { sed "s|\"\\.\\./\\.\\./kernels/activation/relu.cu\", \"kernel\": \"$1\"|\"myrelu.cu\", \"kernel\": \"$2\"|" "$k/my.json" >"$k/$3.json"; }
 own relu_grid_stride my_relu own
 own relu_backward_grid_stride my_relu_bwd_leaky leaky
 own relu_grid_stride my_relu_skips_last skips
+own relu_grid_stride my_relu_faults faults
 grep -q my_relu_skips_last "$k/skips.json" || fail "the config with the user's kernel was not made"
 out=$("$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/own.json" 2>&1)
 case "$out" in *"relu.forward"*"my_relu "*"myrelu.cu"*) ;; *) fail "own kernel: $out" ;; esac
@@ -261,8 +328,42 @@ out=$("$h" train gradcheck "${emu[@]}" --kernels "$k/leaky.json" 2>&1)
 case "$out" in *"ReLU (3x10)                  dx"*FAIL*) ;; *) fail "gradcheck missed the leaky backward: $out" ;; esac
 out=$("$h" train gradcheck "${emu[@]}" --kernels "$k/skips.json" 2>&1)
 [ $? = 1 ] || fail "gradcheck of a ReLU that skips an element exited 0"
-case "$out" in *"ReLU (3x10)                  y "*"FAIL (1 over tolerance; worst [29]"*) ;; *) fail "gradcheck missed the unwritten element: $out" ;; esac
+case "$out" in *"ReLU (3x10)                  y "*"FAIL (1 over tolerance; worst [29]: kernel nan, reference "*) ;; *) fail "gradcheck missed the unwritten element: $out" ;; esac
+# a user's SGD update with the wrong sign: gradcheck runs the optimizers' updates against PyTorch's rule
+cat >"$k/myopt.cu" <<'EOF'
+__global__ void my_sgd(float *param, const float *grad, float *velocity, int n, float lr, float momentum, float wd) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { float b = momentum * velocity[i] + grad[i]; velocity[i] = b; param[i] += lr * b; }
+}
+EOF
+sed '/"sgd": {/,/"adam": {/ { s|"\.\./\.\./kernels/train/optim.cu", "kernel": "sgd_momentum"|"myopt.cu", "kernel": "my_sgd"|; s|"min(ceil_div(n, 256), 1024)"|"ceil_div(n, 256)"| }' \
+  "$k/my.json" >"$k/sgd.json"
+grep -q my_sgd "$k/sgd.json" || fail "the config with the user's SGD was not made"
+expect 1 "  SGD (momentum 0.9), 3 steps  param     1230 values" "$h" train gradcheck "${emu[@]}" --kernels "$k/sgd.json"
+case "$out" in *"SGD (momentum 0.9), 3 steps  param"*FAIL*"]: kernel "*", reference "*) ;; *) fail "gradcheck missed the wrong SGD: $out" ;; esac
+# a batch gather that forgets the shuffled order: the gather is checked too
+cat >"$k/mydata.cu" <<'EOF'
+__global__ void my_gather(const unsigned char *images, const unsigned char *labels_all, const int *order, float *x,
+                          int *labels, int batch, int offset, int pixels, float mean, float inv_std) {
+    const int j = blockIdx.x * blockDim.x + threadIdx.x, b = blockIdx.y * blockDim.y + threadIdx.y;
+    if (b < batch && j < pixels) {
+        const long long src = offset + b; /* wrong: order[offset + b] */
+        x[(long long)b * pixels + j] = ((float)images[src * pixels + j] / 255.0f - mean) * inv_std;
+        if (j == 0) labels[b] = labels_all[src];
+    }
+}
+EOF
+sed 's|"\.\./\.\./kernels/train/data.cu", "kernel": "gather_batch"|"mydata.cu", "kernel": "my_gather"|' "$k/my.json" >"$k/gather.json"
+grep -q my_gather "$k/gather.json" || fail "the config with the user's gather was not made"
+expect 1 "  data.gather                  labels       5 values" "$h" train gradcheck "${emu[@]}" --kernels "$k/gather.json"
+case "$out" in *"data.gather                  x "*FAIL*) ;; *) fail "gradcheck missed the gather that ignores the order: $out" ;; esac
+# a kernel that faults: training stops at once (exit 2 in the first step: nothing
+# trained), gradcheck says which (exit 1, a check that failed)
+expect 2 "kernel 'my_relu_faults'" "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$k/faults.json"
+expect 1 "kernel 'my_relu_faults'" "$h" train gradcheck "${emu[@]}" --kernels "$k/faults.json"
 # config errors: exit 2 naming the JSON path, gradcheck too
+expect 2 "$root/configs/relu_sweep.json: a sweep config (it has \"variants\"), not a training config" \
+  "$h" train xor "${emu[@]}" "${xo[@]}" --kernels "$root/configs/relu_sweep.json"
 sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"//": {|' "$k/my.json" >"$k/missing.json"
 sed '/"relu": {/,/"sigmoid"/ s|"backward": {|"sideways": {|' "$k/my.json" >"$k/unknown.json"
 sed '0,/"args": \["x", "y", "n"\]/s//"args": ["x", "out", "n"]/' "$k/my.json" >"$k/badarg.json"
@@ -295,6 +396,10 @@ if "$h" tune "$k/lt.json" "${emu[@]}" --out "$k/lt" >"$k/tune.txt" 2>&1 && [ -s 
   [ $? = 0 ] || fail "--tuned of a real tune: $out"
   case "$out" in *"linear_tiled[$win]"*"tuned: $k/lt.best.json"*) ;; *) fail "--tuned did not take $win: $out" ;; esac
   expect 0 "every gradient matches" "$h" train gradcheck "${emu[@]}" --tuned "$k/lt.best.json"
+  # a stale or edited tune: the error says the value came from --tuned, not from the config it names
+  sed 's/"TILE=[0-9]*"/"TILE=64"/' "$k/lt.best.json" >"$k/big.best.json"
+  expect 2 "with the defines of --tuned $k/big.best.json: $root/configs/train/default.json: layers.linear.forward.block: 64 x 64 x 1 = 4096 threads exceeds" \
+    "$h" train xor "${emu[@]}" "${xo[@]}" --tuned "$k/big.best.json"
   sed 's/"linear_tiled"/"conv2d_igemm"/' "$k/lt.best.json" >"$k/other.best.json"
   expect 2 "--tuned $k/other.best.json: it tunes kernel 'conv2d_igemm', which no slot of $root/configs/train/default.json runs (they run linear_tiled, " \
     "$h" train xor "${emu[@]}" "${xo[@]}" --tuned "$k/other.best.json"

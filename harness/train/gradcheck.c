@@ -1,6 +1,7 @@
 /*
- * gradcheck.c: finite-difference checks of every layer's backward; see
- * gradcheck.h.
+ * gradcheck.c: finite-difference checks of every layer's backward, and the
+ * other kernels of training (optimizers, batch gather, running statistics)
+ * against the host; see gradcheck.h.
  */
 #include "train/gradcheck.h"
 
@@ -11,6 +12,7 @@
 #include "ops/op.h"
 #include "train/loss.h"
 #include "train/model.h"
+#include "train/optim.h"
 
 #define GC_H (1.0 / 128)      /* the step: exact in float for our inputs */
 #define GC_ATOL 1e-4
@@ -97,12 +99,20 @@ static void fill_away(float *v, int64_t n, uint64_t *s) {
 
 typedef struct {
     FILE *out;
-    int verbose;
+    int quiet; /* print the failing tensors only (and the summary) */
     int failed, checked;
 } report;
 
-static void compare(report *r, const char *layer, const char *tensor, const float *analytic, const double *numeric,
-                    int64_t n) {
+/* "backward 0.5, finite difference 0.25" from "backward|finite difference" */
+static const char *names_of(const char *names, double a, double b) {
+    static char buf[160];
+    const char *bar = strchr(names, '|');
+    snprintf(buf, sizeof buf, "%.*s %.6g, %s %.6g", (int)(bar - names), names, a, bar + 1, b);
+    return buf;
+}
+
+static void compare_to(report *r, const char *layer, const char *tensor, const float *analytic, const double *numeric,
+                       int64_t n, const char *names) {
     double max_abs = 0, worst_ratio = 0;
     int64_t bad = 0, worst = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -114,12 +124,19 @@ static void compare(report *r, const char *layer, const char *tensor, const floa
     }
     r->checked++;
     if (bad) r->failed++;
+    if (r->quiet && !bad) return;
     fprintf(r->out, "  %-28s %-8s %5lld values  max |err| %.2e  %s", layer, tensor, (long long)n, max_abs,
             bad ? "FAIL" : "ok");
     if (bad)
-        fprintf(r->out, " (%lld over tolerance; worst [%lld]: backward %.6g, finite difference %.6g)", (long long)bad,
-                (long long)worst, analytic[worst], numeric[worst]);
+        fprintf(r->out, " (%lld over tolerance; worst [%lld]: %s)", (long long)bad, (long long)worst,
+                names_of(names, analytic[worst], numeric[worst]));
     fprintf(r->out, "\n");
+}
+
+/* A backward's gradient against the finite differences. */
+static void compare(report *r, const char *layer, const char *tensor, const float *analytic, const double *numeric,
+                    int64_t n) {
+    compare_to(r, layer, tensor, analytic, numeric, n, "backward|finite difference");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -252,7 +269,7 @@ static int check_layer(hn_backend *be, hn_tk *tk, const layer_case *lc, uint64_t
             free(ydev);
             goto done;
         }
-        compare(r, lc->title, "y", ydev, y, ny);
+        compare_to(r, lc->title, "y", ydev, y, ny, "kernel|reference"); /* the forward: no finite difference */
         free(ydev);
         if (numeric_grad(&rs, x, w, b, dy, x, nx, y, ny, g, err) != 0) goto done;
         compare(r, lc->title, "dx", dx, g, nx);
@@ -325,7 +342,7 @@ static int check_loss(hn_backend *be, hn_tk *tk, hn_loss_kind kind, int batch, i
     } else {
         lref = loss_ref_mse(logits, target, n);
     }
-    compare(r, title, "loss", &lval, &lref, 1);
+    compare_to(r, title, "loss", &lval, &lref, 1, "kernel|reference");
     for (int64_t i = 0; i < n; i++) {
         float keep = logits[i];
         double lp, lm;
@@ -345,6 +362,28 @@ static int check_loss(hn_backend *be, hn_tk *tk, hn_loss_kind kind, int batch, i
         g[i] = (lp - lm) / (2 * GC_H);
     }
     compare(r, title, kind == HN_LOSS_XENT ? "dlogits" : "dpred", dlogits, g, n);
+    /* the running statistics kernel (metrics.classify / metrics.binary) after it:
+     * the batch's summed loss, right answers (the first largest logit; a sigmoid
+     * output on the right side of 0.5, per output) and count */
+    {
+        double st[3], want[3] = {lref * batch, 0, batch};
+        float got[3];
+        for (int b = 0; b < batch; b++) {
+            const float *row = logits + (int64_t)b * classes;
+            if (kind == HN_LOSS_XENT) {
+                int best = 0;
+                for (int c = 1; c < classes; c++)
+                    if (row[c] > row[best]) best = c;
+                want[1] += best == labels[b];
+            } else {
+                for (int c = 0; c < classes; c++)
+                    want[1] += (double)((row[c] > 0.5f) == (target[(int64_t)b * classes + c] > 0.5f)) / classes;
+            }
+        }
+        if (hn_loss_read(&loss, st, err) != 0) goto done;
+        for (int i = 0; i < 3; i++) got[i] = (float)st[i];
+        compare_to(r, title, "stats", got, want, 3, "kernel|reference");
+    }
     rc = 0;
 done:
     if (rc != 0) hn_err_prefix(err, "gradcheck %s", title);
@@ -358,6 +397,133 @@ done:
     return rc;
 }
 
+/* ---------------------------------------------------------------------- */
+/* optimizers: a few updates of the kernel against PyTorch's rule in double */
+
+#define OPT_STEPS 3
+
+/* OPT_STEPS updates of p (n) with the gradients g (OPT_STEPS x n), as
+ * torch.optim.SGD (momentum, dampening 0) or torch.optim.Adam do them. */
+static void optim_ref(const hn_optim *o, const float *p0, const float *g, int64_t n, double *p) {
+    for (int64_t i = 0; i < n; i++) {
+        double x = p0[i], s1 = 0, s2 = 0;
+        for (int t = 1; t <= OPT_STEPS; t++) {
+            double gi = g[(int64_t)(t - 1) * n + i] + o->weight_decay * x;
+            if (o->kind == HN_OPT_SGD) {
+                if (o->momentum != 0) gi = s1 = t == 1 ? gi : o->momentum * s1 + gi;
+                x -= o->lr * gi;
+            } else {
+                s1 = o->beta1 * s1 + (1 - o->beta1) * gi;
+                s2 = o->beta2 * s2 + (1 - o->beta2) * gi * gi;
+                double bc1 = 1 - pow(o->beta1, t), bc2 = 1 - pow(o->beta2, t);
+                x -= o->lr / bc1 * s1 / (sqrt(s2) / sqrt(bc2) + o->eps);
+            }
+        }
+        p[i] = x;
+    }
+}
+
+/* The update kernel of kind (a slot the config has) on a model of n_params
+ * parameters (several blocks of the default launch), OPT_STEPS steps with new
+ * gradients each, against optim_ref. lr 0.1: every update is far above the
+ * tolerance, so a wrong rule (a missing bias correction, momentum or sign) fails. */
+static int check_optim(hn_backend *be, hn_tk *tk, hn_optim_kind kind, double momentum, uint64_t seed, report *r,
+                       hn_err *err) {
+    char title[48];
+    if (kind == HN_OPT_ADAM) snprintf(title, sizeof title, "Adam, %d steps", OPT_STEPS);
+    else if (momentum != 0) snprintf(title, sizeof title, "SGD (momentum %g), %d steps", momentum, OPT_STEPS);
+    else snprintf(title, sizeof title, "SGD, %d steps", OPT_STEPS);
+    int dims[1] = {40};
+    hn_model *m = hn_model_create(be, tk, 1, dims);
+    hn_model_add_linear(m, 40, 30); /* 1230 parameters */
+    hn_optim o = {0};
+    int rc = -1;
+    float *p0 = NULL, *g = NULL, *pdev = NULL;
+    double *pref = NULL;
+    if (hn_model_finish(m, 1, err) != 0 || hn_optim_init(&o, m, kind, 0.1, err) != 0) goto done;
+    if (kind == HN_OPT_SGD) hn_optim_set_momentum(&o, momentum);
+    int64_t n = m->n_params;
+    uint64_t s = seed;
+    p0 = xcalloc((size_t)n, sizeof *p0);
+    g = xcalloc((size_t)n * OPT_STEPS, sizeof *g);
+    pdev = xcalloc((size_t)n, sizeof *pdev);
+    pref = xcalloc((size_t)n, sizeof *pref);
+    fill_q(p0, n, 1.0, &s);
+    fill_q(g, n * OPT_STEPS, 1.0, &s);
+    if (hn_model_set_params(m, p0, err) != 0) goto done;
+    for (int t = 0; t < OPT_STEPS; t++)
+        if (be->ops->upload(be, m->grads, g + (int64_t)t * n, (size_t)n * sizeof *g, err) != 0 ||
+            hn_optim_step(&o, err) != 0)
+            goto done;
+    if (be->ops->download(be, pdev, m->params, (size_t)n * sizeof *pdev, err) != 0) goto done;
+    optim_ref(&o, p0, g, n, pref);
+    compare_to(r, title, "param", pdev, pref, n, "kernel|reference");
+    rc = 0;
+done:
+    if (rc != 0) hn_err_prefix(err, "gradcheck %s", title);
+    hn_optim_free(&o);
+    hn_model_destroy(m);
+    free(p0);
+    free(g);
+    free(pdev);
+    free(pref);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the batch gather: x[b][j] = (images[order[offset + b]][j] / 255 - mean) * inv_std,
+ * labels[b] = labels_all[order[offset + b]] */
+
+static int check_gather(hn_backend *be, hn_tk *tk, uint64_t seed, report *r, hn_err *err) {
+    enum { N = 11, PIXELS = 35, BATCH = 5, OFFSET = 3 }; /* 5x7 images; a batch from the middle of the order */
+    const char *title = "data.gather";
+    const double mean = 0.3125, inv_std = 2.5;
+    unsigned char images[N * PIXELS], labels_all[N];
+    int32_t order[N], labels[BATCH];
+    float x[BATCH * PIXELS], got_labels[BATCH];
+    double want[BATCH * PIXELS], want_labels[BATCH];
+    uint64_t s = seed;
+    for (int i = 0; i < N * PIXELS; i++) images[i] = (unsigned char)hn_rand_below(&s, 256);
+    for (int i = 0; i < N; i++) labels_all[i] = (unsigned char)hn_rand_below(&s, 10), order[i] = i;
+    for (int i = N - 1; i > 0; i--) {
+        int j = (int)hn_rand_below(&s, (uint64_t)i + 1), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    for (int b = 0; b < BATCH; b++) {
+        int src = order[OFFSET + b];
+        for (int j = 0; j < PIXELS; j++) want[b * PIXELS + j] = (images[src * PIXELS + j] / 255.0 - mean) * inv_std;
+        want_labels[b] = labels_all[src];
+    }
+    hn_dptr d_images = 0, d_labels_all = 0, d_order = 0, d_x = 0, d_labels = 0;
+    int rc = -1;
+    if (be->ops->alloc(be, sizeof images, &d_images, err) != 0 || be->ops->alloc(be, sizeof labels_all, &d_labels_all, err) != 0 ||
+        be->ops->alloc(be, sizeof order, &d_order, err) != 0 || be->ops->alloc(be, sizeof x, &d_x, err) != 0 ||
+        be->ops->alloc(be, sizeof labels, &d_labels, err) != 0 ||
+        be->ops->upload(be, d_images, images, sizeof images, err) != 0 ||
+        be->ops->upload(be, d_labels_all, labels_all, sizeof labels_all, err) != 0 ||
+        be->ops->upload(be, d_order, order, sizeof order, err) != 0 || poison(be, d_x, BATCH * PIXELS, err) != 0 ||
+        be->ops->fill(be, d_labels, 0xff, sizeof labels, err) != 0) /* -1 */
+        goto done;
+    hn_tk_val v[] = {HN_TK_BUF("images", d_images), HN_TK_BUF("labels_all", d_labels_all), HN_TK_BUF("order", d_order),
+                     HN_TK_BUF("x", d_x),           HN_TK_BUF("labels", d_labels),         HN_TK_INT("batch", BATCH),
+                     HN_TK_INT("offset", OFFSET),   HN_TK_INT("pixels", PIXELS),           HN_TK_FLT("mean", mean),
+                     HN_TK_FLT("inv_std", inv_std)};
+    hn_tk_call call;
+    if (hn_tk_bind(tk, "data.gather", v, (int)HN_ARRAY_LEN(v), &call, err) != 0 || hn_tk_launch(be, &call, err) != 0 ||
+        be->ops->download(be, x, d_x, sizeof x, err) != 0 || be->ops->download(be, labels, d_labels, sizeof labels, err) != 0)
+        goto done;
+    for (int b = 0; b < BATCH; b++) got_labels[b] = (float)labels[b];
+    compare_to(r, title, "x", x, want, BATCH * PIXELS, "kernel|reference");
+    compare_to(r, title, "labels", got_labels, want_labels, BATCH, "kernel|reference");
+    rc = 0;
+done:
+    if (rc != 0) hn_err_prefix(err, "gradcheck %s", title);
+    hn_dptr bufs[] = {d_images, d_labels_all, d_order, d_x, d_labels};
+    for (size_t i = 0; i < HN_ARRAY_LEN(bufs); i++)
+        if (bufs[i]) be->ops->free(be, bufs[i]);
+    return rc;
+}
+
 int hn_gradcheck_prepare(hn_tk *tk, hn_err *err) {
     static const char *const SLOTS[] = {"linear.forward",         "linear.backward_data",   "linear.backward_weight",
                                         "linear.backward_bias",   "conv2d.forward",         "conv2d.backward_data",
@@ -367,10 +533,13 @@ int hn_gradcheck_prepare(hn_tk *tk, hn_err *err) {
                                         "mse.forward",            "metrics.classify",       "metrics.binary"};
     for (size_t i = 0; i < HN_ARRAY_LEN(SLOTS); i++)
         if (hn_tk_prepare(tk, SLOTS[i], err) != 0) return -1;
+    static const char *const OPTIONAL[] = {"sgd.update", "adam.update", "data.gather"}; /* those the config has */
+    for (size_t i = 0; i < HN_ARRAY_LEN(OPTIONAL); i++)
+        if (hn_tk_has(tk, OPTIONAL[i]) && hn_tk_prepare(tk, OPTIONAL[i], err) != 0) return -1;
     return 0;
 }
 
-int hn_gradcheck_run(hn_backend *be, hn_tk *tk, FILE *out, int verbose, hn_err *err) {
+int hn_gradcheck_run(hn_backend *be, hn_tk *tk, FILE *out, int quiet, int64_t seed, hn_err *err) {
     static const layer_case CASES[] = {
         {"Linear(5->4), batch 3", HN_L_LINEAR, 5, 4, 0, 0, 3, 1, {5, 0, 0}, 0},
         {"Linear(17->3), batch 2", HN_L_LINEAR, 17, 3, 0, 0, 2, 1, {17, 0, 0}, 0},
@@ -382,14 +551,24 @@ int hn_gradcheck_run(hn_backend *be, hn_tk *tk, FILE *out, int verbose, hn_err *
         {"ReLU (3x10)", HN_L_RELU, 0, 0, 0, 0, 3, 1, {10, 0, 0}, 2},
         {"Sigmoid (3x10)", HN_L_SIGMOID, 0, 0, 0, 0, 3, 1, {10, 0, 0}, 0},
     };
-    report r = {out, verbose, 0, 0};
+    report r = {out, quiet, 0, 0};
+    /* the inputs of each case from its own seed; --seed S moves them all */
+    uint64_t base = seed > 0 ? (uint64_t)seed * 1000003u : 0;
+    char from[48] = "";
+    if (seed >= 0) snprintf(from, sizeof from, "; inputs from seed %lld", (long long)seed);
     fprintf(out, "Gradient check: backward (%s) against central finite differences in double (h = 2^-7; "
-                 "ok when |err| <= %g + %g |fd|)\n",
-            be->ops->name, GC_ATOL, GC_RTOL);
+                 "ok when |err| <= %g + %g |fd|%s)\n",
+            be->ops->name, GC_ATOL, GC_RTOL, from);
     for (size_t i = 0; i < HN_ARRAY_LEN(CASES); i++)
-        if (check_layer(be, tk, &CASES[i], 1000 + i, &r, err) != 0) return -1;
-    if (check_loss(be, tk, HN_LOSS_XENT, 3, 5, 77, &r, err) != 0) return -1;
-    if (check_loss(be, tk, HN_LOSS_MSE, 3, 2, 78, &r, err) != 0) return -1;
+        if (check_layer(be, tk, &CASES[i], base + 1000 + i, &r, err) != 0) return -1;
+    if (check_loss(be, tk, HN_LOSS_XENT, 3, 5, base + 77, &r, err) != 0) return -1;
+    if (check_loss(be, tk, HN_LOSS_MSE, 3, 2, base + 78, &r, err) != 0) return -1;
+    /* the optimizers the config has (training needs only the one it runs) */
+    if (hn_tk_has(tk, "sgd.update") && (check_optim(be, tk, HN_OPT_SGD, 0.9, base + 91, &r, err) != 0 ||
+                                        check_optim(be, tk, HN_OPT_SGD, 0, base + 92, &r, err) != 0))
+        return -1;
+    if (hn_tk_has(tk, "adam.update") && check_optim(be, tk, HN_OPT_ADAM, 0, base + 93, &r, err) != 0) return -1;
+    if (hn_tk_has(tk, "data.gather") && check_gather(be, tk, base + 94, &r, err) != 0) return -1;
     fprintf(out, "%d of %d tensors ok%s\n", r.checked - r.failed, r.checked, r.failed ? "" : ": every gradient matches");
     return r.failed;
 }

@@ -373,6 +373,10 @@ int hn_model_collect_profile(hn_model *m, hn_err *err) {
 /* weights on disk */
 
 #define WEIGHTS_MAGIC "HNWEIGHTS1\n"
+/* the input's normalisation, a line after the magic where the model has one:
+ * weights trained on (p / 255 - mean) / std are evaluated on the same inputs,
+ * whatever training images (--limit) the loading run takes */
+#define NORM_TAG "input.normalise"
 
 static void tensor_header(const hn_layer *l, int bias, hn_sb *sb) {
     hn_sb_addf(sb, "%s.%s ", l->name, bias ? "bias" : "weight");
@@ -390,6 +394,7 @@ int hn_model_save(const hn_model *m, const char *path, hn_err *err) {
     hn_sb sb;
     hn_sb_init(&sb);
     hn_sb_adds(&sb, WEIGHTS_MAGIC);
+    if (m->has_norm) hn_sb_addf(&sb, "%s %.17g %.17g\n", NORM_TAG, m->norm_mean, m->norm_std);
     for (int i = 0; i < m->n_layers; i++) {
         const hn_layer *l = &m->layers[i];
         if (!l->n_weight) continue;
@@ -417,6 +422,27 @@ int hn_model_load(hn_model *m, const char *path, hn_err *err) {
         hn_errf(err, "--load %s: not a weights file written by harness train --save", path);
         goto done;
     }
+    size_t tag = strlen(NORM_TAG);
+    int has_norm = 0;
+    double mean = NAN, sd = NAN;
+    if (size - at > tag && memcmp(data + at, NORM_TAG " ", tag + 1) == 0) {
+        const char *eol = memchr(data + at, '\n', size - at);
+        char line[128];
+        size_t len = eol ? (size_t)(eol - (data + at)) : 0;
+        char extra;
+        if (len > 0 && len < sizeof line) {
+            memcpy(line, data + at, len);
+            line[len] = '\0';
+        }
+        if (!eol || len >= sizeof line || sscanf(line + tag, "%lf %lf %c", &mean, &sd, &extra) != 2 ||
+            !isfinite(mean) || !isfinite(sd) || sd <= 0) {
+            hn_errf(err, "--load %s: a broken '%s' line (expected '%s <mean> <std>', std above 0)", path, NORM_TAG,
+                    NORM_TAG);
+            goto done;
+        }
+        has_norm = 1;
+        at += len + 1;
+    }
     for (int i = 0; i < m->n_layers; i++) {
         const hn_layer *l = &m->layers[i];
         if (!l->n_weight) continue;
@@ -425,6 +451,14 @@ int hn_model_load(hn_model *m, const char *path, hn_err *err) {
             hn_sb_init(&want);
             tensor_header(l, b, &want);
             int same = size - at >= want.len && memcmp(data + at, want.buf, want.len) == 0;
+            if (!same && size - at < want.len && memcmp(data + at, want.buf, size - at) == 0) {
+                /* the file ends before the tensor, or in its header line */
+                want.buf[want.len - 1] = '\0';
+                hn_errf(err, "--load %s: truncated %s tensor '%s'", path, at == size ? "before" : "in the header of",
+                        want.buf);
+                hn_sb_free(&want);
+                goto done;
+            }
             if (!same) {
                 const char *eol = memchr(data + at, '\n', size - at);
                 int len = eol ? (int)(eol - (data + at)) : 0;
@@ -459,6 +493,11 @@ int hn_model_load(hn_model *m, const char *path, hn_err *err) {
         goto done;
     }
     rc = hn_model_set_params(m, host, err);
+    if (rc == 0 && has_norm) {
+        m->has_norm = 1;
+        m->norm_mean = mean;
+        m->norm_std = sd;
+    }
 done:
     free(data);
     free(host);

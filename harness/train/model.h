@@ -80,6 +80,8 @@ typedef struct {
     hn_dptr params, grads; /* (n_params) */
     int64_t n_params;
     int profile;           /* record events around each layer's passes */
+    int has_norm;          /* the input's normalisation, x = (p / 255 - norm_mean) / norm_std, is */
+    double norm_mean, norm_std; /* known: saved with the weights, set by hn_model_load from a file holding it */
 } hn_model;
 
 /* in_dims: the per-sample input shape, (C, H, W) (in_nd 3) or (F) (in_nd 1). */
@@ -117,11 +119,13 @@ hn_dptr hn_model_output(const hn_model *m);
  * them); call after a synchronising point. */
 int hn_model_collect_profile(hn_model *m, hn_err *err);
 
-/* Writes every parameter to path: "HNWEIGHTS1\n", then per tensor a line
- * "<name> <ndim> <d0> ... \n" and its float32 data (little-endian). */
+/* Writes every parameter to path: "HNWEIGHTS1\n", with has_norm a line
+ * "input.normalise <mean> <std>\n", then per tensor a line "<name> <ndim> <d0>
+ * ... \n" and its float32 data (little-endian). */
 int hn_model_save(const hn_model *m, const char *path, hn_err *err);
 /* Reads a file written by hn_model_save for a model of the same layers and
- * shapes (an error names the first tensor that differs). */
+ * shapes (an error names the first tensor that differs); the normalisation
+ * line, where the file has one, sets has_norm, norm_mean and norm_std. */
 int hn_model_load(hn_model *m, const char *path, hn_err *err);
 
 /* Writes, for the last forward and backward pass of batch samples, each layer's

@@ -572,6 +572,13 @@ int hn_tk_load(const char *path, const char *tuned, hn_tk **out, hn_err *err) {
     char *def_path = hn_tk_default_path(), *def_dir = hn_dirname(def_path);
     free(def_path);
     int rc = -1;
+    if (cJSON_GetObjectItemCaseSensitive(root, "variants") && !cJSON_GetObjectItemCaseSensitive(root, "layers")) {
+        hn_errf(err, "%s: a sweep config (it has \"variants\"), not a training config: --kernels takes one like "
+                     "configs/train/default.json, whose \"layers\" name a kernel per layer type and pass; paste a "
+                     "variant of this file into a copy of it (docs/training.md)",
+                path);
+        goto done;
+    }
     for (const cJSON *k = root->child; k; k = k->next)
         if (strcmp(k->string, "name") && strcmp(k->string, "description") && strcmp(k->string, "//") &&
             strcmp(k->string, "layers")) {
@@ -810,10 +817,17 @@ static const hn_tk_val *find_val(const hn_tk_val *vals, int n, const char *name)
     return NULL;
 }
 
+/* An error of a slot whose defines --tuned set says so: the value that does not
+ * compile or fit came from the tune's file, not from the config it names. */
+static int tuned_err(const tk_slot *s, hn_err *err) {
+    if (s->tuned_from) hn_err_prefix(err, "with the defines of --tuned %s", s->tuned_from);
+    return -1;
+}
+
 int hn_tk_prepare(hn_tk *t, const char *slot, hn_err *err) {
     tk_slot *s = find_slot(t, slot);
     if (!s) return hn_errf(err, "%s: layers.%s: missing (the model needs it)", t->path, slot);
-    if (!s->compiled && compile_slot(t, s, err) != 0) return -1;
+    if (!s->compiled && compile_slot(t, s, err) != 0) return tuned_err(s, err);
     return 0;
 }
 
@@ -843,10 +857,19 @@ static int check_limits(const hn_tk *t, const char *slot, const hn_launch_dims *
     return 0;
 }
 
+static int bind_slot(hn_tk *t, tk_slot *s, const char *slot, const hn_tk_val *vals, int n_vals, hn_tk_call *call,
+                     hn_err *err);
+
 int hn_tk_bind(hn_tk *t, const char *slot, const hn_tk_val *vals, int n_vals, hn_tk_call *call, hn_err *err) {
     memset(call, 0, sizeof *call);
     tk_slot *s = find_slot(t, slot);
     if (!s) return hn_errf(err, "%s: layers.%s: missing (the model needs it)", t->path, slot);
+    if (bind_slot(t, s, slot, vals, n_vals, call, err) != 0) return tuned_err(s, err);
+    return 0;
+}
+
+static int bind_slot(hn_tk *t, tk_slot *s, const char *slot, const hn_tk_val *vals, int n_vals, hn_tk_call *call,
+                     hn_err *err) {
     if (!s->compiled && compile_slot(t, s, err) != 0) return -1;
     if (!s->k) return hn_errf(err, "%s: %s did not load", t->path, slot);
     scope sc = {s, vals, n_vals};
