@@ -116,7 +116,7 @@ static const opt_def OPTS[] = {
         "source and device) and run only the rest"),
     OPT("force", 'f', force, C_RUN | C_CHECK | C_PROFILE, NULL, "overwrite --out even when it holds an unfinished run"),
     OPT("seed", 'I', seed, C_RUN | C_LIST | C_COMPILE | C_DEBUG | C_TUNE | C_TRAIN | C_CHECK | C_PROFILE, "N",
-        "override the config's sampling seed; tune: the search's seed (the cases stay the config's sample); train: the initialisation and shuffling seed (default 42)"),
+        "override the config's sampling seed; tune: the search's seed (the cases stay the config's sample); train: the initialisation and shuffling seed (default 42); train gradcheck: the seed of its inputs"),
     OPT("arch", 's', arch, C_COMPILE, "sm_XX", "target (default: the device's, else sm_90)"),
     OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG | C_CACHE | C_TUNE | C_TRAIN | C_CHECK | C_PROFILE, "DIR",
         "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)"),
@@ -391,6 +391,8 @@ int main(int argc, char **argv) {
     if (cmd->needs_file && !cli.config) {
         if (cmd->bit == C_CACHE)
             fprintf(stderr, "harness %s: missing the action (harness %s %s)\n", cmd->name, cmd->name, cmd->args);
+        else if (cmd->bit == C_TRAIN)
+            fprintf(stderr, "harness %s: missing the task (harness %s %s)\n", cmd->name, cmd->name, cmd->args);
         else
             fprintf(stderr, "harness %s: missing the %s file (harness %s %s)\n", cmd->name,
                     cmd->bit == C_COMPARE ? "results" : "config", cmd->name, cmd->args);

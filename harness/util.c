@@ -263,25 +263,29 @@ char *hn_mkdtemp(const char *prefix, hn_err *err) {
     return tmpl;
 }
 
+/* mkdir(p), or p is a folder already (EEXIST alone does not say so: a file of
+ * that name is not one). */
+static int mkdir_one(const char *p, hn_err *err) {
+    if (mkdir(p, 0777) == 0) return 0;
+    int e = errno;
+    struct stat st;
+    if (e == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+    if (e == EEXIST) e = ENOTDIR;
+    return hn_errf(err, "%s: cannot create folder: %s", p, strerror(e));
+}
+
 int hn_mkdirs(const char *path, hn_err *err) {
     char *p = xstrdup(path);
-    for (char *s = p + 1; *s; s++) {
+    int rc = 0;
+    for (char *s = p + 1; *s && rc == 0; s++) {
         if (*s != '/') continue;
         *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            hn_errf(err, "%s: cannot create folder: %s", p, strerror(errno));
-            free(p);
-            return -1;
-        }
+        rc = mkdir_one(p, err);
         *s = '/';
     }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-        hn_errf(err, "%s: cannot create folder: %s", p, strerror(errno));
-        free(p);
-        return -1;
-    }
+    if (rc == 0) rc = mkdir_one(p, err);
     free(p);
-    return 0;
+    return rc;
 }
 
 int hn_file_exists(const char *path) {

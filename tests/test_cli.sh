@@ -72,4 +72,10 @@ grep -q 'too_big,.*launch_error,.*2048 threads' "$tmp/mixed.csv" || fail "no lau
 grep -q 'wrong_args,.*launch_error,.*parameters' "$tmp/mixed.csv" || fail "no launch_error row for the arguments: $(cat "$tmp/mixed.csv")"
 grep -q ',conv2d_pad,conv2d_pad,emu,.*,ok,' "$tmp/mixed.csv" || fail "the good variant did not run: $(cat "$tmp/mixed.csv")"
 
+echo "== a results folder under a file; train without its task"
+touch "$tmp/a_file"
+expect 2 "$tmp/a_file: cannot create folder: Not a directory" "$h" run "$root/configs/relu_sweep.json" --backend emu \
+  --out "$tmp/a_file/sub/r.csv"
+expect 2 "harness train: missing the task (harness train xor|mnist|gradcheck)" "$h" train
+
 finish
