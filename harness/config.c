@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -243,6 +244,34 @@ static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_set
         return -1;
     }
     free(text);
+    return 0;
+}
+
+static int names_something(void *ctx, const char *name) {
+    (void)ctx, (void)name;
+    return -1;
+}
+static int no_lookup(void *ctx, const char *name, hn_value *out) {
+    (void)ctx, (void)name, (void)out;
+    return -1;
+}
+
+/* A tolerance (check.atol, check.<output>.rtol ...): parse_field, and one that
+ * names nothing ("-1e-4", "1 / 0") is evaluated now, so that a value no row
+ * could use is an error of the config, not a mismatch in every row. One that
+ * names the case or a define is checked per row (hn_check_outputs). */
+static int parse_tol(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns, hn_expr **out) {
+    if (parse_field(c, j, jpath, ns, 7, out) != 0) return -1;
+    if (hn_expr_names(*out, names_something, NULL) != 0) return 0;
+    double v;
+    hn_err e;
+    char quoted[128];
+    hn_excerpt(hn_expr_text(*out), quoted, sizeof quoted);
+    if (hn_expr_eval_double(*out, no_lookup, NULL, &v, &e) != 0) return bad(c, jpath, "in '%s': %s", quoted, e.msg);
+    if (!(v >= 0))
+        return bad(c, jpath, "'%s' = %g: a tolerance must be at least 0 (an element matches when |out - ref| <= "
+                             "atol + rtol * |ref|)",
+                   quoted, v);
     return 0;
 }
 
@@ -676,6 +705,14 @@ static int add_include_dir(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
         free(joined);
         return -1;
     }
+    struct stat st;
+    if (stat(abs, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        bad(c, jpath, "'%s' is not a folder (looked at %s): an include path names the folder that holds headers",
+            CUT(dir), CUT(abs));
+        free(joined);
+        free(abs);
+        return -1;
+    }
     free(joined);
     s->include_dirs = xrealloc(s->include_dirs, (size_t)(s->n_include_dirs + 2) * sizeof *s->include_dirs);
     s->include_dirs[s->n_include_dirs++] = abs;
@@ -1038,8 +1075,15 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
         return -1;
     }
     s->file = hn_path_join(plan->dir, j->valuestring);
-    if (!hn_file_exists(s->file)) {
+    struct stat st;
+    if (stat(s->file, &st) != 0) {
         bad(c, p, "file '%s' not found (looked for %s)", CUT(j->valuestring), CUT(s->file));
+        free(p);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        bad(c, p, "'%s' is %s, not a kernel's source file (looked at %s)", CUT(j->valuestring),
+            S_ISDIR(st.st_mode) ? "a folder" : "not a regular file", CUT(s->file));
         free(p);
         return -1;
     }
@@ -1553,8 +1597,8 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         cJSON dflt = {0};
         dflt.type = cJSON_Number;
         dflt.valuedouble = 1e-4;
-        if (parse_field(c, a ? a : &dflt, "check.atol", &tol_ns, 7, &plan->atol) != 0) goto out;
-        if (parse_field(c, r ? r : &dflt, "check.rtol", &tol_ns, 7, &plan->rtol) != 0) goto out;
+        if (parse_tol(c, a ? a : &dflt, "check.atol", &tol_ns, &plan->atol) != 0) goto out;
+        if (parse_tol(c, r ? r : &dflt, "check.rtol", &tol_ns, &plan->rtol) != 0) goto out;
         /* per output: its own tolerances, or the ones above */
         plan->out_check = xcalloc((size_t)op->n_buffers, sizeof *plan->out_check);
         for (int b = 0; b < op->n_buffers; b++) {
@@ -1570,8 +1614,8 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             const cJSON *oa = orc == 0 ? cJSON_GetObjectItemCaseSensitive(o, "atol") : NULL;
             const cJSON *orr = orc == 0 ? cJSON_GetObjectItemCaseSensitive(o, "rtol") : NULL;
             char *ap = jp(bp, "atol"), *rp = jp(bp, "rtol");
-            if (orc == 0 && oa) orc = parse_field(c, oa, ap, &tol_ns, 7, &oc->atol);
-            if (orc == 0 && orr) orc = parse_field(c, orr, rp, &tol_ns, 7, &oc->rtol);
+            if (orc == 0 && oa) orc = parse_tol(c, oa, ap, &tol_ns, &oc->atol);
+            if (orc == 0 && orr) orc = parse_tol(c, orr, rp, &tol_ns, &oc->rtol);
             if (orc == 0) orc = get_number(c, o, "min_match", bp, 0, 1, &oc->min_match);
             free(ap);
             free(rp);
@@ -1615,6 +1659,19 @@ static int json_depth_at(const char *text, const char *at) {
     return depth;
 }
 
+/* Removes every "//" key (a comment: "//", "// why ...") from every object under
+ * j, so that no part of the parser sees one: a comment is allowed in any object,
+ * the name maps (axes, defines, tune, scratch, constants) included. */
+static void strip_comments(cJSON *j) {
+    for (cJSON *k = j ? j->child : NULL, *next; k; k = next) {
+        next = k->next;
+        if (cJSON_IsObject(j) && k->string && strncmp(k->string, "//", 2) == 0)
+            cJSON_Delete(cJSON_DetachItemViaPointer(j, k));
+        else
+            strip_comments(k);
+    }
+}
+
 int hn_config_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
                   hn_err *err) {
     *out = NULL;
@@ -1630,6 +1687,7 @@ int hn_config_parse(const char *text, const char *path, int64_t seed_override, h
                            CJSON_NESTING_LIMIT);
         return hn_errf(err, "%s:%d:%d: invalid JSON near '%.20s'", path, line, col, at ? at : "");
     }
+    strip_comments(root);
     hn_plan *plan = xcalloc(1, sizeof *plan);
     plan->path = xstrdup(path);
     plan->dir = hn_dirname(path);
@@ -1811,6 +1869,10 @@ int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err
             for (int i = 0; i < p->n_axes; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", p->axes[i].name);
             hn_errf(err, "--set: '%s' is not an axis of %s (axes: %s)", CUT(name), p->name, names.buf);
             hn_sb_free(&names);
+            goto fail;
+        }
+        if (given[a]) {
+            hn_errf(err, "--set: axis '%s' is given twice", p->axes[a].name);
             goto fail;
         }
         char *end;

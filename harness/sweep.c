@@ -110,6 +110,26 @@ static int only_defines(void *spec, const char *name) {
     return -1;
 }
 
+/* A precision that names only defines ("ACCUM_DTYPE") is known for each define
+ * combination: it must be "float" or "double", as it picks the peak (FP32 or
+ * FP64) and the baselines a row is compared with. One that names the case is
+ * evaluated per row. */
+static int check_precision(const hn_plan *p, const hn_variant_spec *s, int si, const hn_variant *v, hn_err *err) {
+    if (!s->precision || hn_expr_names(s->precision, only_defines, (void *)s) != 0) return 0;
+    hn_scope scope = {p, NULL, v, NULL, 0, NULL};
+    hn_value val;
+    hn_err e;
+    char text[128], got[96];
+    hn_excerpt(hn_expr_text(s->precision), text, sizeof text);
+    if (hn_expr_eval(s->precision, hn_scope_lookup, &scope, &val, &e) != 0)
+        return hn_errf(err, "variants[%d].precision ('%s'): %s", si, text, e.msg);
+    if (val.type == HN_VAL_STR && (strcmp(val.s, "float") == 0 || strcmp(val.s, "double") == 0)) return 0;
+    hn_value_format(&val, got, sizeof got);
+    return hn_errf(err, "variants[%d].precision ('%s'): expected \"float\" or \"double\" (the peak and the "
+                        "baselines a row is compared with), got %s%s%s",
+                   si, text, val.type == HN_VAL_STR ? "\"" : "", got, val.type == HN_VAL_STR ? "\"" : "");
+}
+
 int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
     int cap = 16;
     p->variants = xcalloc((size_t)cap, sizeof *p->variants);
@@ -175,6 +195,10 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
             if (!ok) {
                 free(v.choice);
                 continue;
+            }
+            if (check_precision(p, s, si, &v, err) != 0) {
+                free(v.choice);
+                return -1;
             }
             hn_sb label;
             hn_sb_init(&label);

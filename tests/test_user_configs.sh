@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# test_user_configs.sh: configs a new user wrote from the README alone, and the
+# mistakes such a user makes. Each mistake the config alone shows is exit 2 naming
+# the file and the JSON path, with an existing results file left as it was; one
+# that only a row can show is that row's reason, saying what is wrong:
+# - "//" comments in every object, the name maps (axes, defines, tune, scratch,
+#   constants) included, as the README's table promises;
+# - a negative tolerance (a number, or an expression of no names) is exit 2, not
+#   a mismatch in every row; one that depends on the case is the row's reason;
+# - a precision that is not "float" or "double", or cannot be evaluated, is exit 2
+#   (it silently became "float" before);
+# - a variant's file that is a folder, an include folder that is a file: exit 2;
+# - `debug --set` giving an axis twice: exit 2;
+# - a define's text used as a number ("64 * 2"), a grid over 2^32, a value
+#   constant into an array variable: row reasons that say so.
+. "$(dirname "$0")/lib.sh"
+expect_show=400
+sig="$root/kernels/activation/sigmoid.cu"
+
+# cfg FILE TOP VARIANT_EXTRA: a sigmoid config with TOP spliced into the top level
+# and VARIANT_EXTRA into its variant
+cfg() {
+  cat >"$tmp/$1" <<JSON
+{"op": "sigmoid", "axes": {"n": [5, 9]} ${2:-}, "timing": {"repeat": 1},
+ "variants": [{"file": "$sig", "kernel": "sigmoid_grid_stride", "block": [32], "grid": [1],
+               "args": ["x", "y", "n"] ${3:-}}]}
+JSON
+}
+
+echo "== comments in every object"
+cat >"$tmp/comments.json" <<JSON
+{"//": "top", "op": "sigmoid", "params": {"//": "p", "n": "base"},
+ "axes": {"//": "the sizes", "base": [7, 9]}, "sample": {"//": "s", "count": 1, "seed": 3},
+ "check": {"//": "c", "atol": 1e-7, "y": {"//": "y", "rtol": 1e-5}}, "timing": {"//": "t", "repeat": 1},
+ "emu": {"//": "e", "max_gflop": 1}, "tuning": {"//": "tu", "budget": 3}, "defaults": {"//": "d", "block": [64]},
+ "variants": [{"//": "v", "file": "$sig",
+   "defines": {"//": "a define", "A": 1}, "tune": {"//": "a tunable", "T": {"//": "r", "range": [1, 2, 1]}},
+   "scratch": {"//": "none used", "s": 4}, "constants": {"// note": "none"},
+   "launches": [{"//": "l", "kernel": "sigmoid_grid_stride", "block": [64], "grid": ["T"], "args": ["x", "y", "n"]}]}]}
+JSON
+expect 0 "1 cases sampled from 2 combinations" "$h" list "$tmp/comments.json"
+
+echo "== tolerances below 0"
+echo "keep" >"$tmp/keep.csv"
+cfg negatol.json ', "check": {"atol": -1e-7}'
+expect 2 "negatol.json: check.atol: '-1e-07' = -1e-07: a tolerance must be at least 0" \
+  "$h" run "$tmp/negatol.json" --backend emu --out "$tmp/keep.csv" --force
+[ "$(cat "$tmp/keep.csv")" = keep ] || fail "negatol: the results file was touched"
+cfg negrtol.json ', "check": {"y": {"rtol": "1e-5 - 1e-4"}}'
+expect 2 "negrtol.json: check.y.rtol: '1e-5 - 1e-4' = -9e-05: a tolerance must be at least 0" "$h" list "$tmp/negrtol.json"
+cfg zerodiv_atol.json ', "check": {"atol": "1 / 0"}'
+expect 2 "zerodiv_atol.json: check.atol: in '1 / 0': at column 3: division by zero" "$h" list "$tmp/zerodiv_atol.json"
+
+echo "== precision"
+cfg prec_num.json '' ', "precision": 32'
+expect 2 "prec_num.json: variants[0].precision ('32'): expected \"float\" or \"double\"" "$h" list "$tmp/prec_num.json"
+cfg prec_div.json '' ', "precision": "1 / 0"'
+expect 2 "prec_div.json: variants[0].precision ('1 / 0'): at column 3: division by zero" "$h" list "$tmp/prec_div.json"
+cfg prec_half.json '' ', "defines": {"ACCUM_DTYPE": ["float", "half"]}, "precision": "ACCUM_DTYPE"'
+expect 2 "variants[0].precision ('ACCUM_DTYPE'): expected \"float\" or \"double\" (the peak and the baselines a row is compared with), got \"half\"" \
+  "$h" list "$tmp/prec_half.json"
+cfg prec_ok.json '' ', "defines": {"ACCUM_DTYPE": ["float", "double"]}, "precision": "ACCUM_DTYPE"'
+expect 0 "2 cases x 2 variants" "$h" list "$tmp/prec_ok.json"
+
+echo "== paths that are not what they should be"
+cfg folder.json '' ', "include_dirs": ["."]'
+sed -i "s|\"file\": \"$sig\"|\"file\": \"$tmp\"|" "$tmp/folder.json"
+expect 2 "folder.json: variants[0].file: '$tmp' is a folder, not a kernel's source file" \
+  "$h" run "$tmp/folder.json" --backend emu --out "$tmp/keep.csv" --force
+[ "$(cat "$tmp/keep.csv")" = keep ] || fail "folder: the results file was touched"
+cfg incfile.json '' ", \"include_dirs\": [\"$sig\"]"
+expect 2 "incfile.json: variants[0].include_dirs[0]: '$sig' is not a folder" "$h" list "$tmp/incfile.json"
+cfg incopt.json '' ", \"options\": [\"-I\", \"$sig\"]"
+expect 2 "incopt.json: variants[0].options[1]: '$sig' is not a folder" "$h" list "$tmp/incopt.json"
+
+echo "== debug --set with an axis twice"
+cfg ok.json
+expect 2 "--set: axis 'n' is given twice" "$h" debug "$tmp/ok.json" --kernel sigmoid_grid_stride --set n=5,n=9 --out "$tmp/debug"
+
+echo "== what only a row can show"
+cat >"$tmp/arr.cu" <<'CU'
+__constant__ float c_arr[4];
+__global__ void sig_arr(const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 1.0f / (1.0f + expf(-x[i])) + c_arr[0] * 0.0f;
+}
+CU
+cat >"$tmp/rows.json" <<JSON
+{"op": "sigmoid", "axes": {"n": [5]}, "timing": {"repeat": 1}, "check": {"atol": "1e-7 - n * 1e-7"},
+ "defaults": {"file": "arr.cu", "kernel": "sig_arr", "block": [32], "grid": [1], "args": ["x", "y", "n"]},
+ "variants": [{"name": "negtol"},
+              {"name": "strdef", "defines": {"BS": "64 * 2"}, "block": ["BS"]},
+              {"name": "hugegrid", "grid": [1099511627776]},
+              {"name": "constarr", "constants": {"c_arr": "float: 1"}}]}
+JSON
+"$h" run "$tmp/rows.json" --backend emu --out "$tmp/rows.csv" >"$tmp/rows.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] || fail "rows: exit $rc, expected 1: $(tail -5 "$tmp/rows.out")"
+got=$(python3 - "$tmp/rows.csv" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    print(f"{r['variant']} {r['status']} | {r['reason']}")
+PY
+)
+want="negtol launch_error | check.atol '1e-7 - n * 1e-7' = -4e-07: a tolerance must be at least 0
+strdef launch_error | block[0] 'BS': expected an integer, got the string \"64 * 2\"
+hugegrid launch_error | grid[0] '1099511627776' = 1099511627776 (must be under 2^32: a launch dimension is 32 bits)
+constarr launch_error | constants.c_arr 'float: 1': the value is a 4-byte float, the variable c_arr is 16 bytes: a value fills a variable of 4 or 8 bytes; an array or a struct takes an input buffer's contents"
+[ "$got" = "$want" ] || fail "rows:
+$got
+expected:
+$want"
+
+finish
