@@ -11,6 +11,8 @@
 #   (it silently became "float" before);
 # - a variant's file that is a folder, an include folder that is a file: exit 2;
 # - `debug --set` giving an axis twice: exit 2;
+# - `tune` on a variant of several define combinations says which one it tunes,
+#   and `--variant LABEL` tunes another (it refused the label before);
 # - a define's text used as a number ("64 * 2"), a grid over 2^32, a value
 #   constant into an array variable: row reasons that say so.
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +78,15 @@ expect 2 "incopt.json: variants[0].options[1]: '$sig' is not a folder" "$h" list
 echo "== debug --set with an axis twice"
 cfg ok.json
 expect 2 "--set: axis 'n' is given twice" "$h" debug "$tmp/ok.json" --kernel sigmoid_grid_stride --set n=5,n=9 --out "$tmp/debug"
+
+echo "== tune: a variant of several define combinations"
+cfg tune.json '' ', "defines": {"D": [1, 2]}, "tune": {"BS": [32, 64]}'
+sed -i 's/"block": \[32\]/"block": ["BS"]/' "$tmp/tune.json"
+expect 0 "variants[0] has 2 define combinations; tuning the first, sigmoid_grid_stride[D=1] (--variant LABEL tunes another: sigmoid_grid_stride[D=2])" \
+  "$h" tune "$tmp/tune.json" --backend emu --space-only
+expect 0 "space of sigmoid_grid_stride[D=2], case 0" "$h" tune "$tmp/tune.json" --backend emu --case 0 \
+  --variant 'sigmoid_grid_stride[D=2]' --budget 1 --top 0 --out "$tmp/t"
+grep -q '"variant_label":.*"sigmoid_grid_stride\[D=2\]"' "$tmp/t.best.json" 2>/dev/null || fail "tune: no variant_label D=2 in t.best.json"
 
 echo "== what only a row can show"
 cat >"$tmp/arr.cu" <<'CU'
