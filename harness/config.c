@@ -304,6 +304,15 @@ static int parse_expr_list(ctx *c, const cJSON *j, const char *jpath, const name
     return 0;
 }
 
+/* A name or a value that goes into results and onto command lines: not empty,
+ * and no control character (a newline would split a -D option or a CSV row). */
+static int printable_line(const char *text) {
+    if (!*text) return 0;
+    for (const unsigned char *q = (const unsigned char *)text; *q; q++)
+        if (*q < 0x20 || *q == 0x7f) return 0;
+    return 1;
+}
+
 static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis *ax) {
     const cJSON *arr = j;
     if (cJSON_IsNumber(j) || cJSON_IsString(j)) arr = NULL; /* a single value */
@@ -321,12 +330,15 @@ static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis 
             char buf[64];
             hn_value_format(&ax->values[i], buf, sizeof buf);
             ax->texts[i] = xstrdup(buf);
-        } else if (cJSON_IsString(e) && e->valuestring[0]) {
+        } else if (cJSON_IsString(e) && printable_line(e->valuestring)) {
             ax->texts[i] = xstrdup(e->valuestring);
             ax->values[i].type = HN_VAL_STR;
             ax->values[i].s = ax->texts[i];
         } else {
-            bad(c, p, "expected a number or a non-empty string, got %s", json_type(e));
+            if (cJSON_IsString(e) && e->valuestring[0])
+                bad(c, p, "a string with a control character (a newline, a tab ...): a value is one line of text");
+            else
+                bad(c, p, "expected a number or a non-empty string, got %s", json_type(e));
             free(p);
             ax->n = i;
             return -1;
@@ -1045,10 +1057,11 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     free(l0path); /* made again for the geometry: the returns between would leak it */
     l0path = NULL;
     if (krc != 0) return -1;
-    j = cJSON_GetObjectItemCaseSensitive(v, "name");
-    if (j && !cJSON_IsString(j)) {
-        p = jp(jpath, "name");
-        bad(c, p, "expected a string, got %s", json_type(j));
+    j = vget(v, defaults, "name");
+    if (j && (!cJSON_IsString(j) || !printable_line(j->valuestring))) {
+        p = cJSON_GetObjectItemCaseSensitive(v, "name") ? jp(jpath, "name") : xstrdup("defaults.name");
+        if (!cJSON_IsString(j)) bad(c, p, "expected a string, got %s", json_type(j));
+        else bad(c, p, "expected the variant's name in results: some text, on one line");
         free(p);
         return -1;
     }
@@ -1083,7 +1096,11 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     }
     if (!S_ISREG(st.st_mode)) {
         bad(c, p, "'%s' is %s, not a kernel's source file (looked at %s)", CUT(j->valuestring),
-            S_ISDIR(st.st_mode) ? "a folder" : "not a regular file", CUT(s->file));
+            S_ISDIR(st.st_mode)                            ? "a folder"
+            : S_ISFIFO(st.st_mode)                         ? "a FIFO"
+            : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)   ? "a device"
+                                                           : "a special file",
+            CUT(s->file));
         free(p);
         return -1;
     }
@@ -1323,6 +1340,14 @@ static int parse_timing(ctx *c, const cJSON *t, hn_timing_cfg *tc) {
     if (get_number(c, t, "min_time", "timing", 0, 3600, &tc->min_time) != 0) return -1;
     if (get_number(c, t, "max_noise", "timing", 0, 1, &tc->max_noise) != 0) return -1;
     if (get_number(c, t, "timeout", "timing", 0, 86400, &tc->timeout) != 0) return -1;
+    /* repeat is exactly N samples: a stopping rule beside it would change N */
+    static const char *const STOPS[] = {"min_samples", "max_samples", "min_time", "max_noise", NULL};
+    for (int i = 0; tc->repeat > 0 && STOPS[i]; i++)
+        if (cJSON_GetObjectItemCaseSensitive(t, STOPS[i]))
+            return bad(c, "timing", "'repeat' (exactly %d samples) and '%s' are given together; give one of them",
+                       tc->repeat, STOPS[i]);
+    if (tc->min_samples > 0 && tc->max_samples > 0 && tc->max_samples < tc->min_samples)
+        return bad(c, "timing.max_samples", "%d is less than min_samples (%d)", tc->max_samples, tc->min_samples);
     const cJSON *hot = cJSON_GetObjectItemCaseSensitive(t, "hot");
     if (hot) {
         if (!cJSON_IsBool(hot)) return bad(c, "timing.hot", "expected true or false, got %s", json_type(hot));
@@ -1461,6 +1486,10 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         if (get_int(c, j, "count", "sample", 1, 100000000, &plan->sample_count) != 0) goto out;
         double seed = 0;
         if (get_number(c, j, "seed", "sample", 0, 9007199254740991.0, &seed) != 0) goto out;
+        if (seed != floor(seed)) {
+            bad(c, "sample.seed", "expected a whole number, got %g", seed);
+            goto out;
+        }
         plan->seed = (uint64_t)seed;
     }
     if (seed_override >= 0) plan->seed = (uint64_t)seed_override;

@@ -11,6 +11,10 @@
 #   (it silently became "float" before);
 # - a variant's file that is a folder, an include folder that is a file: exit 2;
 # - `debug --set` giving an axis twice: exit 2;
+# - timing with `repeat` and another stopping rule (repeat's N silently became
+#   min_samples), or max_samples under min_samples (raised silently): exit 2;
+# - a variant named "" or with a newline, a define value with one, a seed of 1.5
+#   (it became 1): exit 2; "defaults": {"name"} names the variant, as any key does;
 # - `tune` on a variant of several define combinations says which one it tunes,
 #   and `--variant LABEL` tunes another (it refused the label before);
 # - a define's text used as a number ("64 * 2"), a grid over 2^32, a value
@@ -74,6 +78,23 @@ cfg incfile.json '' ", \"include_dirs\": [\"$sig\"]"
 expect 2 "incfile.json: variants[0].include_dirs[0]: '$sig' is not a folder" "$h" list "$tmp/incfile.json"
 cfg incopt.json '' ", \"options\": [\"-I\", \"$sig\"]"
 expect 2 "incopt.json: variants[0].options[1]: '$sig' is not a folder" "$h" list "$tmp/incopt.json"
+
+echo "== timing that contradicts itself, names and values on one line, a whole seed"
+cfg repeat_min.json ', "check": {"atol": 1e-7}' ''
+sed -i 's/"timing": {"repeat": 1}/"timing": {"repeat": 3, "min_samples": 10}/' "$tmp/repeat_min.json"
+expect 2 "repeat_min.json: timing: 'repeat' (exactly 3 samples) and 'min_samples' are given together" \
+  "$h" list "$tmp/repeat_min.json"
+cfg minmax.json
+sed -i 's/"timing": {"repeat": 1}/"timing": {"min_samples": 10, "max_samples": 5}/' "$tmp/minmax.json"
+expect 2 "minmax.json: timing.max_samples: 5 is less than min_samples (10)" "$h" list "$tmp/minmax.json"
+cfg noname.json '' ', "name": ""'
+expect 2 "noname.json: variants[0].name: expected the variant's name in results" "$h" list "$tmp/noname.json"
+cfg dname.json ', "defaults": {"name": "mine"}'
+expect 0 "  mine" "$h" list "$tmp/dname.json"
+cfg newline.json '' ', "defines": {"A": ["x", "y\nz"]}'
+expect 2 "newline.json: variants[0].defines.A[1]: a string with a control character" "$h" list "$tmp/newline.json"
+cfg seed.json ', "sample": {"count": 1, "seed": 1.5}'
+expect 2 "seed.json: sample.seed: expected a whole number, got 1.5" "$h" list "$tmp/seed.json"
 
 echo "== debug --set with an axis twice"
 cfg ok.json
