@@ -599,6 +599,14 @@ static int parse_constants(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
                      why);
         for (int i = 0; rc == 0 && i < s->n_constants; i++)
             if (strcmp(s->const_names[i], name) == 0) rc = bad(c, p, "'%s' is given twice", CUT(name));
+        char *val = cJSON_IsString(e) ? xstrdup(e->valuestring) : NULL;
+        for (int i = 0; rc == 0 && val && i < s->n_scratch; i++)
+            if (strcmp(hn_trim(val), s->scratch_names[i]) == 0)
+                rc = bad(c, p,
+                         "'%s' is a scratch buffer of the variant, which holds nothing before the launches: a "
+                         "constant gets an input buffer's contents, a parameter or a typed expression",
+                         s->scratch_names[i]);
+        free(val);
         hn_arg *a = &s->const_vals[s->n_constants];
         memset(a, 0, sizeof *a);
         if (rc == 0) rc = parse_arg(c, plan->op, NULL, e, p, ns, a);

@@ -15,6 +15,7 @@
 #   min_samples), or max_samples under min_samples (raised silently): exit 2;
 # - a variant named "" or with a newline, a define value with one, a seed of 1.5
 #   (it became 1): exit 2; "defaults": {"name"} names the variant, as any key does;
+# - a constant from a scratch buffer: exit 2 saying why (it was "unknown argument");
 # - `tune` on a variant of several define combinations says which one it tunes,
 #   and `--variant LABEL` tunes another (it refused the label before);
 # - a define's text used as a number ("64 * 2"), a grid over 2^32, a value
@@ -95,6 +96,11 @@ cfg newline.json '' ', "defines": {"A": ["x", "y\nz"]}'
 expect 2 "newline.json: variants[0].defines.A[1]: a string with a control character" "$h" list "$tmp/newline.json"
 cfg seed.json ', "sample": {"count": 1, "seed": 1.5}'
 expect 2 "seed.json: sample.seed: expected a whole number, got 1.5" "$h" list "$tmp/seed.json"
+
+echo "== a constant from a scratch buffer"
+cfg cscratch.json '' ', "scratch": {"tmp": 16}, "constants": {"c_arr": "tmp"}'
+expect 2 "cscratch.json: variants[0].constants.c_arr: 'tmp' is a scratch buffer of the variant, which holds nothing before the launches" \
+  "$h" list "$tmp/cscratch.json"
 
 echo "== debug --set with an axis twice"
 cfg ok.json
