@@ -1263,6 +1263,59 @@ done:
 /* ---------------------------------------------------------------------- */
 /* the plan */
 
+/* A tolerance may name defines, of any variant: each variant it applies to
+ * must then have them, else each of its rows would fail to evaluate it. */
+typedef struct {
+    const hn_plan *plan;
+    const hn_variant_spec *spec;
+    const char *missing;
+} tol_define_check;
+
+static int define_of_spec(void *ctx, const char *name) {
+    tol_define_check *t = ctx;
+    int is_define = 0;
+    for (int i = 0; i < t->plan->n_define_names && !is_define; i++)
+        is_define = strcmp(t->plan->define_names[i], name) == 0;
+    for (int i = 0; is_define && i < t->spec->n_defines; i++)
+        if (strcmp(t->spec->defines[i].name, name) == 0) return 0;
+    if (!is_define) return 0;
+    t->missing = name;
+    return -1;
+}
+
+static int spec_binds(const hn_variant_spec *s, int buffer) {
+    for (int li = 0; li < hn_spec_launches(s); li++) {
+        const hn_launch_spec l = hn_spec_launch(s, li);
+        for (int i = 0; i < l.n_args; i++)
+            if (l.args[i].kind == HN_ARG_BUFFER && l.args[i].index == buffer) return 1;
+    }
+    return 0;
+}
+
+static int check_tolerance_defines(ctx *c, const hn_plan *plan) {
+    const hn_op *op = plan->op;
+    for (int s = 0; s < plan->n_specs; s++)
+        for (int b = 0; b < op->n_buffers; b++) {
+            /* the tolerances of the outputs the variant is checked on: their own, or check's */
+            if (op->buffers[b].role == HN_BUF_IN || !spec_binds(&plan->specs[s], b)) continue;
+            const hn_out_check *oc = &plan->out_check[b];
+            const hn_expr *tols[2] = {oc->atol ? oc->atol : plan->atol, oc->rtol ? oc->rtol : plan->rtol};
+            for (int k = 0; k < 2; k++) {
+                tol_define_check t = {plan, &plan->specs[s], NULL};
+                if (!tols[k] || hn_expr_names(tols[k], define_of_spec, &t) == 0) continue;
+                int own = k ? oc->rtol != NULL : oc->atol != NULL;
+                char path[192], text[128];
+                if (own) snprintf(path, sizeof path, "check.%s.%s", op->buffers[b].name, k ? "rtol" : "atol");
+                else snprintf(path, sizeof path, "check.%s", k ? "rtol" : "atol");
+                return bad(c, path,
+                           "'%s' names %s, a define that variants[%d] ('%s') does not have: give that variant the "
+                           "define too, or write the tolerance without it",
+                           hn_excerpt(hn_expr_text(tols[k]), text, sizeof text), t.missing, s, plan->specs[s].name);
+            }
+        }
+    return 0;
+}
+
 static const char *const TOP_KEYS[] = {"name", "description", "op", "params", "axes", "where",
                                        "sample", "check", "timing", "emu", "defaults",
                                        "variants", "tuning", NULL};
@@ -1660,6 +1713,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             if (orc != 0) goto out;
         }
     }
+    if (check_tolerance_defines(c, plan) != 0) goto out;
 
     rc = 0;
 out:

@@ -7,6 +7,8 @@
 #   constants) included, as the README's table promises;
 # - a negative tolerance (a number, or an expression of no names) is exit 2, not
 #   a mismatch in every row; one that depends on the case is the row's reason;
+# - a tolerance naming a define that a variant it applies to lacks: exit 2 (each
+#   of that variant's rows was a launch_error);
 # - a precision that is not "float" or "double", or cannot be evaluated, is exit 2
 #   (it silently became "float" before);
 # - a variant's file that is a folder, an include folder that is a file: exit 2;
@@ -57,6 +59,15 @@ cfg negrtol.json ', "check": {"y": {"rtol": "1e-5 - 1e-4"}}'
 expect 2 "negrtol.json: check.y.rtol: '1e-5 - 1e-4' = -9e-05: a tolerance must be at least 0" "$h" list "$tmp/negrtol.json"
 cfg zerodiv_atol.json ', "check": {"atol": "1 / 0"}'
 expect 2 "zerodiv_atol.json: check.atol: in '1 / 0': at column 3: division by zero" "$h" list "$tmp/zerodiv_atol.json"
+
+echo "== a tolerance naming a define one variant lacks"
+cat >"$tmp/toldef.json" <<JSON
+{"op": "sigmoid", "axes": {"n": [7]}, "check": {"atol": "ACC == \\"double\\" ? 1e-9 : 1e-7"},
+ "defaults": {"file": "$sig", "kernel": "sigmoid_grid_stride", "block": [32], "grid": [1], "args": ["x", "y", "n"]},
+ "variants": [{"defines": {"ACC": ["float", "double"]}}, {"name": "plain"}]}
+JSON
+expect 2 "toldef.json: check.atol: 'ACC == \"double\" ? 1e-9 : 1e-7' names ACC, a define that variants[1] ('plain') does not have" \
+  "$h" list "$tmp/toldef.json"
 
 echo "== precision"
 cfg prec_num.json '' ', "precision": 32'
