@@ -265,9 +265,23 @@ int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_cas
 static int complete(hn_plan *plan, hn_err *err) {
     if (hn_sweep_expand_variants(plan, err) != 0 || hn_sweep_enumerate(plan, err) != 0)
         return hn_err_prefix(err, "%s", plan->path);
+    /* which variants some case runs: a variant whose where (naming the case)
+     * is false for every case would run nothing, as a where that leaves no case */
+    unsigned char *runs = xcalloc((size_t)plan->n_variants + 1, 1);
+    int left = plan->n_variants;
     for (int64_t i = 0; i < plan->n_cases; i++) {
         hn_workload w;
-        if (hn_workload_shape(&w, plan, &plan->cases[i], err) == 0) continue;
+        if (hn_workload_shape(&w, plan, &plan->cases[i], err) == 0) {
+            for (int v = 0; left && v < plan->n_variants; v++) {
+                hn_err e;
+                if (runs[v]) continue;
+                /* 1: it runs; -1: an error, which is the row's to report */
+                if (hn_sweep_variant_applies(plan, &plan->variants[v], &plan->cases[i], w.params, NULL, &e) != 0)
+                    runs[v] = 1, left--;
+            }
+            continue;
+        }
+        free(runs);
         hn_sb vals;
         hn_sb_init(&vals);
         for (int a = 0; a < plan->n_axes; a++) {
@@ -282,6 +296,23 @@ static int complete(hn_plan *plan, hn_err *err) {
                  " (leave such cases out with \"where\")");
         return -1;
     }
+    for (int v = 0; left && v < plan->n_variants; v++) {
+        if (runs[v]) continue;
+        /* the first of its constraints to fail, at case 0, as the example */
+        hn_workload w;
+        const char *failed = "";
+        hn_err e;
+        if (hn_workload_shape(&w, plan, &plan->cases[0], &e) == 0)
+            hn_sweep_variant_applies(plan, &plan->variants[v], &plan->cases[0], w.params, &failed, &e);
+        char text[128];
+        hn_errf(err, "%s: variants[%d] ('%s'): its where is false for every one of the %lld cases (the first: "
+                     "'%s' at case 0); nothing of it would run",
+                plan->path, plan->variants[v].spec, plan->variants[v].label, (long long)plan->n_cases,
+                hn_excerpt(failed ? failed : "", text, sizeof text));
+        free(runs);
+        return -1;
+    }
+    free(runs);
     return 0;
 }
 

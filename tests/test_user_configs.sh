@@ -7,6 +7,8 @@
 #   constants) included, as the README's table promises;
 # - a negative tolerance (a number, or an expression of no names) is exit 2, not
 #   a mismatch in every row; one that depends on the case is the row's reason;
+# - a variant whose where (naming the case) is false for every case: exit 2, as a
+#   top-level where that leaves no case (it ran, every row skipped, exit 0);
 # - a tolerance naming a define that a variant it applies to lacks: exit 2 (each
 #   of that variant's rows was a launch_error);
 # - a precision that is not "float" or "double", or cannot be evaluated, is exit 2
@@ -59,6 +61,14 @@ cfg negrtol.json ', "check": {"y": {"rtol": "1e-5 - 1e-4"}}'
 expect 2 "negrtol.json: check.y.rtol: '1e-5 - 1e-4' = -9e-05: a tolerance must be at least 0" "$h" list "$tmp/negrtol.json"
 cfg zerodiv_atol.json ', "check": {"atol": "1 / 0"}'
 expect 2 "zerodiv_atol.json: check.atol: in '1 / 0': at column 3: division by zero" "$h" list "$tmp/zerodiv_atol.json"
+
+echo "== a variant's where that no case passes"
+cfg vwhere.json '' ', "where": "n > 1000"'
+expect 2 "vwhere.json: variants[0] ('sigmoid_grid_stride'): its where is false for every one of the 2 cases (the first: 'n > 1000' at case 0); nothing of it would run" \
+  "$h" run "$tmp/vwhere.json" --backend emu --out "$tmp/keep.csv" --force
+[ "$(cat "$tmp/keep.csv")" = keep ] || fail "vwhere: the results file was touched"
+cfg vwhere_some.json '' ', "where": "n > 6"'
+expect 0 "2 cases x 1 variants" "$h" list "$tmp/vwhere_some.json"
 
 echo "== a tolerance naming a define one variant lacks"
 cat >"$tmp/toldef.json" <<JSON
