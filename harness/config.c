@@ -15,6 +15,8 @@
 #include <cjson/cJSON.h>
 
 #include "backend.h"
+#include "tune/strategy.h"
+#include "tune/tune.h"
 
 /* ---------------------------------------------------------------------- */
 /* error helpers: every message is "<file>: <json path>: <problem>" */
@@ -1615,6 +1617,10 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             bad(c, "tuning.strategy", "expected a strategy's name, got %s", json_type(st));
             goto out;
         }
+        if (st && !hn_strategy_find(st->valuestring)) {
+            bad(c, "tuning.strategy", "unknown strategy '%s' (known: %s)", CUT(st->valuestring), hn_strategy_names());
+            goto out;
+        }
         if (st) plan->tuning.strategy = xstrdup(st->valuestring);
         if (bu && !cJSON_IsString(bu) && !cJSON_IsNumber(bu)) {
             bad(c, "tuning.budget", "expected evaluations (100), seconds (\"60s\") or a fraction (\"10%%\"), got %s",
@@ -1632,6 +1638,13 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             goto out;
         }
         if (bu) plan->tuning.budget = cJSON_IsString(bu) ? xstrdup(bu->valuestring) : xasprintf("%.0f", bu->valuedouble);
+        hn_tune_budget tb;
+        hn_err be;
+        if (bu && hn_tune_parse_budget(plan->tuning.budget, &tb, &be) != 0) {
+            const char *why = strstr(be.msg, ": "); /* after the option's "--budget TEXT" */
+            bad(c, "tuning.budget", "'%s': %s", CUT(plan->tuning.budget), why ? why + 2 : be.msg);
+            goto out;
+        }
         if (ac && !cJSON_IsBool(ac)) {
             bad(c, "tuning.across", "expected true or false, got %s", json_type(ac));
             goto out;

@@ -19,6 +19,7 @@
 #   min_samples), or max_samples under min_samples (raised silently): exit 2;
 # - a variant named "" or with a newline, a define value with one, a seed of 1.5
 #   (it became 1): exit 2; "defaults": {"name"} names the variant, as any key does;
+# - a tuning.strategy or tuning.budget that tune would refuse: exit 2 at load;
 # - a constant from a scratch buffer: exit 2 saying why (it was "unknown argument");
 # - `tune` on a variant of several define combinations says which one it tunes,
 #   and `--variant LABEL` tunes another (it refused the label before);
@@ -117,6 +118,12 @@ cfg newline.json '' ', "defines": {"A": ["x", "y\nz"]}'
 expect 2 "newline.json: variants[0].defines.A[1]: a string with a control character" "$h" list "$tmp/newline.json"
 cfg seed.json ', "sample": {"count": 1, "seed": 1.5}'
 expect 2 "seed.json: sample.seed: expected a whole number, got 1.5" "$h" list "$tmp/seed.json"
+
+echo "== tuning defaults checked at load"
+cfg strat.json ', "tuning": {"strategy": "anealing"}'
+expect 2 "strat.json: tuning.strategy: unknown strategy 'anealing' (known: brute_force, random, annealing" "$h" list "$tmp/strat.json"
+cfg budget.json ', "tuning": {"budget": "10 evals"}'
+expect 2 "budget.json: tuning.budget: '10 evals': expected a positive number of evaluations (100)" "$h" list "$tmp/budget.json"
 
 echo "== a constant from a scratch buffer"
 cfg cscratch.json '' ', "scratch": {"tmp": 16}, "constants": {"c_arr": "tmp"}'
