@@ -20,6 +20,9 @@
 # - a variant named "" or with a newline, a define value with one, a seed of 1.5
 #   (it became 1): exit 2; "defaults": {"name"} names the variant, as any key does;
 # - a tuning.strategy or tuning.budget that tune would refuse: exit 2 at load;
+# - run/check/profile --out naming the config or a kernel (or a file the run
+#   writes beside the results, such as <out>.best.csv): exit 2, nothing written
+#   (it replaced the config with results, without --force);
 # - a constant from a scratch buffer: exit 2 saying why (it was "unknown argument");
 # - `tune` on a variant of several define combinations says which one it tunes,
 #   and `--variant LABEL` tunes another (it refused the label before);
@@ -129,6 +132,19 @@ echo "== a constant from a scratch buffer"
 cfg cscratch.json '' ', "scratch": {"tmp": 16}, "constants": {"c_arr": "tmp"}'
 expect 2 "cscratch.json: variants[0].constants.c_arr: 'tmp' is a scratch buffer of the variant, which holds nothing before the launches" \
   "$h" list "$tmp/cscratch.json"
+
+echo "== --out naming the config or a kernel"
+cfg self.json
+cp "$tmp/self.json" "$tmp/self.orig"
+expect 2 "self.json would be written over $tmp/self.json, an input of this run; give another --out" \
+  "$h" run "$tmp/self.json" --backend emu --out "$tmp/self.json" --force
+cmp -s "$tmp/self.json" "$tmp/self.orig" || fail "run --out CONFIG overwrote the config"
+cp "$tmp/self.json" "$tmp/self.best.csv"
+expect 2 "self.best.csv would be written over $tmp/self.best.csv" "$h" run "$tmp/self.best.csv" --backend emu --out "$tmp/self"
+cp "$sig" "$tmp/k.cu"
+sed "s|\"file\": \"$sig\"|\"file\": \"k.cu\"|" "$tmp/self.json" >"$tmp/kout.json"
+expect 2 "would be written over $tmp/k.cu" "$h" check "$tmp/kout.json" --out "$tmp/k.cu"
+cmp -s "$tmp/k.cu" "$sig" || fail "check --out KERNEL overwrote the kernel"
 
 echo "== debug --set with an axis twice"
 cfg ok.json
