@@ -23,6 +23,8 @@
 # - run/check/profile --out naming the config or a kernel (or a file the run
 #   writes beside the results, such as <out>.best.csv): exit 2, nothing written
 #   (it replaced the config with results, without --force);
+# - the example configs of README.md and docs/operators.md load and run (the
+#   latter's pool2d config bound 9 of the kernel's 10 arguments);
 # - a constant from a scratch buffer: exit 2 saying why (it was "unknown argument");
 # - `tune` on a variant of several define combinations says which one it tunes,
 #   and `--variant LABEL` tunes another (it refused the label before);
@@ -158,6 +160,23 @@ expect 0 "variants[0] has 2 define combinations; tuning the first, sigmoid_grid_
 expect 0 "space of sigmoid_grid_stride[D=2], case 0" "$h" tune "$tmp/tune.json" --backend emu --case 0 \
   --variant 'sigmoid_grid_stride[D=2]' --budget 1 --top 0 --out "$tmp/t"
 grep -q '"variant_label":.*"sigmoid_grid_stride\[D=2\]"' "$tmp/t.best.json" 2>/dev/null || fail "tune: no variant_label D=2 in t.best.json"
+
+echo "== the documentation's example configs"
+# README's conv2d_sweep (abridged) lists; docs/operators.md's pool2d config runs
+# (it bound 9 of pool2d_naive's 10 arguments, on a 2D grid the kernel does not use)
+mkdir -p "$tmp/configs"
+python3 - "$root" "$tmp/configs" <<'PY' || fail "could not extract the examples"
+import re, sys
+root, out = sys.argv[1], sys.argv[2]
+for doc, start, name in (("README.md", '{\n  "name": "conv2d_sweep"', "readme.json"),
+                         ("docs/operators.md", '{"name": "pool2d_sweep"', "operators.json")):
+    text = open(f"{root}/{doc}").read()
+    blocks = [b for b in re.findall(r"```json\n(.*?)\n```", text, re.S) if b.startswith(start)]
+    assert len(blocks) == 1, (doc, len(blocks))
+    open(f"{out}/{name}", "w").write(blocks[0].replace('"../kernels/', f'"{root}/kernels/'))
+PY
+expect 0 "50 cases sampled from 580 combinations with seed 20251129 x 2 variants" "$h" list "$tmp/configs/readme.json"
+expect 0 "1 rows written" "$h" run "$tmp/configs/operators.json" --backend emu --case 0 --out "$tmp/doc_pool.csv"
 
 echo "== what only a row can show"
 cat >"$tmp/arr.cu" <<'CU'
