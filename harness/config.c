@@ -1318,6 +1318,52 @@ static int check_tolerance_defines(ctx *c, const hn_plan *plan) {
     return 0;
 }
 
+/* A parameter's expression may use the axes and the parameters before it in
+ * the operator's order; one naming a later parameter (pool2d's "h": "w + 1")
+ * gets "unknown name 'w'", which reads as a typo: say why. */
+typedef struct {
+    const hn_plan *plan;
+    int index;
+    const char *later;
+} later_param;
+
+static int find_later_param(void *ctx, const char *name) {
+    later_param *l = ctx;
+    for (int a = 0; a < l->plan->n_axes; a++)
+        if (strcmp(l->plan->axes[a].name, name) == 0) return 0;
+    int k = hn_op_param_index(l->plan->op, name);
+    if (k < l->index) return 0;
+    l->later = name;
+    return -1;
+}
+
+static void later_param_hint(ctx *c, const hn_plan *plan, int i, const cJSON *pj) {
+    hn_expr *e;
+    hn_err pe;
+    if (!cJSON_IsString(pj) || hn_expr_parse(pj->valuestring, &e, &pe) != 0) return;
+    later_param l = {plan, i, NULL};
+    hn_expr_names(e, find_later_param, &l);
+    if (l.later) {
+        hn_sb order;
+        hn_sb_init(&order);
+        for (int k = 0; k < plan->op->n_params; k++) hn_sb_addf(&order, "%s%s", k ? ", " : "", plan->op->params[k].name);
+        size_t n = strlen(c->err->msg);
+        const char *self = plan->op->params[i].name;
+        if (strcmp(l.later, self) == 0)
+            snprintf(c->err->msg + n, sizeof c->err->msg - n,
+                     "; '%s' is this parameter itself, and no axis has its name: a parameter's expression may use "
+                     "the axes and the parameters before it (%s's order: %s)",
+                     self, plan->op->name, order.buf);
+        else
+            snprintf(c->err->msg + n, sizeof c->err->msg - n,
+                     "; '%s' is a parameter of %s that comes after '%s' (their order: %s): a parameter's "
+                     "expression may use the axes and the parameters before it",
+                     l.later, plan->op->name, self, order.buf);
+        hn_sb_free(&order);
+    }
+    hn_expr_free(e);
+}
+
 static const char *const TOP_KEYS[] = {"name", "description", "op", "params", "axes", "where",
                                        "sample", "check", "timing", "emu", "defaults",
                                        "variants", "tuning", NULL};
@@ -1515,6 +1561,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         for (int a = 0; a < plan->n_axes; a++) has_axis |= strcmp(plan->axes[a].name, pd->name) == 0;
         if (pj) {
             prc = parse_field(c, pj, p, &pns, 3, &plan->params[i]);
+            if (prc != 0) later_param_hint(c, plan, i, pj);
         } else {
             /* Not set: the axis of its name if there is one, else its default. */
             const char *dflt = has_axis || !pd->dflt ? pd->name : pd->dflt;

@@ -9,6 +9,8 @@
 #   a mismatch in every row; one that depends on the case is the row's reason;
 # - a variant whose where (naming the case) is false for every case: exit 2, as a
 #   top-level where that leaves no case (it ran, every row skipped, exit 0);
+# - a parameter whose expression names a later parameter says so (it read as a
+#   typo: "unknown name 'w'");
 # - a tolerance naming a define that a variant it applies to lacks: exit 2 (each
 #   of that variant's rows was a launch_error);
 # - a precision that is not "float" or "double", or cannot be evaluated, is exit 2
@@ -75,6 +77,13 @@ expect 2 "vwhere.json: variants[0] ('sigmoid_grid_stride'): its where is false f
 [ "$(cat "$tmp/keep.csv")" = keep ] || fail "vwhere: the results file was touched"
 cfg vwhere_some.json '' ', "where": "n > 6"'
 expect 0 "2 cases x 1 variants" "$h" list "$tmp/vwhere_some.json"
+
+echo "== a parameter naming a later one"
+pool="$root/kernels/pool2d/pool2d_naive.cu"
+echo "{\"op\": \"pool2d\", \"params\": {\"w\": 8, \"h\": \"w + 1\"}, \"axes\": {\"channels\": [1], \"k\": [2]},
+ \"variants\": [{\"file\": \"$pool\", \"kernel\": \"pool2d_naive\", \"block\": [32], \"grid\": [1], \"args\": [\"in\"]}]}" >"$tmp/later.json"
+expect 2 "params.h: in 'w + 1': unknown name 'w' (known here: channels, k, n); 'w' is a parameter of pool2d that comes after 'h' (their order: n, channels, h, w, k, mode, layout)" \
+  "$h" list "$tmp/later.json"
 
 echo "== a tolerance naming a define one variant lacks"
 cat >"$tmp/toldef.json" <<JSON
