@@ -34,6 +34,11 @@ static int bad(ctx *c, const char *jpath, const char *fmt, ...) HN_PRINTF(3, 4);
  * enclosing block. */
 #define CUT(s) hn_excerpt((s), (char[96]){0}, 96)
 
+/* Axes, and defines with tunables per variant: each is a column of the results
+ * and a name every expression may use; far beyond a sweep's needs, there so that
+ * a hostile config ends in an error, not in minutes of name matching. */
+#define MAX_NAMES 1024
+
 static int bad(ctx *c, const char *jpath, const char *fmt, ...) {
     char msg[1536];
     va_list ap;
@@ -81,17 +86,45 @@ static int edit_distance(const char *a, const char *b) {
     return d[n][m];
 }
 
-/* Fails on a key that obj gives twice ("//" comments aside). */
+typedef struct {
+    const char *text;
+    int at;
+} text_at;
+
+/* By text, then position. */
+static int cmp_text_at(const void *a, const void *b) {
+    const text_at *x = a, *y = b;
+    int d = strcmp(x->text, y->text);
+    return d ? d : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The position of the first of texts[0..n) that repeats an earlier one, or n:
+ * sorted, so that a hostile list of a million is checked in a second. */
+static int first_repeat(const char *const *texts, int n) {
+    text_at *sorted = xmalloc((size_t)(n ? n : 1) * sizeof *sorted);
+    for (int i = 0; i < n; i++) sorted[i] = (text_at){texts[i], i};
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_text_at);
+    int repeat = n;
+    for (int k = 1; k < n; k++)
+        if (strcmp(sorted[k].text, sorted[k - 1].text) == 0 && sorted[k].at < repeat) repeat = sorted[k].at;
+    free(sorted);
+    return repeat;
+}
+
+/* Fails on a key that obj gives twice (comments are gone by now). */
 static int check_unique(ctx *c, const cJSON *obj, const char *jpath) {
-    for (const cJSON *k = obj->child; k; k = k->next)
-        for (const cJSON *e = obj->child; e != k; e = e->next)
-            if (strcmp(e->string, k->string) == 0 && strncmp(k->string, "//", 2) != 0) {
-                char *where = jp(jpath, k->string);
-                bad(c, where, "duplicate key (a JSON object may give a key only once)");
-                free(where);
-                return -1;
-            }
-    return 0;
+    int n = cJSON_GetArraySize(obj);
+    const char **keys = xmalloc((size_t)(n ? n : 1) * sizeof *keys);
+    const cJSON *k = obj->child;
+    for (int i = 0; i < n; i++, k = k->next) keys[i] = k->string;
+    int repeat = first_repeat(keys, n);
+    if (repeat < n) {
+        char *where = jp(jpath, keys[repeat]);
+        bad(c, where, "duplicate key (a JSON object may give a key only once)");
+        free(where);
+    }
+    free(keys);
+    return repeat < n ? -1 : 0;
 }
 
 /* Fails on a duplicate key, or on any key of obj not in allowed (NULL-terminated). */
@@ -315,17 +348,6 @@ static int printable_line(const char *text) {
     return 1;
 }
 
-typedef struct {
-    const char *text;
-    int at;
-} text_at;
-
-static int cmp_text_at(const void *a, const void *b) {
-    const text_at *x = a, *y = b;
-    int d = strcmp(x->text, y->text);
-    return d ? d : (x->at > y->at) - (x->at < y->at);
-}
-
 static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis *ax) {
     const cJSON *arr = j;
     if (cJSON_IsNumber(j) || cJSON_IsString(j)) arr = NULL; /* a single value */
@@ -359,16 +381,7 @@ static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis 
         free(p);
         ax->n = i + 1;
     }
-    /* A value given twice: sorted by text (then position), so that a list of a
-     * million values is checked in a second, not in hours; the message names
-     * the first repeat in the config's order. */
-    text_at *sorted = xmalloc((size_t)n * sizeof *sorted);
-    for (int i = 0; i < n; i++) sorted[i] = (text_at){ax->texts[i], i};
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_text_at);
-    int repeat = n;
-    for (int k = 1; k < n; k++)
-        if (strcmp(sorted[k].text, sorted[k - 1].text) == 0 && sorted[k].at < repeat) repeat = sorted[k].at;
-    free(sorted);
+    int repeat = first_repeat((const char *const *)ax->texts, n); /* a value given twice */
     if (repeat < n) {
         char *p = arr ? jpi(jpath, repeat) : xstrdup(jpath);
         bad(c, p, "value %s appears twice", CUT(ax->texts[repeat]));
@@ -851,6 +864,10 @@ static int parse_tune(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJS
                       const name_sets *ns, int defines_from_defaults) {
     if (!cJSON_IsObject(j) || !j->child)
         return bad(c, jpath, "expected an object of NAME: values with at least one tunable, got %s", json_type(j));
+    if (s->n_defines + cJSON_GetArraySize(j) > MAX_NAMES)
+        return bad(c, jpath, "%d tunables and %d defines: at most %d in all", cJSON_GetArraySize(j), s->n_defines,
+                   MAX_NAMES);
+    if (check_unique(c, j, jpath) != 0) return -1;
     s->defines = xrealloc(s->defines, (size_t)(s->n_defines + cJSON_GetArraySize(j) + 1) * sizeof *s->defines);
     for (const cJSON *d = j->child; d; d = d->next) {
         char *dp = jp(jpath, d->string);
@@ -1150,6 +1167,11 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
         p = jp(jpath, "defines");
         if (!cJSON_IsObject(j)) {
             bad(c, p, "expected an object of NAME: value or NAME: [values], got %s", json_type(j));
+            free(p);
+            return -1;
+        }
+        if (cJSON_GetArraySize(j) > MAX_NAMES) {
+            bad(c, p, "%d defines: at most %d", cJSON_GetArraySize(j), MAX_NAMES);
             free(p);
             return -1;
         }
@@ -1532,6 +1554,8 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
     if (!cJSON_IsObject(j) || !j->child)
         return bad(c, "axes", "expected an object of axis: [values] with at least one axis%s",
                    j ? "" : "; it is missing");
+    if (cJSON_GetArraySize(j) > MAX_NAMES)
+        return bad(c, "axes", "%d axes: at most %d", cJSON_GetArraySize(j), MAX_NAMES);
     if (check_unique(c, j, "axes") != 0) return -1;
     plan->axes = xcalloc((size_t)cJSON_GetArraySize(j), sizeof *plan->axes);
     for (const cJSON *a = j->child; a; a = a->next) {
@@ -1747,17 +1771,24 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
 
     /* Union of define names, for CSV columns and tolerance expressions. */
     {
-        size_t n_all = 1;
-        for (int s = 0; s < plan->n_specs; s++) n_all += (size_t)plan->specs[s].n_defines;
-        plan->define_names = xcalloc(n_all, sizeof *plan->define_names);
+        /* in order of first appearance; sorted to find the first of each name */
+        int n_all = 0;
+        for (int s = 0; s < plan->n_specs; s++) n_all += plan->specs[s].n_defines;
+        plan->define_names = xcalloc((size_t)n_all + 1, sizeof *plan->define_names);
+        text_at *all = xmalloc((size_t)(n_all ? n_all : 1) * sizeof *all);
+        int k = 0;
+        for (int s = 0; s < plan->n_specs; s++)
+            for (int d = 0; d < plan->specs[s].n_defines; d++, k++) all[k] = (text_at){plan->specs[s].defines[d].name, k};
+        qsort(all, (size_t)n_all, sizeof *all, cmp_text_at);
+        unsigned char *first = xcalloc((size_t)n_all + 1, 1);
+        for (int i = 0; i < n_all; i++) first[all[i].at] = i == 0 || strcmp(all[i].text, all[i - 1].text) != 0;
+        k = 0;
+        for (int s = 0; s < plan->n_specs; s++)
+            for (int d = 0; d < plan->specs[s].n_defines; d++, k++)
+                if (first[k]) plan->define_names[plan->n_define_names++] = xstrdup(plan->specs[s].defines[d].name);
+        free(first);
+        free(all);
     }
-    for (int s = 0; s < plan->n_specs; s++)
-        for (int d = 0; d < plan->specs[s].n_defines; d++) {
-            const char *name = plan->specs[s].defines[d].name;
-            int seen = 0;
-            for (int k = 0; k < plan->n_define_names; k++) seen |= strcmp(plan->define_names[k], name) == 0;
-            if (!seen) plan->define_names[plan->n_define_names++] = xstrdup(name);
-        }
     tol_ns.define_names = (const char **)plan->define_names;
     tol_ns.n_defines = plan->n_define_names;
     {
