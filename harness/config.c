@@ -37,7 +37,7 @@ static int bad(ctx *c, const char *jpath, const char *fmt, ...) HN_PRINTF(3, 4);
 /* Axes, and defines with tunables per variant: each is a column of the results
  * and a name every expression may use; far beyond a sweep's needs, there so that
  * a hostile config ends in an error, not in minutes of name matching. */
-#define MAX_NAMES 1024
+#define MAX_NAMES 16384
 
 static int bad(ctx *c, const char *jpath, const char *fmt, ...) {
     char msg[1536];
