@@ -352,7 +352,11 @@ static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis 
     const cJSON *arr = j;
     if (cJSON_IsNumber(j) || cJSON_IsString(j)) arr = NULL; /* a single value */
     else if (!cJSON_IsArray(j))
-        return bad(c, jpath, "expected a value or an array of values, got %s", json_type(j));
+        return bad(c, jpath, "expected a value or an array of values, got %s%s", json_type(j),
+                   cJSON_GetObjectItemCaseSensitive(j, "range") || cJSON_GetObjectItemCaseSensitive(j, "pow2")
+                       ? " ({\"range\": ...} and {\"pow2\": ...} are for a variant's tunables, \"tune\"; list "
+                         "the values here)"
+                       : "");
     int n = arr ? cJSON_GetArraySize(arr) : 1;
     if (n == 0) return bad(c, jpath, "expected at least one value, got an empty array");
     ax->values = xcalloc((size_t)n, sizeof *ax->values);

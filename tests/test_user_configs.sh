@@ -27,6 +27,7 @@
 #   (it replaced the config with results, without --force);
 # - the example configs of README.md and docs/operators.md load and run (the
 #   latter's pool2d config bound 9 of the kernel's 10 arguments);
+# - an axis given as {"range": ...} (tune's form) says where ranges go;
 # - a constant from a scratch buffer: exit 2 saying why (it was "unknown argument");
 # - `tune` on a variant of several define combinations says which one it tunes,
 #   and `--variant LABEL` tunes another (it refused the label before);
@@ -138,6 +139,12 @@ cfg strat.json ', "tuning": {"strategy": "anealing"}'
 expect 2 "strat.json: tuning.strategy: unknown strategy 'anealing' (known: brute_force, random, annealing" "$h" list "$tmp/strat.json"
 cfg budget.json ', "tuning": {"budget": "10 evals"}'
 expect 2 "budget.json: tuning.budget: '10 evals': expected a positive number of evaluations (100)" "$h" list "$tmp/budget.json"
+
+echo "== a range where a list goes"
+cfg range.json
+sed -i 's/"n": \[5, 9\]/"n": {"range": [5, 9, 4]}/' "$tmp/range.json"
+expect 2 "range.json: axes.n: expected a value or an array of values, got an object ({\"range\": ...} and {\"pow2\": ...} are for a variant's tunables" \
+  "$h" list "$tmp/range.json"
 
 echo "== a constant from a scratch buffer"
 cfg cscratch.json '' ', "scratch": {"tmp": 16}, "constants": {"c_arr": "tmp"}'
