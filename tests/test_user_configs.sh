@@ -30,7 +30,8 @@
 # - an axis given as {"range": ...} (tune's form) says where ranges go;
 # - a constant from a scratch buffer: exit 2 saying why (it was "unknown argument");
 # - `tune` on a variant of several define combinations says which one it tunes,
-#   and `--variant LABEL` tunes another (it refused the label before);
+#   and `--variant LABEL` tunes another (it refused the label before); --variant
+#   twice is exit 2 (the second was ignored);
 # - a define's text used as a number ("64 * 2"), a grid over 2^32, a value
 #   constant into an array variable: row reasons that say so.
 . "$(dirname "$0")/lib.sh"
@@ -176,6 +177,8 @@ expect 0 "variants[0] has 2 define combinations; tuning the first, sigmoid_grid_
 expect 0 "space of sigmoid_grid_stride[D=2], case 0" "$h" tune "$tmp/tune.json" --backend emu --case 0 \
   --variant 'sigmoid_grid_stride[D=2]' --budget 1 --top 0 --out "$tmp/t"
 grep -q '"variant_label":.*"sigmoid_grid_stride\[D=2\]"' "$tmp/t.best.json" 2>/dev/null || fail "tune: no variant_label D=2 in t.best.json"
+expect 2 "harness tune: --variant given 2 times: a tune searches one variant's space" \
+  "$h" tune "$tmp/tune.json" --backend emu --variant 'sigmoid_grid_stride[D=1]' --variant 'sigmoid_grid_stride[D=2]' --space-only
 
 echo "== the documentation's example configs"
 # README's conv2d_sweep (abridged) lists; docs/operators.md's pool2d config runs

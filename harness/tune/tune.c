@@ -1258,6 +1258,12 @@ int hn_cmd_tune(const hn_cli *cli) {
     int stopped = 0; /* an interrupt ended the tune before its last unit */
 
     /* the variant: --variant NAME, else the first with tunables */
+    if (cli->n_only > 1) {
+        fprintf(stderr, "harness tune: --variant given %d times: a tune searches one variant's space (run one tune "
+                        "per variant)\n",
+                cli->n_only);
+        goto done;
+    }
     int spec = -1;
     for (int i = 0; i < p->n_specs && spec < 0; i++) {
         int tunables = 0;
