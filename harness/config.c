@@ -608,9 +608,18 @@ static int parse_scratch(ctx *c, const hn_plan *plan, hn_variant_spec *s, const 
     return 0;
 }
 
-static int parse_arg(ctx *c, const hn_op *op, const hn_variant_spec *spec, const cJSON *j, const char *jpath,
-                     const name_sets *ns, hn_arg *a);
+static int parse_value(ctx *c, const hn_plan *plan, const hn_variant_spec *s, const cJSON *j, const char *p,
+                       const name_sets *ns, hn_arg *a, int depth);
 static const char *kname_name(const char **p);
+
+/* Frees what an argument owns (a struct's fields too) and empties it. */
+static void arg_free(hn_arg *a) {
+    for (int i = 0; i < a->n_fields; i++) arg_free(&a->fields[i]);
+    free(a->fields);
+    hn_expr_free(a->expr);
+    free(a->text);
+    memset(a, 0, sizeof *a);
+}
 
 /* "constants": {"SYMBOL": binding, ...}: module-scope variables of the
  * variant's file (a __constant__ filter, a __device__ scalar) written before a
@@ -648,7 +657,11 @@ static int parse_constants(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
         free(val);
         hn_arg *a = &s->const_vals[s->n_constants];
         memset(a, 0, sizeof *a);
-        if (rc == 0) rc = parse_arg(c, plan->op, NULL, e, p, ns, a);
+        if (rc == 0) rc = parse_value(c, plan, s, e, p, ns, a, 0);
+        if (rc == 0 && a->kind == HN_ARG_SCRATCH)
+            rc = bad(c, p, "'%s' is a scratch buffer: a constant gets an input buffer's contents or a value (a struct "
+                           "with a scratch buffer as a field passes its address)",
+                     CUT(a->text));
         if (rc == 0 && a->kind == HN_ARG_DEBUG_COUNTER)
             rc = bad(c, p, "debug_counter is a kernel argument of debug runs, not a constant");
         if (rc == 0 && a->kind == HN_ARG_BUFFER && plan->op->buffers[a->index].role != HN_BUF_IN)
@@ -658,9 +671,7 @@ static int parse_constants(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
                      CUT(a->text), plan->op->name);
         free(p);
         if (rc != 0) {
-            hn_expr_free(a->expr);
-            free(a->text);
-            memset(a, 0, sizeof *a);
+            arg_free(a);
             return -1;
         }
         s->const_names[s->n_constants++] = xstrdup(name);
@@ -921,10 +932,7 @@ static void spec_free(hn_variant_spec *s) {
     free(s->restrict_);
     for (int i = 0; i < s->n_where; i++) hn_expr_free(s->where[i]);
     free(s->where);
-    for (int i = 0; i < s->n_args; i++) {
-        hn_expr_free(s->args[i].expr);
-        free(s->args[i].text);
-    }
+    for (int i = 0; i < s->n_args; i++) arg_free(&s->args[i]);
     free(s->args);
     for (int i = 0; i < s->n_include_dirs; i++) free(s->include_dirs[i]);
     free(s->include_dirs);
@@ -936,8 +944,7 @@ static void spec_free(hn_variant_spec *s) {
     }
     for (int i = 0; i < s->n_constants; i++) {
         free(s->const_names[i]);
-        hn_expr_free(s->const_vals[i].expr);
-        free(s->const_vals[i].text);
+        arg_free(&s->const_vals[i]);
     }
     free(s->kernels_text);
     for (int i = 0; i < s->n_more; i++) {
@@ -948,10 +955,7 @@ static void spec_free(hn_variant_spec *s) {
             hn_expr_free(L->grid[d]);
         }
         hn_expr_free(L->shared);
-        for (int a = 0; a < L->n_args; a++) {
-            hn_expr_free(L->args[a].expr);
-            free(L->args[a].text);
-        }
+        for (int a = 0; a < L->n_args; a++) arg_free(&L->args[a]);
         free(L->args);
     }
     free(s->more);
@@ -978,7 +982,53 @@ static int parse_kernel_name(ctx *c, const cJSON *j, const char *p, char **out) 
     return 0;
 }
 
-/* args: each an operator buffer or parameter, a scratch buffer of s, or a typed expression. */
+/* One argument (or struct field): a scratch buffer of s, a struct (an array
+ * of fields, nested up to 4 deep), or what parse_arg takes. */
+static int parse_value(ctx *c, const hn_plan *plan, const hn_variant_spec *s, const cJSON *j, const char *p,
+                       const name_sets *ns, hn_arg *a, int depth) {
+    const int sc = scratch_index(s, j);
+    if (sc >= 0) {
+        *a = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p', .text = xstrdup(j->valuestring)};
+        return 0;
+    }
+    if (!cJSON_IsArray(j)) return parse_arg(c, plan->op, s, j, p, ns, a);
+    a->kind = HN_ARG_STRUCT;
+    a->type = 'o';
+    const int n = cJSON_GetArraySize(j);
+    if (depth >= 4) return bad(c, p, "a struct nested more than 4 deep");
+    if (n < 1) return bad(c, p, "an empty struct (a struct passed by value is an array of its fields in order)");
+    a->fields = xcalloc((size_t)n, sizeof *a->fields);
+    hn_sb text;
+    hn_sb_init(&text);
+    hn_sb_addc(&text, '[');
+    int off = 0, align = 1, rc = 0, i = 0;
+    for (const cJSON *e = j->child; e && rc == 0; e = e->next, i++) {
+        char *fp = jpi(p, i);
+        hn_arg *f = &a->fields[a->n_fields++];
+        rc = parse_value(c, plan, s, e, fp, ns, f, depth + 1);
+        if (rc == 0 && f->kind == HN_ARG_DEBUG_COUNTER)
+            rc = bad(c, fp, "debug_counter is a kernel parameter of its own, not a struct field");
+        free(fp);
+        if (rc != 0) break;
+        const int fa = f->kind == HN_ARG_STRUCT ? f->align : strchr("pld", f->type) ? 8 : 4;
+        const int fs = f->kind == HN_ARG_STRUCT ? f->size : fa;
+        off = (off + fa - 1) / fa * fa;
+        f->offset = off;
+        off += fs;
+        if (fa > align) align = fa;
+        hn_sb_addf(&text, "%s%s", i ? ", " : "", f->text);
+    }
+    hn_sb_addc(&text, ']');
+    a->text = hn_sb_detach(&text);
+    a->align = align;
+    a->size = (off + align - 1) / align * align;
+    if (rc == 0 && a->size > HN_MAX_STRUCT_BYTES)
+        rc = bad(c, p, "a struct of %d bytes (at most %d)", a->size, HN_MAX_STRUCT_BYTES);
+    return rc;
+}
+
+/* args: each an operator buffer or parameter, a scratch buffer of s, a typed
+ * expression, or a struct of those (an array). */
 static int parse_args(ctx *c, const hn_plan *plan, const hn_variant_spec *s, const cJSON *j, const char *p,
                       const name_sets *ns, hn_arg **args, int *n_args) {
     *args = NULL;
@@ -989,13 +1039,7 @@ static int parse_args(ctx *c, const hn_plan *plan, const hn_variant_spec *s, con
     int i = 0;
     for (const cJSON *a = j->child; a; a = a->next, i++) {
         char *ap = jpi(p, i);
-        const int sc = scratch_index(s, a);
-        int arc = 0;
-        if (sc >= 0)
-            (*args)[(*n_args)++] = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p',
-                                            .text = xstrdup(a->valuestring)};
-        else
-            arc = parse_arg(c, plan->op, s, a, ap, ns, &(*args)[(*n_args)++]);
+        const int arc = parse_value(c, plan, s, a, ap, ns, &(*args)[(*n_args)++], 0);
         free(ap);
         if (arc != 0) return -1;
     }
@@ -1310,59 +1354,6 @@ done:
 
 /* ---------------------------------------------------------------------- */
 /* the plan */
-
-/* A tolerance may name defines, of any variant: each variant it applies to
- * must then have them, else each of its rows would fail to evaluate it. */
-typedef struct {
-    const hn_plan *plan;
-    const hn_variant_spec *spec;
-    const char *missing;
-} tol_define_check;
-
-static int define_of_spec(void *ctx, const char *name) {
-    tol_define_check *t = ctx;
-    int is_define = 0;
-    for (int i = 0; i < t->plan->n_define_names && !is_define; i++)
-        is_define = strcmp(t->plan->define_names[i], name) == 0;
-    for (int i = 0; is_define && i < t->spec->n_defines; i++)
-        if (strcmp(t->spec->defines[i].name, name) == 0) return 0;
-    if (!is_define) return 0;
-    t->missing = name;
-    return -1;
-}
-
-static int spec_binds(const hn_variant_spec *s, int buffer) {
-    for (int li = 0; li < hn_spec_launches(s); li++) {
-        const hn_launch_spec l = hn_spec_launch(s, li);
-        for (int i = 0; i < l.n_args; i++)
-            if (l.args[i].kind == HN_ARG_BUFFER && l.args[i].index == buffer) return 1;
-    }
-    return 0;
-}
-
-static int check_tolerance_defines(ctx *c, const hn_plan *plan) {
-    const hn_op *op = plan->op;
-    for (int s = 0; s < plan->n_specs; s++)
-        for (int b = 0; b < op->n_buffers; b++) {
-            /* the tolerances of the outputs the variant is checked on: their own, or check's */
-            if (op->buffers[b].role == HN_BUF_IN || !spec_binds(&plan->specs[s], b)) continue;
-            const hn_out_check *oc = &plan->out_check[b];
-            const hn_expr *tols[2] = {oc->atol ? oc->atol : plan->atol, oc->rtol ? oc->rtol : plan->rtol};
-            for (int k = 0; k < 2; k++) {
-                tol_define_check t = {plan, &plan->specs[s], NULL};
-                if (!tols[k] || hn_expr_names(tols[k], define_of_spec, &t) == 0) continue;
-                int own = k ? oc->rtol != NULL : oc->atol != NULL;
-                char path[192], text[128];
-                if (own) snprintf(path, sizeof path, "check.%s.%s", op->buffers[b].name, k ? "rtol" : "atol");
-                else snprintf(path, sizeof path, "check.%s", k ? "rtol" : "atol");
-                return bad(c, path,
-                           "'%s' names %s, a define that variants[%d] ('%s') does not have: give that variant the "
-                           "define too, or write the tolerance without it",
-                           hn_excerpt(hn_expr_text(tols[k]), text, sizeof text), t.missing, s, plan->specs[s].name);
-            }
-        }
-    return 0;
-}
 
 /* A parameter's expression may use the axes and the parameters before it in
  * the operator's order; one naming a later parameter (pool2d's "h": "w + 1")
@@ -1828,7 +1819,6 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             if (orc != 0) goto out;
         }
     }
-    if (check_tolerance_defines(c, plan) != 0) goto out;
 
     rc = 0;
 out:

@@ -41,8 +41,12 @@ typedef enum {
     HN_ARG_PARAM,        /* an operator parameter: index, its type */
     HN_ARG_EXPR,         /* a typed expression */
     HN_ARG_DEBUG_COUNTER, /* the SINGLE_BLOCK counter the harness allocates */
-    HN_ARG_SCRATCH       /* a scratch buffer of the variant ("scratch"): index */
+    HN_ARG_SCRATCH,      /* a scratch buffer of the variant ("scratch"): index */
+    HN_ARG_STRUCT        /* a struct passed by value (an array in args): its fields */
 } hn_arg_kind;
+
+/* The most bytes a struct argument may have (CUDA takes 4 KB of parameters). */
+#define HN_MAX_STRUCT_BYTES 256
 
 /* A variant's scratch buffers: device memory the harness allocates for each of
  * its rows (a workspace, partial sums, a counter), as many bytes as an
@@ -56,12 +60,20 @@ typedef enum {
 #define HN_ZERO_BUFFERS 48 /* bits 0 .. 47 of zero: output buffers; then scratch buffers */
 #define HN_ZERO_SCRATCH(i) ((uint64_t)1 << (HN_ZERO_BUFFERS + (i)))
 
-typedef struct {
+typedef struct hn_arg {
     hn_arg_kind kind;
     int index;
-    char type;           /* 'i' int32, 'u' uint32, 'l' int64, 'f' float, 'd' double, 'p' pointer */
+    char type;           /* 'i' int32, 'u' uint32, 'l' int64, 'f' float, 'd' double, 'p' pointer,
+                            'o' a struct */
     hn_expr *expr;
-    char *text;          /* as written in the config */
+    char *text;          /* as written in the config ("[x, y, int: n]" for a struct) */
+    /* HN_ARG_STRUCT: its fields in order, laid out as C does (each at a multiple
+     * of its alignment: pointers, long and double 8, the rest 4; a struct that
+     * of its widest field), and its size and alignment */
+    struct hn_arg *fields;
+    int n_fields;
+    int offset;          /* a field's place in the struct that holds it */
+    int size, align;
 } hn_arg;
 
 /* One launch of a variant: a kernel of its file, its geometry and arguments. */

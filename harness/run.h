@@ -142,6 +142,7 @@ typedef union {
     float f;
     double d;
     hn_dptr p;
+    _Alignas(16) unsigned char bytes[HN_MAX_STRUCT_BYTES]; /* a struct's (16-aligned, as a float4 member wants) */
 } hn_argval;
 int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_dptr debug_counter,
                  int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err);

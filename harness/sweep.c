@@ -261,10 +261,58 @@ int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_cas
 /* ---------------------------------------------------------------------- */
 /* a whole plan */
 
+/* A tolerance may name defines, of any variant: each variant it applies to (one
+ * checked on that output) must then have them, else each of its rows would fail
+ * to evaluate it. */
+typedef struct {
+    const hn_plan *plan;
+    const hn_variant_spec *spec;
+    const char *missing;
+} tol_define_check;
+
+static int define_of_spec(void *ctx, const char *name) {
+    tol_define_check *t = ctx;
+    int is_define = 0;
+    for (int i = 0; i < t->plan->n_define_names && !is_define; i++)
+        is_define = strcmp(t->plan->define_names[i], name) == 0;
+    for (int i = 0; is_define && i < t->spec->n_defines; i++)
+        if (strcmp(t->spec->defines[i].name, name) == 0) return 0;
+    if (!is_define) return 0;
+    t->missing = name;
+    return -1;
+}
+
+static int check_tolerance_defines(const hn_plan *p, hn_err *err) {
+    const hn_op *op = p->op;
+    for (int v = 0; v < p->n_variants; v++) {
+        const int si = p->variants[v].spec;
+        if (v > 0 && p->variants[v - 1].spec == si) continue; /* a spec's instances share its defines */
+        for (int b = 0; b < op->n_buffers; b++) {
+            if (op->buffers[b].role == HN_BUF_IN || !hn_variant_binds(p, &p->variants[v], b)) continue;
+            const hn_out_check *oc = &p->out_check[b];
+            const hn_expr *tols[2] = {oc->atol ? oc->atol : p->atol, oc->rtol ? oc->rtol : p->rtol};
+            for (int k = 0; k < 2; k++) {
+                tol_define_check t = {p, &p->specs[si], NULL};
+                if (!tols[k] || hn_expr_names(tols[k], define_of_spec, &t) == 0) continue;
+                const int own = k ? oc->rtol != NULL : oc->atol != NULL;
+                char text[128];
+                return hn_errf(err,
+                               "%s: check.%s%s%s: '%s' names %s, a define that variants[%d] ('%s') does not have: "
+                               "give that variant the define too, or write the tolerance without it",
+                               p->path, own ? op->buffers[b].name : "", own ? "." : "", k ? "rtol" : "atol",
+                               hn_excerpt(hn_expr_text(tols[k]), text, sizeof text), t.missing, si,
+                               p->specs[si].name);
+            }
+        }
+    }
+    return 0;
+}
+
 /* The variants, the cases, and every case a problem the operator can pose. */
 static int complete(hn_plan *plan, hn_err *err) {
     if (hn_sweep_expand_variants(plan, err) != 0 || hn_sweep_enumerate(plan, err) != 0)
         return hn_err_prefix(err, "%s", plan->path);
+    if (check_tolerance_defines(plan, err) != 0) return -1;
     /* which variants some case runs: a variant whose where (naming the case)
      * is false for every case would run nothing, as a where that leaves no case */
     unsigned char *runs = xcalloc((size_t)plan->n_variants + 1, 1);

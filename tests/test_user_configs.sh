@@ -225,7 +225,7 @@ PY
 want="negtol launch_error | check.atol '1e-7 - n * 1e-7' = -4e-07: a tolerance must be at least 0
 strdef launch_error | block[0] 'BS': expected an integer, got the string \"64 * 2\"
 hugegrid launch_error | grid[0] '1099511627776' = 1099511627776 (must be under 2^32: a launch dimension is 32 bits)
-constarr launch_error | constants.c_arr 'float: 1': the value is a 4-byte float, the variable c_arr is 16 bytes: a value fills a variable of 4 or 8 bytes; an array or a struct takes an input buffer's contents"
+constarr launch_error | constants.c_arr 'float: 1': the value is a 4-byte float, the variable c_arr is 16 bytes: a value fills a variable of 4 or 8 bytes; an array takes an input buffer's contents, a struct its fields ([...], as in args)"
 [ "$got" = "$want" ] || fail "rows:
 $got
 expected:

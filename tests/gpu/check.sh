@@ -163,7 +163,7 @@ step baselines 30 bash -c "python3 tests/gpu/check_baselines.py --require cudnn_
 # what a variant's host code used to do, on a GPU: "zero" (an output accumulated with
 # atomics), "scratch" (a last-block reduction) and "launches" (unroll, then GEMM):
 # every row must be ok (rows_ok fails the step otherwise)
-for cfg in zero_outputs scratch_softmax launches device_vars; do
+for cfg in zero_outputs scratch_softmax launches device_vars struct_args linear_wmma; do
   step "variant_$cfg" 60 bash -c "$h run tests/configs/$cfg.json --backend cuda --quick --out $out/$cfg.csv && \
     python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/$cfg.csv'))); \
 bad=[x for x in r if x['status']!='ok']; print(len(r)-len(bad), 'of', len(r), 'rows ok'); sys.exit(1 if bad or not r else 0)\""
