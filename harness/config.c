@@ -1383,7 +1383,8 @@ static void later_param_hint(ctx *c, const hn_plan *plan, int i, const cJSON *pj
     if (l.later) {
         hn_sb order;
         hn_sb_init(&order);
-        for (int k = 0; k < plan->op->n_params; k++) hn_sb_addf(&order, "%s%s", k ? ", " : "", plan->op->params[k].name);
+        for (int k = 0; k < plan->op->n_params; k++)
+            hn_sb_addf(&order, "%s%s", k ? ", " : "", plan->op->params[k].name);
         size_t n = strlen(c->err->msg);
         const char *self = plan->op->params[i].name;
         if (strcmp(l.later, self) == 0)
@@ -1773,7 +1774,8 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         text_at *all = xmalloc((size_t)(n_all ? n_all : 1) * sizeof *all);
         int k = 0;
         for (int s = 0; s < plan->n_specs; s++)
-            for (int d = 0; d < plan->specs[s].n_defines; d++, k++) all[k] = (text_at){plan->specs[s].defines[d].name, k};
+            for (int d = 0; d < plan->specs[s].n_defines; d++, k++)
+                all[k] = (text_at){plan->specs[s].defines[d].name, k};
         qsort(all, (size_t)n_all, sizeof *all, cmp_text_at);
         unsigned char *first = xcalloc((size_t)n_all + 1, 1);
         for (int i = 0; i < n_all; i++) first[all[i].at] = i == 0 || strcmp(all[i].text, all[i - 1].text) != 0;

@@ -1014,7 +1014,8 @@ static cJSON *best_doc(tune_ctx *t, cJSON *units) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "config", t->plan->path);
     cJSON_AddStringToObject(root, "variant", t->plan->specs[t->base.spec].name);
-    cJSON_AddStringToObject(root, "variant_label", t->base.label); /* with its other defines: "name[ACCUM_DTYPE=double]" */
+    /* with its other defines: "name[ACCUM_DTYPE=double]" */
+    cJSON_AddStringToObject(root, "variant_label", t->base.label);
     cJSON_AddStringToObject(root, "kernel", t->plan->specs[t->base.spec].kernels_text); /* every launch's, joined by ; */
     cJSON_AddStringToObject(root, "mode", t->cli->across ? "across cases" : "per case");
     cJSON_AddStringToObject(root, "strategy", t->strategy->name);
@@ -1279,7 +1280,8 @@ int hn_cmd_tune(const hn_cli *cli) {
         int tunables = 0;
         for (int d = 0; d < p->specs[i].n_defines; d++) tunables += p->specs[i].defines[d].tunable;
         int f = cli->n_only ? hn_plan_find_variant(p, cli->only[0]) : -1;
-        int named = cli->n_only == 0 || strcmp(p->specs[i].name, cli->only[0]) == 0 || (f >= 0 && p->variants[f].spec == i);
+        int named =
+            cli->n_only == 0 || strcmp(p->specs[i].name, cli->only[0]) == 0 || (f >= 0 && p->variants[f].spec == i);
         if (tunables && named) spec = i;
     }
     if (spec < 0) {
@@ -1303,7 +1305,8 @@ int hn_cmd_tune(const hn_cli *cli) {
             hn_sb others;
             hn_sb_init(&others);
             for (int v = first + 1; v < p->n_variants; v++)
-                if (p->variants[v].spec == spec) hn_sb_addf(&others, "%s%s", others.len ? ", " : "", p->variants[v].label);
+                if (p->variants[v].spec == spec)
+                    hn_sb_addf(&others, "%s%s", others.len ? ", " : "", p->variants[v].label);
             fprintf(stderr,
                     "harness tune: variants[%d] has %d define combinations; tuning the first, %s (--variant LABEL "
                     "tunes another: %s)\n",
