@@ -23,7 +23,7 @@ static hn_plan *load_or_complain(const hn_cli *cli) {
 int hn_cmd_list(const hn_cli *cli) {
     hn_plan *p = load_or_complain(cli);
     if (!p) return 2;
-    printf("%s: %s\n", p->name, p->description);
+    printf("%s%s%s\n", p->name, p->description[0] ? ": " : "", p->description);
     printf("operator %s: %s\n", p->op->name, p->op->doc);
     printf("axes:\n");
     for (int a = 0; a < p->n_axes; a++) {

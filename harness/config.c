@@ -10,10 +10,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "backend.h"
+#include "tune/strategy.h"
+#include "tune/tune.h"
 
 /* ---------------------------------------------------------------------- */
 /* error helpers: every message is "<file>: <json path>: <problem>" */
@@ -30,6 +33,11 @@ static int bad(ctx *c, const char *jpath, const char *fmt, ...) HN_PRINTF(3, 4);
  * message keeps its end (the problem). The buffer lives until the end of the
  * enclosing block. */
 #define CUT(s) hn_excerpt((s), (char[96]){0}, 96)
+
+/* Axes, and defines with tunables per variant: each is a column of the results
+ * and a name every expression may use; far beyond a sweep's needs, there so that
+ * a hostile config ends in an error, not in minutes of name matching. */
+#define MAX_NAMES 16384
 
 static int bad(ctx *c, const char *jpath, const char *fmt, ...) {
     char msg[1536];
@@ -78,17 +86,45 @@ static int edit_distance(const char *a, const char *b) {
     return d[n][m];
 }
 
-/* Fails on a key that obj gives twice ("//" comments aside). */
+typedef struct {
+    const char *text;
+    int at;
+} text_at;
+
+/* By text, then position. */
+static int cmp_text_at(const void *a, const void *b) {
+    const text_at *x = a, *y = b;
+    int d = strcmp(x->text, y->text);
+    return d ? d : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The position of the first of texts[0..n) that repeats an earlier one, or n:
+ * sorted, so that a hostile list of a million is checked in a second. */
+static int first_repeat(const char *const *texts, int n) {
+    text_at *sorted = xmalloc((size_t)(n ? n : 1) * sizeof *sorted);
+    for (int i = 0; i < n; i++) sorted[i] = (text_at){texts[i], i};
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_text_at);
+    int repeat = n;
+    for (int k = 1; k < n; k++)
+        if (strcmp(sorted[k].text, sorted[k - 1].text) == 0 && sorted[k].at < repeat) repeat = sorted[k].at;
+    free(sorted);
+    return repeat;
+}
+
+/* Fails on a key that obj gives twice (comments are gone by now). */
 static int check_unique(ctx *c, const cJSON *obj, const char *jpath) {
-    for (const cJSON *k = obj->child; k; k = k->next)
-        for (const cJSON *e = obj->child; e != k; e = e->next)
-            if (strcmp(e->string, k->string) == 0 && strncmp(k->string, "//", 2) != 0) {
-                char *where = jp(jpath, k->string);
-                bad(c, where, "duplicate key (a JSON object may give a key only once)");
-                free(where);
-                return -1;
-            }
-    return 0;
+    int n = cJSON_GetArraySize(obj);
+    const char **keys = xmalloc((size_t)(n ? n : 1) * sizeof *keys);
+    const cJSON *k = obj->child;
+    for (int i = 0; i < n; i++, k = k->next) keys[i] = k->string;
+    int repeat = first_repeat(keys, n);
+    if (repeat < n) {
+        char *where = jp(jpath, keys[repeat]);
+        bad(c, where, "duplicate key (a JSON object may give a key only once)");
+        free(where);
+    }
+    free(keys);
+    return repeat < n ? -1 : 0;
 }
 
 /* Fails on a duplicate key, or on any key of obj not in allowed (NULL-terminated). */
@@ -246,6 +282,34 @@ static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_set
     return 0;
 }
 
+static int names_something(void *ctx, const char *name) {
+    (void)ctx, (void)name;
+    return -1;
+}
+static int no_lookup(void *ctx, const char *name, hn_value *out) {
+    (void)ctx, (void)name, (void)out;
+    return -1;
+}
+
+/* A tolerance (check.atol, check.<output>.rtol ...): parse_field, and one that
+ * names nothing ("-1e-4", "1 / 0") is evaluated now, so that a value no row
+ * could use is an error of the config, not a mismatch in every row. One that
+ * names the case or a define is checked per row (hn_check_outputs). */
+static int parse_tol(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns, hn_expr **out) {
+    if (parse_field(c, j, jpath, ns, 7, out) != 0) return -1;
+    if (hn_expr_names(*out, names_something, NULL) != 0) return 0;
+    double v;
+    hn_err e;
+    char quoted[128];
+    hn_excerpt(hn_expr_text(*out), quoted, sizeof quoted);
+    if (hn_expr_eval_double(*out, no_lookup, NULL, &v, &e) != 0) return bad(c, jpath, "in '%s': %s", quoted, e.msg);
+    if (!(v >= 0))
+        return bad(c, jpath, "'%s' = %g: a tolerance must be at least 0 (an element matches when |out - ref| <= "
+                             "atol + rtol * |ref|)",
+                   quoted, v);
+    return 0;
+}
+
 /* A list of expressions: one string/number, or an array of them. */
 static int parse_expr_list(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns,
                            int which, hn_expr ***out, int *n) {
@@ -275,11 +339,24 @@ static int parse_expr_list(ctx *c, const cJSON *j, const char *jpath, const name
     return 0;
 }
 
+/* A name or a value that goes into results and onto command lines: not empty,
+ * and no control character (a newline would split a -D option or a CSV row). */
+static int printable_line(const char *text) {
+    if (!*text) return 0;
+    for (const unsigned char *q = (const unsigned char *)text; *q; q++)
+        if (*q < 0x20 || *q == 0x7f) return 0;
+    return 1;
+}
+
 static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis *ax) {
     const cJSON *arr = j;
     if (cJSON_IsNumber(j) || cJSON_IsString(j)) arr = NULL; /* a single value */
     else if (!cJSON_IsArray(j))
-        return bad(c, jpath, "expected a value or an array of values, got %s", json_type(j));
+        return bad(c, jpath, "expected a value or an array of values, got %s%s", json_type(j),
+                   cJSON_GetObjectItemCaseSensitive(j, "range") || cJSON_GetObjectItemCaseSensitive(j, "pow2")
+                       ? " ({\"range\": ...} and {\"pow2\": ...} are for a variant's tunables, \"tune\"; list "
+                         "the values here)"
+                       : "");
     int n = arr ? cJSON_GetArraySize(arr) : 1;
     if (n == 0) return bad(c, jpath, "expected at least one value, got an empty array");
     ax->values = xcalloc((size_t)n, sizeof *ax->values);
@@ -292,25 +369,28 @@ static int parse_axis_values(ctx *c, const cJSON *j, const char *jpath, hn_axis 
             char buf[64];
             hn_value_format(&ax->values[i], buf, sizeof buf);
             ax->texts[i] = xstrdup(buf);
-        } else if (cJSON_IsString(e) && e->valuestring[0]) {
+        } else if (cJSON_IsString(e) && printable_line(e->valuestring)) {
             ax->texts[i] = xstrdup(e->valuestring);
             ax->values[i].type = HN_VAL_STR;
             ax->values[i].s = ax->texts[i];
         } else {
-            bad(c, p, "expected a number or a non-empty string, got %s", json_type(e));
+            if (cJSON_IsString(e) && e->valuestring[0])
+                bad(c, p, "a string with a control character (a newline, a tab ...): a value is one line of text");
+            else
+                bad(c, p, "expected a number or a non-empty string, got %s", json_type(e));
             free(p);
             ax->n = i;
             return -1;
         }
-        for (int k = 0; k < i; k++)
-            if (strcmp(ax->texts[k], ax->texts[i]) == 0) {
-                bad(c, p, "value %s appears twice", CUT(ax->texts[i]));
-                free(p);
-                ax->n = i + 1;
-                return -1;
-            }
         free(p);
         ax->n = i + 1;
+    }
+    int repeat = first_repeat((const char *const *)ax->texts, n); /* a value given twice */
+    if (repeat < n) {
+        char *p = arr ? jpi(jpath, repeat) : xstrdup(jpath);
+        bad(c, p, "value %s appears twice", CUT(ax->texts[repeat]));
+        free(p);
+        return -1;
     }
     return 0;
 }
@@ -567,6 +647,14 @@ static int parse_constants(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
                      why);
         for (int i = 0; rc == 0 && i < s->n_constants; i++)
             if (strcmp(s->const_names[i], name) == 0) rc = bad(c, p, "'%s' is given twice", CUT(name));
+        char *val = cJSON_IsString(e) ? xstrdup(e->valuestring) : NULL;
+        for (int i = 0; rc == 0 && val && i < s->n_scratch; i++)
+            if (strcmp(hn_trim(val), s->scratch_names[i]) == 0)
+                rc = bad(c, p,
+                         "'%s' is a scratch buffer of the variant, which holds nothing before the launches: a "
+                         "constant gets an input buffer's contents, a parameter or a typed expression",
+                         s->scratch_names[i]);
+        free(val);
         hn_arg *a = &s->const_vals[s->n_constants];
         memset(a, 0, sizeof *a);
         if (rc == 0) rc = parse_value(c, plan, s, e, p, ns, a, 0);
@@ -687,6 +775,14 @@ static int add_include_dir(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
         free(joined);
         return -1;
     }
+    struct stat st;
+    if (stat(abs, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        bad(c, jpath, "'%s' is not a folder (looked at %s): an include path names the folder that holds headers",
+            CUT(dir), CUT(abs));
+        free(joined);
+        free(abs);
+        return -1;
+    }
     free(joined);
     s->include_dirs = xrealloc(s->include_dirs, (size_t)(s->n_include_dirs + 2) * sizeof *s->include_dirs);
     s->include_dirs[s->n_include_dirs++] = abs;
@@ -783,6 +879,10 @@ static int parse_tune(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJS
                       const name_sets *ns, int defines_from_defaults) {
     if (!cJSON_IsObject(j) || !j->child)
         return bad(c, jpath, "expected an object of NAME: values with at least one tunable, got %s", json_type(j));
+    if (s->n_defines + cJSON_GetArraySize(j) > MAX_NAMES)
+        return bad(c, jpath, "%d tunables and %d defines: at most %d in all", cJSON_GetArraySize(j), s->n_defines,
+                   MAX_NAMES);
+    if (check_unique(c, j, jpath) != 0) return -1;
     s->defines = xrealloc(s->defines, (size_t)(s->n_defines + cJSON_GetArraySize(j) + 1) * sizeof *s->defines);
     for (const cJSON *d = j->child; d; d = d->next) {
         char *dp = jp(jpath, d->string);
@@ -1052,10 +1152,11 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     free(l0path); /* made again for the geometry: the returns between would leak it */
     l0path = NULL;
     if (krc != 0) return -1;
-    j = cJSON_GetObjectItemCaseSensitive(v, "name");
-    if (j && !cJSON_IsString(j)) {
-        p = jp(jpath, "name");
-        bad(c, p, "expected a string, got %s", json_type(j));
+    j = vget(v, defaults, "name");
+    if (j && (!cJSON_IsString(j) || !printable_line(j->valuestring))) {
+        p = cJSON_GetObjectItemCaseSensitive(v, "name") ? jp(jpath, "name") : xstrdup("defaults.name");
+        if (!cJSON_IsString(j)) bad(c, p, "expected a string, got %s", json_type(j));
+        else bad(c, p, "expected the variant's name in results: some text, on one line");
         free(p);
         return -1;
     }
@@ -1082,8 +1183,19 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
         return -1;
     }
     s->file = hn_path_join(plan->dir, j->valuestring);
-    if (!hn_file_exists(s->file)) {
+    struct stat st;
+    if (stat(s->file, &st) != 0) {
         bad(c, p, "file '%s' not found (looked for %s)", CUT(j->valuestring), CUT(s->file));
+        free(p);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        bad(c, p, "'%s' is %s, not a kernel's source file (looked at %s)", CUT(j->valuestring),
+            S_ISDIR(st.st_mode)                            ? "a folder"
+            : S_ISFIFO(st.st_mode)                         ? "a FIFO"
+            : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)   ? "a device"
+                                                           : "a special file",
+            CUT(s->file));
         free(p);
         return -1;
     }
@@ -1103,6 +1215,11 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
         p = jp(jpath, "defines");
         if (!cJSON_IsObject(j)) {
             bad(c, p, "expected an object of NAME: value or NAME: [values], got %s", json_type(j));
+            free(p);
+            return -1;
+        }
+        if (cJSON_GetArraySize(j) > MAX_NAMES) {
+            bad(c, p, "%d defines: at most %d", cJSON_GetArraySize(j), MAX_NAMES);
             free(p);
             return -1;
         }
@@ -1238,6 +1355,53 @@ done:
 /* ---------------------------------------------------------------------- */
 /* the plan */
 
+/* A parameter's expression may use the axes and the parameters before it in
+ * the operator's order; one naming a later parameter (pool2d's "h": "w + 1")
+ * gets "unknown name 'w'", which reads as a typo: say why. */
+typedef struct {
+    const hn_plan *plan;
+    int index;
+    const char *later;
+} later_param;
+
+static int find_later_param(void *ctx, const char *name) {
+    later_param *l = ctx;
+    for (int a = 0; a < l->plan->n_axes; a++)
+        if (strcmp(l->plan->axes[a].name, name) == 0) return 0;
+    int k = hn_op_param_index(l->plan->op, name);
+    if (k < l->index) return 0;
+    l->later = name;
+    return -1;
+}
+
+static void later_param_hint(ctx *c, const hn_plan *plan, int i, const cJSON *pj) {
+    hn_expr *e;
+    hn_err pe;
+    if (!cJSON_IsString(pj) || hn_expr_parse(pj->valuestring, &e, &pe) != 0) return;
+    later_param l = {plan, i, NULL};
+    hn_expr_names(e, find_later_param, &l);
+    if (l.later) {
+        hn_sb order;
+        hn_sb_init(&order);
+        for (int k = 0; k < plan->op->n_params; k++)
+            hn_sb_addf(&order, "%s%s", k ? ", " : "", plan->op->params[k].name);
+        size_t n = strlen(c->err->msg);
+        const char *self = plan->op->params[i].name;
+        if (strcmp(l.later, self) == 0)
+            snprintf(c->err->msg + n, sizeof c->err->msg - n,
+                     "; '%s' is this parameter itself, and no axis has its name: a parameter's expression may use "
+                     "the axes and the parameters before it (%s's order: %s)",
+                     self, plan->op->name, order.buf);
+        else
+            snprintf(c->err->msg + n, sizeof c->err->msg - n,
+                     "; '%s' is a parameter of %s that comes after '%s' (their order: %s): a parameter's "
+                     "expression may use the axes and the parameters before it",
+                     l.later, plan->op->name, self, order.buf);
+        hn_sb_free(&order);
+    }
+    hn_expr_free(e);
+}
+
 static const char *const TOP_KEYS[] = {"name", "description", "op", "params", "axes", "where",
                                        "sample", "check", "timing", "emu", "defaults",
                                        "variants", "tuning", NULL};
@@ -1323,6 +1487,14 @@ static int parse_timing(ctx *c, const cJSON *t, hn_timing_cfg *tc) {
     if (get_number(c, t, "min_time", "timing", 0, 3600, &tc->min_time) != 0) return -1;
     if (get_number(c, t, "max_noise", "timing", 0, 1, &tc->max_noise) != 0) return -1;
     if (get_number(c, t, "timeout", "timing", 0, 86400, &tc->timeout) != 0) return -1;
+    /* repeat is exactly N samples: a stopping rule beside it would change N */
+    static const char *const STOPS[] = {"min_samples", "max_samples", "min_time", "max_noise", NULL};
+    for (int i = 0; tc->repeat > 0 && STOPS[i]; i++)
+        if (cJSON_GetObjectItemCaseSensitive(t, STOPS[i]))
+            return bad(c, "timing", "'repeat' (exactly %d samples) and '%s' are given together; give one of them",
+                       tc->repeat, STOPS[i]);
+    if (tc->min_samples > 0 && tc->max_samples > 0 && tc->max_samples < tc->min_samples)
+        return bad(c, "timing.max_samples", "%d is less than min_samples (%d)", tc->max_samples, tc->min_samples);
     const cJSON *hot = cJSON_GetObjectItemCaseSensitive(t, "hot");
     if (hot) {
         if (!cJSON_IsBool(hot)) return bad(c, "timing.hot", "expected true or false, got %s", json_type(hot));
@@ -1378,6 +1550,8 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
     if (!cJSON_IsObject(j) || !j->child)
         return bad(c, "axes", "expected an object of axis: [values] with at least one axis%s",
                    j ? "" : "; it is missing");
+    if (cJSON_GetArraySize(j) > MAX_NAMES)
+        return bad(c, "axes", "%d axes: at most %d", cJSON_GetArraySize(j), MAX_NAMES);
     if (check_unique(c, j, "axes") != 0) return -1;
     plan->axes = xcalloc((size_t)cJSON_GetArraySize(j), sizeof *plan->axes);
     for (const cJSON *a = j->child; a; a = a->next) {
@@ -1427,6 +1601,7 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         for (int a = 0; a < plan->n_axes; a++) has_axis |= strcmp(plan->axes[a].name, pd->name) == 0;
         if (pj) {
             prc = parse_field(c, pj, p, &pns, 3, &plan->params[i]);
+            if (prc != 0) later_param_hint(c, plan, i, pj);
         } else {
             /* Not set: the axis of its name if there is one, else its default. */
             const char *dflt = has_axis || !pd->dflt ? pd->name : pd->dflt;
@@ -1461,6 +1636,10 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         if (get_int(c, j, "count", "sample", 1, 100000000, &plan->sample_count) != 0) goto out;
         double seed = 0;
         if (get_number(c, j, "seed", "sample", 0, 9007199254740991.0, &seed) != 0) goto out;
+        if (seed != floor(seed)) {
+            bad(c, "sample.seed", "expected a whole number, got %g", seed);
+            goto out;
+        }
         plan->seed = (uint64_t)seed;
     }
     if (seed_override >= 0) plan->seed = (uint64_t)seed_override;
@@ -1525,6 +1704,10 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             bad(c, "tuning.strategy", "expected a strategy's name, got %s", json_type(st));
             goto out;
         }
+        if (st && !hn_strategy_find(st->valuestring)) {
+            bad(c, "tuning.strategy", "unknown strategy '%s' (known: %s)", CUT(st->valuestring), hn_strategy_names());
+            goto out;
+        }
         if (st) plan->tuning.strategy = xstrdup(st->valuestring);
         if (bu && !cJSON_IsString(bu) && !cJSON_IsNumber(bu)) {
             bad(c, "tuning.budget", "expected evaluations (100), seconds (\"60s\") or a fraction (\"10%%\"), got %s",
@@ -1542,6 +1725,13 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             goto out;
         }
         if (bu) plan->tuning.budget = cJSON_IsString(bu) ? xstrdup(bu->valuestring) : xasprintf("%.0f", bu->valuedouble);
+        hn_tune_budget tb;
+        hn_err be;
+        if (bu && hn_tune_parse_budget(plan->tuning.budget, &tb, &be) != 0) {
+            const char *why = strstr(be.msg, ": "); /* after the option's "--budget TEXT" */
+            bad(c, "tuning.budget", "'%s': %s", CUT(plan->tuning.budget), why ? why + 2 : be.msg);
+            goto out;
+        }
         if (ac && !cJSON_IsBool(ac)) {
             bad(c, "tuning.across", "expected true or false, got %s", json_type(ac));
             goto out;
@@ -1577,17 +1767,25 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
 
     /* Union of define names, for CSV columns and tolerance expressions. */
     {
-        size_t n_all = 1;
-        for (int s = 0; s < plan->n_specs; s++) n_all += (size_t)plan->specs[s].n_defines;
-        plan->define_names = xcalloc(n_all, sizeof *plan->define_names);
+        /* in order of first appearance; sorted to find the first of each name */
+        int n_all = 0;
+        for (int s = 0; s < plan->n_specs; s++) n_all += plan->specs[s].n_defines;
+        plan->define_names = xcalloc((size_t)n_all + 1, sizeof *plan->define_names);
+        text_at *all = xmalloc((size_t)(n_all ? n_all : 1) * sizeof *all);
+        int k = 0;
+        for (int s = 0; s < plan->n_specs; s++)
+            for (int d = 0; d < plan->specs[s].n_defines; d++, k++)
+                all[k] = (text_at){plan->specs[s].defines[d].name, k};
+        qsort(all, (size_t)n_all, sizeof *all, cmp_text_at);
+        unsigned char *first = xcalloc((size_t)n_all + 1, 1);
+        for (int i = 0; i < n_all; i++) first[all[i].at] = i == 0 || strcmp(all[i].text, all[i - 1].text) != 0;
+        k = 0;
+        for (int s = 0; s < plan->n_specs; s++)
+            for (int d = 0; d < plan->specs[s].n_defines; d++, k++)
+                if (first[k]) plan->define_names[plan->n_define_names++] = xstrdup(plan->specs[s].defines[d].name);
+        free(first);
+        free(all);
     }
-    for (int s = 0; s < plan->n_specs; s++)
-        for (int d = 0; d < plan->specs[s].n_defines; d++) {
-            const char *name = plan->specs[s].defines[d].name;
-            int seen = 0;
-            for (int k = 0; k < plan->n_define_names; k++) seen |= strcmp(plan->define_names[k], name) == 0;
-            if (!seen) plan->define_names[plan->n_define_names++] = xstrdup(name);
-        }
     tol_ns.define_names = (const char **)plan->define_names;
     tol_ns.n_defines = plan->n_define_names;
     {
@@ -1597,8 +1795,8 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
         cJSON dflt = {0};
         dflt.type = cJSON_Number;
         dflt.valuedouble = 1e-4;
-        if (parse_field(c, a ? a : &dflt, "check.atol", &tol_ns, 7, &plan->atol) != 0) goto out;
-        if (parse_field(c, r ? r : &dflt, "check.rtol", &tol_ns, 7, &plan->rtol) != 0) goto out;
+        if (parse_tol(c, a ? a : &dflt, "check.atol", &tol_ns, &plan->atol) != 0) goto out;
+        if (parse_tol(c, r ? r : &dflt, "check.rtol", &tol_ns, &plan->rtol) != 0) goto out;
         /* per output: its own tolerances, or the ones above */
         plan->out_check = xcalloc((size_t)op->n_buffers, sizeof *plan->out_check);
         for (int b = 0; b < op->n_buffers; b++) {
@@ -1614,8 +1812,8 @@ static int parse_top(ctx *c, const cJSON *root, hn_plan *plan, int64_t seed_over
             const cJSON *oa = orc == 0 ? cJSON_GetObjectItemCaseSensitive(o, "atol") : NULL;
             const cJSON *orr = orc == 0 ? cJSON_GetObjectItemCaseSensitive(o, "rtol") : NULL;
             char *ap = jp(bp, "atol"), *rp = jp(bp, "rtol");
-            if (orc == 0 && oa) orc = parse_field(c, oa, ap, &tol_ns, 7, &oc->atol);
-            if (orc == 0 && orr) orc = parse_field(c, orr, rp, &tol_ns, 7, &oc->rtol);
+            if (orc == 0 && oa) orc = parse_tol(c, oa, ap, &tol_ns, &oc->atol);
+            if (orc == 0 && orr) orc = parse_tol(c, orr, rp, &tol_ns, &oc->rtol);
             if (orc == 0) orc = get_number(c, o, "min_match", bp, 0, 1, &oc->min_match);
             free(ap);
             free(rp);
@@ -1659,6 +1857,19 @@ static int json_depth_at(const char *text, const char *at) {
     return depth;
 }
 
+/* Removes every "//" key (a comment: "//", "// why ...") from every object under
+ * j, so that no part of the parser sees one: a comment is allowed in any object,
+ * the name maps (axes, defines, tune, scratch, constants) included. */
+static void strip_comments(cJSON *j) {
+    for (cJSON *k = j ? j->child : NULL, *next; k; k = next) {
+        next = k->next;
+        if (cJSON_IsObject(j) && k->string && strncmp(k->string, "//", 2) == 0)
+            cJSON_Delete(cJSON_DetachItemViaPointer(j, k));
+        else
+            strip_comments(k);
+    }
+}
+
 int hn_config_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out,
                   hn_err *err) {
     *out = NULL;
@@ -1674,6 +1885,7 @@ int hn_config_parse(const char *text, const char *path, int64_t seed_override, h
                            CJSON_NESTING_LIMIT);
         return hn_errf(err, "%s:%d:%d: invalid JSON near '%.20s'", path, line, col, at ? at : "");
     }
+    strip_comments(root);
     hn_plan *plan = xcalloc(1, sizeof *plan);
     plan->path = xstrdup(path);
     plan->dir = hn_dirname(path);
@@ -1855,6 +2067,10 @@ int hn_plan_make_case(const hn_plan *p, const char *assign, hn_case *out, hn_err
             for (int i = 0; i < p->n_axes; i++) hn_sb_addf(&names, "%s%s", i ? ", " : "", p->axes[i].name);
             hn_errf(err, "--set: '%s' is not an axis of %s (axes: %s)", CUT(name), p->name, names.buf);
             hn_sb_free(&names);
+            goto fail;
+        }
+        if (given[a]) {
+            hn_errf(err, "--set: axis '%s' is given twice", p->axes[a].name);
             goto fail;
         }
         char *end;

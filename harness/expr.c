@@ -636,6 +636,8 @@ int hn_expr_eval_int(const hn_expr *e, hn_expr_lookup lookup, void *ctx, int64_t
         *out = (int64_t)v.f;
         return 0;
     }
+    if (v.type == HN_VAL_STR) /* a define's text ("64 * 2") is a string, not arithmetic */
+        return hn_errf(err, "expected an integer, got the string \"%s\"", v.s);
     char buf[64];
     hn_value_format(&v, buf, sizeof buf);
     return hn_errf(err, "expected an integer, got %s", buf);

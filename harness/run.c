@@ -39,6 +39,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -242,11 +243,40 @@ static int resume_same_split(const run_ctx *r) {
     return -1;
 }
 
-/* Refuses to overwrite an unfinished run; opens the file fresh, or (--resume)
- * loads what it holds for matching once the worker names its device. */
+static int same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Whether a file the run writes (the results, its .unfinished marker, sidecar,
+ * best.csv, samples) is the config or a variant's source: --out config.json
+ * would replace the config with results, --force or not. */
+static int clobbers_input(const run_ctx *r) {
+    const hn_plan *p = r->plan;
+    char *best = hn_verdict_best_path(r->out_path), *samples = xasprintf("%s.samples.csv", r->out_path);
+    const char *ours[] = {r->out_path, r->marker_path, r->meta_path, best, samples};
+    int hit = 0;
+    for (size_t i = 0; !hit && i < sizeof ours / sizeof *ours; i++) {
+        const char *input = same_file(ours[i], p->path) ? p->path : NULL;
+        for (int s = 0; !input && s < p->n_specs; s++)
+            if (same_file(ours[i], p->specs[s].file)) input = p->specs[s].file;
+        if (input) {
+            fprintf(stderr, "harness: %s would be written over %s, an input of this run; give another --out\n",
+                    ours[i], input);
+            hit = 1;
+        }
+    }
+    free(best);
+    free(samples);
+    return hit;
+}
+
+/* Refuses to overwrite an unfinished run or an input; opens the file fresh, or
+ * (--resume) loads what it holds for matching once the worker names its device. */
 static int open_results(run_ctx *r) {
     hn_err err;
     const hn_cli *cli = r->cli;
+    if (clobbers_input(r)) return -1;
     int exists = hn_file_exists(r->out_path);
     if (exists && cli->resume) {
         if (resume_same_split(r) != 0) return -1;

@@ -110,6 +110,26 @@ static int only_defines(void *spec, const char *name) {
     return -1;
 }
 
+/* A precision that names only defines ("ACCUM_DTYPE") is known for each define
+ * combination: it must be "float" or "double", as it picks the peak (FP32 or
+ * FP64) and the baselines a row is compared with. One that names the case is
+ * evaluated per row. */
+static int check_precision(const hn_plan *p, const hn_variant_spec *s, int si, const hn_variant *v, hn_err *err) {
+    if (!s->precision || hn_expr_names(s->precision, only_defines, (void *)s) != 0) return 0;
+    hn_scope scope = {p, NULL, v, NULL, 0, NULL};
+    hn_value val;
+    hn_err e;
+    char text[128], got[96];
+    hn_excerpt(hn_expr_text(s->precision), text, sizeof text);
+    if (hn_expr_eval(s->precision, hn_scope_lookup, &scope, &val, &e) != 0)
+        return hn_errf(err, "variants[%d].precision ('%s'): %s", si, text, e.msg);
+    if (val.type == HN_VAL_STR && (strcmp(val.s, "float") == 0 || strcmp(val.s, "double") == 0)) return 0;
+    hn_value_format(&val, got, sizeof got);
+    return hn_errf(err, "variants[%d].precision ('%s'): expected \"float\" or \"double\" (the peak and the "
+                        "baselines a row is compared with), got %s%s%s",
+                   si, text, val.type == HN_VAL_STR ? "\"" : "", got, val.type == HN_VAL_STR ? "\"" : "");
+}
+
 int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
     int cap = 16;
     p->variants = xcalloc((size_t)cap, sizeof *p->variants);
@@ -176,6 +196,10 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err) {
                 free(v.choice);
                 continue;
             }
+            if (check_precision(p, s, si, &v, err) != 0) {
+                free(v.choice);
+                return -1;
+            }
             hn_sb label;
             hn_sb_init(&label);
             hn_sb_adds(&label, s->name);
@@ -237,13 +261,75 @@ int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_cas
 /* ---------------------------------------------------------------------- */
 /* a whole plan */
 
+/* A tolerance may name defines, of any variant: each variant it applies to (one
+ * checked on that output) must then have them, else each of its rows would fail
+ * to evaluate it. */
+typedef struct {
+    const hn_plan *plan;
+    const hn_variant_spec *spec;
+    const char *missing;
+} tol_define_check;
+
+static int define_of_spec(void *ctx, const char *name) {
+    tol_define_check *t = ctx;
+    int is_define = 0;
+    for (int i = 0; i < t->plan->n_define_names && !is_define; i++)
+        is_define = strcmp(t->plan->define_names[i], name) == 0;
+    for (int i = 0; is_define && i < t->spec->n_defines; i++)
+        if (strcmp(t->spec->defines[i].name, name) == 0) return 0;
+    if (!is_define) return 0;
+    t->missing = name;
+    return -1;
+}
+
+static int check_tolerance_defines(const hn_plan *p, hn_err *err) {
+    const hn_op *op = p->op;
+    for (int v = 0; v < p->n_variants; v++) {
+        const int si = p->variants[v].spec;
+        if (v > 0 && p->variants[v - 1].spec == si) continue; /* a spec's instances share its defines */
+        for (int b = 0; b < op->n_buffers; b++) {
+            if (op->buffers[b].role == HN_BUF_IN || !hn_variant_binds(p, &p->variants[v], b)) continue;
+            const hn_out_check *oc = &p->out_check[b];
+            const hn_expr *tols[2] = {oc->atol ? oc->atol : p->atol, oc->rtol ? oc->rtol : p->rtol};
+            for (int k = 0; k < 2; k++) {
+                tol_define_check t = {p, &p->specs[si], NULL};
+                if (!tols[k] || hn_expr_names(tols[k], define_of_spec, &t) == 0) continue;
+                const int own = k ? oc->rtol != NULL : oc->atol != NULL;
+                char text[128];
+                return hn_errf(err,
+                               "%s: check.%s%s%s: '%s' names %s, a define that variants[%d] ('%s') does not have: "
+                               "give that variant the define too, or write the tolerance without it",
+                               p->path, own ? op->buffers[b].name : "", own ? "." : "", k ? "rtol" : "atol",
+                               hn_excerpt(hn_expr_text(tols[k]), text, sizeof text), t.missing, si,
+                               p->specs[si].name);
+            }
+        }
+    }
+    return 0;
+}
+
 /* The variants, the cases, and every case a problem the operator can pose. */
 static int complete(hn_plan *plan, hn_err *err) {
     if (hn_sweep_expand_variants(plan, err) != 0 || hn_sweep_enumerate(plan, err) != 0)
         return hn_err_prefix(err, "%s", plan->path);
+    if (check_tolerance_defines(plan, err) != 0) return -1;
+    /* which variants some case runs: a variant whose where (naming the case)
+     * is false for every case would run nothing, as a where that leaves no case */
+    unsigned char *runs = xcalloc((size_t)plan->n_variants + 1, 1);
+    int left = plan->n_variants;
     for (int64_t i = 0; i < plan->n_cases; i++) {
         hn_workload w;
-        if (hn_workload_shape(&w, plan, &plan->cases[i], err) == 0) continue;
+        if (hn_workload_shape(&w, plan, &plan->cases[i], err) == 0) {
+            for (int v = 0; left && v < plan->n_variants; v++) {
+                hn_err e;
+                if (runs[v]) continue;
+                /* 1: it runs; -1: an error, which is the row's to report */
+                if (hn_sweep_variant_applies(plan, &plan->variants[v], &plan->cases[i], w.params, NULL, &e) != 0)
+                    runs[v] = 1, left--;
+            }
+            continue;
+        }
+        free(runs);
         hn_sb vals;
         hn_sb_init(&vals);
         for (int a = 0; a < plan->n_axes; a++) {
@@ -258,6 +344,23 @@ static int complete(hn_plan *plan, hn_err *err) {
                  " (leave such cases out with \"where\")");
         return -1;
     }
+    for (int v = 0; left && v < plan->n_variants; v++) {
+        if (runs[v]) continue;
+        /* the first of its constraints to fail, at case 0, as the example */
+        hn_workload w;
+        const char *failed = "";
+        hn_err e;
+        if (hn_workload_shape(&w, plan, &plan->cases[0], &e) == 0)
+            hn_sweep_variant_applies(plan, &plan->variants[v], &plan->cases[0], w.params, &failed, &e);
+        char text[128];
+        hn_errf(err, "%s: variants[%d] ('%s'): its where is false for every one of the %lld cases (the first: "
+                     "'%s' at case 0); nothing of it would run",
+                plan->path, plan->variants[v].spec, plan->variants[v].label, (long long)plan->n_cases,
+                hn_excerpt(failed ? failed : "", text, sizeof text));
+        free(runs);
+        return -1;
+    }
+    free(runs);
     return 0;
 }
 

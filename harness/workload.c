@@ -146,14 +146,14 @@ int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn
         if (hn_expr_eval_int(l.block[i], hn_scope_lookup, &scope, &x, err) != 0)
             return hn_err_prefix(err, "%sblock[%d] '%s'", where, i, hn_expr_text(l.block[i]));
         if (x < 1 || x > UINT32_MAX)
-            return hn_errf(err, "%sblock[%d] '%s' = %lld (must be at least 1)", where, i, hn_expr_text(l.block[i]),
-                           (long long)x);
+            return hn_errf(err, "%sblock[%d] '%s' = %lld (must be %s)", where, i, hn_expr_text(l.block[i]),
+                           (long long)x, x < 1 ? "at least 1" : "under 2^32: a launch dimension is 32 bits");
         d->block[i] = (unsigned)x;
         if (hn_expr_eval_int(l.grid[i], hn_scope_lookup, &scope, &x, err) != 0)
             return hn_err_prefix(err, "%sgrid[%d] '%s'", where, i, hn_expr_text(l.grid[i]));
         if (x < 1 || x > UINT32_MAX)
-            return hn_errf(err, "%sgrid[%d] '%s' = %lld (must be at least 1)", where, i, hn_expr_text(l.grid[i]),
-                           (long long)x);
+            return hn_errf(err, "%sgrid[%d] '%s' = %lld (must be %s)", where, i, hn_expr_text(l.grid[i]),
+                           (long long)x, x < 1 ? "at least 1" : "under 2^32: a launch dimension is 32 bits");
         d->grid[i] = (unsigned)x;
     }
     int64_t sh;
@@ -559,12 +559,18 @@ int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_mo
                                "constants.%s: the struct %s takes %zu bytes (its fields laid out as C does), the "
                                "variable %s is %zu bytes (a field's type or the padding differs)",
                                name, a->text, bytes, name, size);
-            if (a->kind != HN_ARG_BUFFER && size && size != bytes)
+            if (a->kind != HN_ARG_BUFFER && size && size != bytes && (size == 4 || size == 8))
                 return hn_errf(err,
                                "constants.%s '%s': the value is a %zu-byte %s, the variable %s is %zu bytes (give "
                                "its type: \"%s: ...\")",
                                name, a->text, bytes, type_name(a->type), name, size,
-                               size == 8 ? (a->type == 'f' ? "double" : "long") : size == 4 ? "int" : "type");
+                               size == 8 ? (a->type == 'f' ? "double" : "long") : a->type == 'd' ? "float" : "int");
+            if (a->kind != HN_ARG_BUFFER && size && size != bytes)
+                return hn_errf(err,
+                               "constants.%s '%s': the value is a %zu-byte %s, the variable %s is %zu bytes: a value "
+                               "fills a variable of 4 or 8 bytes; an array takes an input buffer's contents, a "
+                               "struct its fields ([...], as in args)",
+                               name, a->text, bytes, type_name(a->type), name, size);
             if (wrote != 0) return hn_err_prefix(err, "constants.%s", name);
         }
     }
@@ -579,6 +585,11 @@ static int eval_tol(const hn_plan *p, hn_expr *own, hn_expr *general, const char
         return own ? hn_err_prefix(err, "check.%s.%s '%s'", buf, what, hn_expr_text(e))
                    : hn_err_prefix(err, "check.%s '%s'", what, hn_expr_text(e));
     (void)p;
+    /* a negative or NaN tolerance matches no element: every row would read as a mismatch */
+    if (!(*out >= 0))
+        return own ? hn_errf(err, "check.%s.%s '%s' = %g: a tolerance must be at least 0", buf, what, hn_expr_text(e),
+                             *out)
+                   : hn_errf(err, "check.%s '%s' = %g: a tolerance must be at least 0", what, hn_expr_text(e), *out);
     return 0;
 }
 

@@ -27,7 +27,7 @@ sed -i "s|\"../kernels/|\"$root/tests/kernels/|" "$tmp/two_out.json"
 grep -q '"out_ch": \[3, 4\]' "$tmp/two_out.json" || fail "two_out.json: the sed did not apply"
 expect 2 "--set: no value for axis 'out_ch' (every axis with several values must be given)" \
   "$tmp/two_out.json" --kernel conv2d_planted --set in_ch=2
-expect 2 "params.in_ch ('in_ch'): expected an integer, got x" \
+expect 2 "params.in_ch ('in_ch'): expected an integer, got the string \"x\"" \
   "$planted" --kernel conv2d_planted --set in_ch=x,out_ch=1,filter_size=3,img_size=8
 expect 2 "--case 5: the plan has 1 cases" "$planted" --kernel conv2d_planted --case 5
 expect 2 "--case 0-1: debug runs one case; give one id" "$planted" --kernel conv2d_planted --case 0-1

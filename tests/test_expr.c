@@ -453,7 +453,7 @@ static void test_typed_eval(void) {
     hn_expr_free(e);
     CHECK(hn_expr_parse("ACCUM_DTYPE", &e, &err) == 0);
     CHECK(hn_expr_eval_int(e, lookup, NULL, &i, &err) != 0);
-    CHECK_STR(err.msg, "expected an integer, got double");
+    CHECK_STR(err.msg, "expected an integer, got the string \"double\"");
     CHECK(hn_expr_eval_double(e, lookup, NULL, &d, &err) != 0);
     CHECK_STR(err.msg, "expected a number, got the string \"double\"");
     hn_expr_free(e);

@@ -2,7 +2,8 @@
 # test_hostile.sh: `harness list` on configs written to break it (what a hostile
 # user tried, and what made it die with SIGSEGV): expressions nested 20,000 deep,
 # 30,000 chained '-' or '!', sums of 30,000 terms, in where, grid and check.atol;
-# JSON nested past cJSON's limit; a NUL byte; huge numbers. Each is exit 2 with
+# JSON nested past cJSON's limit; a NUL byte; huge numbers; an axis of 200,000
+# values (loads in seconds). Each is exit 2 with
 # the file, the JSON path and the limit in the message; a config at the limits
 # loads (exit 0).
 . "$(dirname "$0")/lib.sh"
@@ -71,5 +72,29 @@ cat >"$tmp/big_shape.json" <<JSON
  "grid": [1], "args": []}]}
 JSON
 expect 2 "big_shape.json: axes: case 0 (in_ch=1073741824, out_ch=1073741824, filter_size=1073741824, img_size=1073741824): conv2d: buffer 'in' would have 1237940039285380274899124224 elements" "$h" list "$tmp/big_shape.json"
+
+# An axis of 200,000 values (the duplicate check compared every pair: minutes).
+python3 -c "
+import json, sys
+json.dump({'op': 'conv2d', 'axes': {'in_ch': [1], 'out_ch': [1], 'filter_size': [1], 'img_size': [8],
+                    'rep': list(range(1, 200001))},
+           'variants': [{'file': sys.argv[1], 'kernel': 'conv2d_pad', 'block': [8], 'grid': [1], 'args': []}]},
+          open(sys.argv[2], 'w'))" "$kernel" "$tmp/long_axis.json"
+expect 0 "200000 cases" timeout 60 "$h" list "$tmp/long_axis.json"
+sed 's/"rep": \[1, 2, /"rep": [2, 1, 2, /' "$tmp/long_axis.json" >"$tmp/long_dup.json"
+expect 2 "long_dup.json: axes.rep[2]: value 2 appears twice" timeout 60 "$h" list "$tmp/long_dup.json"
+# Objects of many keys: 20,000 axes, a timing object of 200,000 keys (its duplicate
+# check compared every pair before the first unknown key was named).
+python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))
+c['axes'].update({'a%d' % i: 1 for i in range(20000)})
+json.dump(c, open(sys.argv[2], 'w'))
+c = json.load(open(sys.argv[1]))
+c['axes']['rep'] = [1]
+c['timing'] = {'k%d' % i: 1 for i in range(200000)}
+json.dump(c, open(sys.argv[3], 'w'))" "$tmp/long_axis.json" "$tmp/many_axes.json" "$tmp/many_keys.json"
+expect 2 "many_axes.json: axes: 20005 axes: at most 16384" timeout 60 "$h" list "$tmp/many_axes.json"
+expect 2 "many_keys.json: timing.k0: unknown key" timeout 60 "$h" list "$tmp/many_keys.json"
 
 finish

@@ -186,15 +186,22 @@ printf '{%s, "where": "img_size > 100", "variants": [{"kernel": "conv_ok"}]}' "$
 out=$("$h" list "$tmp/empty.json" 2>&1)
 [ $? = 2 ] || fail "a where that leaves no case should be exit 2: $out"
 case "$out" in *"where: none of the 1 combinations"*) ;; *) fail "empty where message: $out" ;; esac
-# sources that are not files: a compile error naming them, nothing read
+# sources that are not files: an include of one is a compile error naming it,
+# nothing read; a variant's file that is not one is the config's error (exit 2)
 printf '#include "/dev/zero"\n__global__ void conv_ok(float *o) {}\n' >"$tmp/zero.cu"
-printf '{%s, "variants": [{"kernel": "conv_ok", "file": "%s", "args": ["out"]}, {"kernel": "conv_ok", "name": "fifo", "file": "/dev/zero"}]}' "$base" "$tmp/zero.cu" >"$tmp/zero.json"
+printf '{%s, "variants": [{"kernel": "conv_ok", "file": "%s", "args": ["out"]}]}' "$base" "$tmp/zero.cu" >"$tmp/zero.json"
 out=$(timeout 60 "$h" run "$tmp/zero.json" --backend emu --out "$tmp/zero.csv" 2>&1)
 rc=$?
 [ "$rc" = 1 ] || fail "an include of /dev/zero: exit $rc: $out"
 got=$(rows "$tmp/zero.csv")
 has "$got" 'conv_ok compile_error | .*zero.cu includes "/dev/zero": /dev/zero is not a regular file' || fail "/dev/zero include: $got"
-has "$got" 'fifo compile_error | /dev/zero is not a regular file' || fail "/dev/zero as the file: $got"
+printf '{%s, "variants": [{"kernel": "conv_ok", "name": "fifo", "file": "/dev/zero"}]}' "$base" >"$tmp/zero_file.json"
+out=$(timeout 60 "$h" run "$tmp/zero_file.json" --backend emu --out "$tmp/zero_file.csv" 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "/dev/zero as the file: exit $rc, expected 2: $out"
+case "$out" in *"variants[0].file: '/dev/zero' is a device, not a kernel's source file"*) ;;
+*) fail "/dev/zero as the file: $out" ;; esac
+[ -e "$tmp/zero_file.csv" ] && fail "/dev/zero as the file: a results file was written"
 out=$("$h" run "$cfg" --kernel-timeout 0 2>&1)
 [ $? = 2 ] || fail "--kernel-timeout 0 should be refused"
 out=$("$h" run --help)

@@ -126,7 +126,9 @@ void hn_emu_budget(const hn_cli *cli, const hn_plan *p, int is_emu, double *max_
 
 int hn_emu_over_budget(double max_gflop, double max_mb, const hn_workload *w, char *reason, size_t size) {
     if (max_gflop >= 0 && w->flop * 1e-9 > max_gflop) {
-        snprintf(reason, size, "%.3g GFLOP is over the emulator budget of %g GFLOP (--max-gflop X or --all)",
+        snprintf(reason, size,
+                 "%.3g GFLOP is over the emulator budget of %g GFLOP (the config's emu.max_gflop, --max-gflop X, or "
+                 "--all)",
                  w->flop * 1e-9, max_gflop);
         return 1;
     }

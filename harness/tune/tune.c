@@ -1014,6 +1014,8 @@ static cJSON *best_doc(tune_ctx *t, cJSON *units) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "config", t->plan->path);
     cJSON_AddStringToObject(root, "variant", t->plan->specs[t->base.spec].name);
+    /* with its other defines: "name[ACCUM_DTYPE=double]" */
+    cJSON_AddStringToObject(root, "variant_label", t->base.label);
     cJSON_AddStringToObject(root, "kernel", t->plan->specs[t->base.spec].kernels_text); /* every launch's, joined by ; */
     cJSON_AddStringToObject(root, "mode", t->cli->across ? "across cases" : "per case");
     cJSON_AddStringToObject(root, "strategy", t->strategy->name);
@@ -1267,11 +1269,19 @@ int hn_cmd_tune(const hn_cli *cli) {
     int stopped = 0; /* an interrupt ended the tune before its last unit */
 
     /* the variant: --variant NAME, else the first with tunables */
+    if (cli->n_only > 1) {
+        fprintf(stderr, "harness tune: --variant given %d times: a tune searches one variant's space (run one tune "
+                        "per variant)\n",
+                cli->n_only);
+        goto done;
+    }
     int spec = -1;
     for (int i = 0; i < p->n_specs && spec < 0; i++) {
         int tunables = 0;
         for (int d = 0; d < p->specs[i].n_defines; d++) tunables += p->specs[i].defines[d].tunable;
-        int named = cli->n_only == 0 || strcmp(p->specs[i].name, cli->only[0]) == 0;
+        int f = cli->n_only ? hn_plan_find_variant(p, cli->only[0]) : -1;
+        int named =
+            cli->n_only == 0 || strcmp(p->specs[i].name, cli->only[0]) == 0 || (f >= 0 && p->variants[f].spec == i);
         if (tunables && named) spec = i;
     }
     if (spec < 0) {
@@ -1280,11 +1290,30 @@ int hn_cmd_tune(const hn_cli *cli) {
                             : "no variant has tunables (a \"tune\" object of NAME: values)");
         goto done;
     }
-    for (int v = 0; v < p->n_variants; v++)
-        if (p->variants[v].spec == spec) {
-            t.base = p->variants[v];
-            break;
+    /* the spec's first define combination, or the one --variant names by its
+     * label ("reduce[ACCUM_DTYPE=double]"); a spec of several says which */
+    {
+        int first = -1, named = -1, n_instances = 0;
+        for (int v = 0; v < p->n_variants; v++) {
+            if (p->variants[v].spec != spec) continue;
+            n_instances++;
+            if (first < 0) first = v;
+            if (cli->n_only && strcmp(p->variants[v].label, cli->only[0]) == 0) named = v;
         }
+        t.base = p->variants[named >= 0 ? named : first];
+        if (named < 0 && n_instances > 1) {
+            hn_sb others;
+            hn_sb_init(&others);
+            for (int v = first + 1; v < p->n_variants; v++)
+                if (p->variants[v].spec == spec)
+                    hn_sb_addf(&others, "%s%s", others.len ? ", " : "", p->variants[v].label);
+            fprintf(stderr,
+                    "harness tune: variants[%d] has %d define combinations; tuning the first, %s (--variant LABEL "
+                    "tunes another: %s)\n",
+                    spec, n_instances, t.base.label, others.buf);
+            hn_sb_free(&others);
+        }
+    }
     /* every tunable must appear in the kernel's source or its launch */
     for (int d = 0; d < p->specs[spec].n_defines; d++) {
         const hn_axis *ax = &p->specs[spec].defines[d];
@@ -1473,7 +1502,7 @@ int hn_cmd_tune(const hn_cli *cli) {
         else snprintf(what, sizeof what, "case %lld", (long long)t.cases[u]);
         printf("space of %s, %s: %.6g raw configurations, %lld valid (%.3g%%), built in %.3f s (%lld restriction "
                "evaluations)\n",
-               p->specs[spec].name, what, s->n_raw, (long long)s->n_valid, 100.0 * (double)s->n_valid / s->n_raw,
+               t.base.label, what, s->n_raw, (long long)s->n_valid, 100.0 * (double)s->n_valid / s->n_raw,
                s->build_seconds, (long long)s->evaluations);
         if (s->n_valid == 0) {
             fprintf(stderr, "harness tune: %s: variants[%d].restrict: no configuration satisfies the restrictions for %s "
@@ -1542,7 +1571,7 @@ int hn_cmd_tune(const hn_cli *cli) {
     } else {
         hn_journal_open(NULL, &t.journal, &err);
     }
-    printf("tuning %s (%s) %s with %s, budget %s, on %s\n", p->specs[spec].name, p->specs[spec].kernels_text,
+    printf("tuning %s (%s) %s with %s, budget %s, on %s\n", t.base.label, p->specs[spec].kernels_text,
            across ? "across cases (one configuration, geometric mean of the times)" : "per case",
            t.strategy->name, budget_text ? budget_text : "100", t.replay ? "a replayed journal" : t.dev.dev.name);
     fflush(stdout);
