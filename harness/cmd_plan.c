@@ -17,6 +17,7 @@ static hn_plan *load_or_complain(const hn_cli *cli) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return NULL;
     }
+    hn_plan_print_notice(p);
     return p;
 }
 

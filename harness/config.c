@@ -1408,6 +1408,7 @@ static const char *const TOP_KEYS[] = {"name", "description", "op", "params", "a
 
 void hn_plan_free(hn_plan *p) {
     if (!p) return;
+    free(p->notice);
     free(p->path);
     free(p->dir);
     free(p->name);

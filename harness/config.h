@@ -208,6 +208,8 @@ typedef struct {
     int64_t n_cases;
     char **define_names; /* union over specs, in order of appearance */
     int n_define_names;
+    char *notice;        /* what the loader found odd but not wrong, for the commands to
+                            print (a variant no case of the plan runs); NULL: nothing */
 } hn_plan;
 
 /* Parses and validates the config at path: the plan's axes, specs, checks

@@ -896,6 +896,7 @@ int hn_cmd_run(const hn_cli *cli_in) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return 2;
     }
+    hn_plan_print_notice(r.plan);
     hn_plan *p = r.plan;
     r.nv = p->n_variants;
     r.n_slots = r.nv + p->op->n_baselines;

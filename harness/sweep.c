@@ -344,6 +344,10 @@ static int complete(hn_plan *plan, hn_err *err) {
                  " (leave such cases out with \"where\")");
         return -1;
     }
+    /* said, not refused: a plan sampled small may leave a variant no case
+     * (its rows are then skipped), and the rest of the sweep is worth running */
+    hn_sb note;
+    hn_sb_init(&note);
     for (int v = 0; left && v < plan->n_variants; v++) {
         if (runs[v]) continue;
         /* the first of its constraints to fail, at case 0, as the example */
@@ -353,15 +357,25 @@ static int complete(hn_plan *plan, hn_err *err) {
         if (hn_workload_shape(&w, plan, &plan->cases[0], &e) == 0)
             hn_sweep_variant_applies(plan, &plan->variants[v], &plan->cases[0], w.params, &failed, &e);
         char text[128];
-        hn_errf(err, "%s: variants[%d] ('%s'): its where is false for every one of the %lld cases (the first: "
-                     "'%s' at case 0); nothing of it would run",
-                plan->path, plan->variants[v].spec, plan->variants[v].label, (long long)plan->n_cases,
-                hn_excerpt(failed ? failed : "", text, sizeof text));
-        free(runs);
-        return -1;
+        hn_sb_addf(&note,
+                   "%s%s: variants[%d] ('%s'): its where is false for every one of the %lld cases (the first: '%s' "
+                   "at case 0): every row of it will be skipped",
+                   note.len ? "\n" : "", plan->path, plan->variants[v].spec, plan->variants[v].label,
+                   (long long)plan->n_cases, hn_excerpt(failed ? failed : "", text, sizeof text));
     }
+    plan->notice = note.len ? hn_sb_detach(&note) : NULL;
+    hn_sb_free(&note);
     free(runs);
     return 0;
+}
+
+void hn_plan_print_notice(const hn_plan *p) {
+    for (const char *s = p->notice; s && *s;) {
+        const char *eol = strchr(s, '\n');
+        const int n = eol ? (int)(eol - s) : (int)strlen(s);
+        fprintf(stderr, "harness: note: %.*s\n", n, s);
+        s += n + (eol != NULL);
+    }
 }
 
 int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err) {

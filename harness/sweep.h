@@ -32,6 +32,8 @@
  * cases, and every case checked to be a problem the operator can pose. On
  * error -1 with a message naming the file, the JSON path and the problem. */
 int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err);
+/* Prints the plan's notice (hn_plan.notice), a line each, "harness: note: ..." to stderr. */
+void hn_plan_print_notice(const hn_plan *p);
 /* Same, from text. */
 int hn_plan_parse(const char *text, const char *path, int64_t seed_override, hn_plan **out, hn_err *err);
 

@@ -1255,6 +1255,7 @@ int hn_cmd_tune(const hn_cli *cli) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return 2;
     }
+    hn_plan_print_notice(t.plan);
     hn_plan *p = t.plan;
     int rc = 2;
     hn_space **spaces = NULL;
