@@ -1488,12 +1488,14 @@ static int parse_timing(ctx *c, const cJSON *t, hn_timing_cfg *tc) {
     if (get_number(c, t, "min_time", "timing", 0, 3600, &tc->min_time) != 0) return -1;
     if (get_number(c, t, "max_noise", "timing", 0, 1, &tc->max_noise) != 0) return -1;
     if (get_number(c, t, "timeout", "timing", 0, 86400, &tc->timeout) != 0) return -1;
-    /* repeat is exactly N samples: a stopping rule beside it would change N */
-    static const char *const STOPS[] = {"min_samples", "max_samples", "min_time", "max_noise", NULL};
-    for (int i = 0; tc->repeat > 0 && STOPS[i]; i++)
-        if (cJSON_GetObjectItemCaseSensitive(t, STOPS[i]))
-            return bad(c, "timing", "'repeat' (exactly %d samples) and '%s' are given together; give one of them",
-                       tc->repeat, STOPS[i]);
+    /* repeat is exactly N samples: a count beside it that says another N
+     * contradicts it (min_time and max_noise have nothing left to decide) */
+    if (tc->repeat > 0 && tc->min_samples > 0 && tc->min_samples != tc->repeat)
+        return bad(c, "timing", "'repeat' (exactly %d samples) and 'min_samples' (%d) are given together; give one of them",
+                   tc->repeat, tc->min_samples);
+    if (tc->repeat > 0 && tc->max_samples > 0 && tc->max_samples != tc->repeat)
+        return bad(c, "timing", "'repeat' (exactly %d samples) and 'max_samples' (%d) are given together; give one of them",
+                   tc->repeat, tc->max_samples);
     if (tc->min_samples > 0 && tc->max_samples > 0 && tc->max_samples < tc->min_samples)
         return bad(c, "timing.max_samples", "%d is less than min_samples (%d)", tc->max_samples, tc->min_samples);
     const cJSON *hot = cJSON_GetObjectItemCaseSensitive(t, "hot");

@@ -17,7 +17,7 @@
 #   (it silently became "float" before);
 # - a variant's file that is a folder, an include folder that is a file: exit 2;
 # - `debug --set` giving an axis twice: exit 2;
-# - timing with `repeat` and another stopping rule (repeat's N silently became
+# - timing with `repeat` and another count (repeat's N silently became
 #   min_samples), or max_samples under min_samples (raised silently): exit 2;
 # - a variant named "" or with a newline, a define value with one, a seed of 1.5
 #   (it became 1): exit 2; "defaults": {"name"} names the variant, as any key does;
@@ -122,8 +122,15 @@ expect 2 "incopt.json: variants[0].options[1]: '$sig' is not a folder" "$h" list
 echo "== timing that contradicts itself, names and values on one line, a whole seed"
 cfg repeat_min.json ', "check": {"atol": 1e-7}' ''
 sed -i 's/"timing": {"repeat": 1}/"timing": {"repeat": 3, "min_samples": 10}/' "$tmp/repeat_min.json"
-expect 2 "repeat_min.json: timing: 'repeat' (exactly 3 samples) and 'min_samples' are given together" \
+expect 2 "repeat_min.json: timing: 'repeat' (exactly 3 samples) and 'min_samples' (10) are given together" \
   "$h" list "$tmp/repeat_min.json"
+# max_noise beside repeat decides nothing: accepted, and the count stops every row
+cfg repeat_noise.json ', "check": {"atol": 1e-7}' ''
+sed -i 's/"timing": {"repeat": 1}/"timing": {"repeat": 3, "max_noise": 0.5, "min_time": 0}/' "$tmp/repeat_noise.json"
+expect 0 "results:" "$h" run "$tmp/repeat_noise.json" --backend emu --out "$tmp/repeat_noise.csv"
+s=$(python3 -c 'import csv,sys; print(sorted({(r["samples"], r["stop"]) for r in csv.DictReader(open(sys.argv[1]))}))' \
+  "$tmp/repeat_noise.csv")
+[ "$s" = "[('3', 'max_samples')]" ] || fail "repeat 3 with max_noise: $s"
 cfg minmax.json
 sed -i 's/"timing": {"repeat": 1}/"timing": {"min_samples": 10, "max_samples": 5}/' "$tmp/minmax.json"
 expect 2 "minmax.json: timing.max_samples: 5 is less than min_samples (10)" "$h" list "$tmp/minmax.json"

@@ -1243,10 +1243,12 @@ static int sampling_options(runner *r, hn_err *err) {
             o->min_time = 0;
             o->max_noise = 0;
         }
-        if (t->min_samples > 0) o->min_samples = t->min_samples;
-        if (t->max_samples > 0) o->max_samples = t->max_samples;
-        if (t->min_time >= 0) o->min_time = t->min_time;
-        if (t->max_noise >= 0) o->max_noise = t->max_noise;
+        else { /* repeat's exactly N leaves the other rules nothing to decide */
+            if (t->min_samples > 0) o->min_samples = t->min_samples;
+            if (t->max_samples > 0) o->max_samples = t->max_samples;
+            if (t->min_time >= 0) o->min_time = t->min_time;
+            if (t->max_noise >= 0) o->max_noise = t->max_noise;
+        }
         if (t->timeout >= 0) o->timeout = t->timeout;
     }
     if (cli->warmup >= 0) o->warmup = cli->warmup;
