@@ -123,10 +123,14 @@ static int check_precision(const hn_plan *p, const hn_variant_spec *s, int si, c
     hn_excerpt(hn_expr_text(s->precision), text, sizeof text);
     if (hn_expr_eval(s->precision, hn_scope_lookup, &scope, &val, &e) != 0)
         return hn_errf(err, "variants[%d].precision ('%s'): %s", si, text, e.msg);
-    if (val.type == HN_VAL_STR && (strcmp(val.s, "float") == 0 || strcmp(val.s, "double") == 0)) return 0;
+    /* the 16-bit and tf32 ones (a __half accumulator, tensor cores) are
+     * compared with the FP32 peak and no baseline */
+    static const char *const KNOWN[] = {"float", "double", "half", "bfloat16", "tf32", NULL};
+    for (int k = 0; val.type == HN_VAL_STR && KNOWN[k]; k++)
+        if (strcmp(val.s, KNOWN[k]) == 0) return 0;
     hn_value_format(&val, got, sizeof got);
     return hn_errf(err, "variants[%d].precision ('%s'): expected \"float\" or \"double\" (the peak and the "
-                        "baselines a row is compared with), got %s%s%s",
+                        "baselines a row is compared with), or \"half\", \"bfloat16\" or \"tf32\", got %s%s%s",
                    si, text, val.type == HN_VAL_STR ? "\"" : "", got, val.type == HN_VAL_STR ? "\"" : "");
 }
 

@@ -103,8 +103,10 @@ expect 2 "prec_num.json: variants[0].precision ('32'): expected \"float\" or \"d
 cfg prec_div.json '' ', "precision": "1 / 0"'
 expect 2 "prec_div.json: variants[0].precision ('1 / 0'): at column 3: division by zero" "$h" list "$tmp/prec_div.json"
 cfg prec_half.json '' ', "defines": {"ACCUM_DTYPE": ["float", "half"]}, "precision": "ACCUM_DTYPE"'
-expect 2 "variants[0].precision ('ACCUM_DTYPE'): expected \"float\" or \"double\" (the peak and the baselines a row is compared with), got \"half\"" \
-  "$h" list "$tmp/prec_half.json"
+expect 0 "2 cases x 2 variants" "$h" list "$tmp/prec_half.json"
+cfg prec_fp8.json '' ', "defines": {"ACCUM_DTYPE": ["float", "fp8"]}, "precision": "ACCUM_DTYPE"'
+expect 2 "variants[0].precision ('ACCUM_DTYPE'): expected \"float\" or \"double\" (the peak and the baselines a row is compared with), or \"half\", \"bfloat16\" or \"tf32\", got \"fp8\"" \
+  "$h" list "$tmp/prec_fp8.json"
 cfg prec_ok.json '' ', "defines": {"ACCUM_DTYPE": ["float", "double"]}, "precision": "ACCUM_DTYPE"'
 expect 0 "2 cases x 2 variants" "$h" list "$tmp/prec_ok.json"
 
