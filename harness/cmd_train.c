@@ -755,9 +755,7 @@ static int check_save_place(const char *opt, const char *path, int is_dir, hn_er
         return hn_errf(err, "%s %s: is a file (expected a folder)", opt, path);
     char *dir = is_dir ? xstrdup(path) : hn_dirname(path);
     int rc = 0;
-    if (hn_mkdirs(dir, err) != 0) rc = hn_err_prefix(err, "%s %s", opt, path);
-    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) /* hn_mkdirs takes a file for a folder */
-        rc = hn_errf(err, "%s %s: %s is not a folder", opt, path, dir);
+    if (hn_mkdirs(dir, err) != 0) rc = hn_err_prefix(err, "%s %s", opt, path); /* names a file in the way */
     if (rc == 0) {
         char *probe = xasprintf("%s/.harness-train-probe.%ld", dir, (long)getpid());
         FILE *f = fopen(probe, "w");

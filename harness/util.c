@@ -264,14 +264,15 @@ char *hn_mkdtemp(const char *prefix, hn_err *err) {
 }
 
 /* mkdir(p), or p is a folder already (EEXIST alone does not say so: a file of
- * that name is not one). */
-static int mkdir_one(const char *p, hn_err *err) {
+ * that name is not one); errors name path, the folder asked for. */
+static int mkdir_one(const char *p, const char *path, hn_err *err) {
     if (mkdir(p, 0777) == 0) return 0;
-    int e = errno;
+    const int e = errno;
     struct stat st;
     if (e == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
-    if (e == EEXIST) e = ENOTDIR;
-    return hn_errf(err, "%s: cannot create folder: %s", p, strerror(e));
+    if (e == EEXIST) return hn_errf(err, "%s: cannot create folder: %s is a file, not a folder", path, p);
+    if (strcmp(p, path) != 0) return hn_errf(err, "%s: cannot create folder: %s: %s", path, p, strerror(e));
+    return hn_errf(err, "%s: cannot create folder: %s", path, strerror(e));
 }
 
 int hn_mkdirs(const char *path, hn_err *err) {
@@ -280,10 +281,10 @@ int hn_mkdirs(const char *path, hn_err *err) {
     for (char *s = p + 1; *s && rc == 0; s++) {
         if (*s != '/') continue;
         *s = '\0';
-        rc = mkdir_one(p, err);
+        rc = mkdir_one(p, path, err);
         *s = '/';
     }
-    if (rc == 0) rc = mkdir_one(p, err);
+    if (rc == 0) rc = mkdir_one(p, path, err);
     free(p);
     return rc;
 }

@@ -74,7 +74,7 @@ grep -q ',conv2d_pad,conv2d_pad,emu,.*,ok,' "$tmp/mixed.csv" || fail "the good v
 
 echo "== a results folder under a file; train without its task"
 touch "$tmp/a_file"
-expect 2 "$tmp/a_file: cannot create folder: Not a directory" "$h" run "$root/configs/relu_sweep.json" --backend emu \
+expect 2 "$tmp/a_file/sub: cannot create folder: $tmp/a_file is a file, not a folder" "$h" run "$root/configs/relu_sweep.json" --backend emu \
   --out "$tmp/a_file/sub/r.csv"
 expect 2 "harness train: missing the task (harness train xor|mnist|gradcheck)" "$h" train
 

@@ -175,7 +175,7 @@ expect 0 "batch 4 (--batch 9 is more than the 4 samples: one step takes them all
 [ "$(printf '%s\n' "$out" | grep '^Final loss')" = "$("$h" train xor "${emu[@]}" --epochs 20 --out "$tmp/x.csv" 2>&1 | grep '^Final loss')" ] ||
   fail "xor --batch 9 trains otherwise than --batch 4: $out"
 # --save and --save-tensors in a place that cannot be written: said before training, not after it
-expect 2 "--save $tmp/c.csv/w.bin: $tmp/c.csv is not a folder" "$h" train xor "${emu[@]}" --epochs 5 --save "$tmp/c.csv/w.bin" --out "$tmp/x.csv"
+expect 2 "--save $tmp/c.csv/w.bin: $tmp/c.csv: cannot create folder: $tmp/c.csv is a file, not a folder" "$h" train xor "${emu[@]}" --epochs 5 --save "$tmp/c.csv/w.bin" --out "$tmp/x.csv"
 case "$out" in *"Starting training"*) fail "--save under a file: trained before saying so: $out" ;; esac
 expect 2 "--save-tensors $tmp/c.csv: is a file (expected a folder)" "$h" train xor "${emu[@]}" --epochs 5 --save-tensors "$tmp/c.csv" --out "$tmp/x.csv"
 expect 2 "--save-tensors writes the first training step's tensors, and --epochs 0 trains none" \
