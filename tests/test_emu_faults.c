@@ -17,13 +17,13 @@ static const char *const kernels[] = {
     "dyn_pad_write",     "static_overflow",   "static_read_overflow", "ok_sum",
     "early_exit_shfl",   "late_exit_shfl",    "bad_width",       "mask_without_self",
     "mask_mismatch",     "barrier_deadlock",  "exit_before_barrier", "spin_alone",
-    "bad_collective",    "under_write",
+    "bad_collective",    "under_write",       "misaligned_float4",
 };
 enum {
     K_DIVERGENT, K_SAME_LINE, K_EXIT, K_DEADLOCK, K_MISSING, K_EXITED, K_OOB, K_NULL, K_DEEP,
     K_SPIN, K_SPIN_ATOMIC, K_CRASH_SPIN, K_ASSERT, K_DIV, K_DYN, K_DYN_READ, K_DYN_PAD,
     K_STATIC, K_STATIC_READ, K_OK, K_EARLY_EXIT, K_LATE_EXIT, K_BAD_WIDTH, K_NO_SELF, K_MISMATCH,
-    K_BAR_DEADLOCK, K_EXIT_BEFORE, K_SPIN_ALONE, K_BAD_OP, K_UNDER, K_COUNT
+    K_BAR_DEADLOCK, K_EXIT_BEFORE, K_SPIN_ALONE, K_BAD_OP, K_UNDER, K_MISALIGNED, K_COUNT
 };
 
 static hn_module_image img;
@@ -203,6 +203,23 @@ static void test_oob_write(void) {
     CHECK_CONTAINS(m, "null pointer");
     CHECK_AT(m, "null");
     be->ops->free(be, d2);
+    check_still_works();
+}
+
+/* A misaligned float4 store is a general-protection fault on the CPU, which reports
+ * no address: the message says what that most likely is (a GPU says "misaligned
+ * address") rather than "invalid access at address (nil)". */
+static void test_misaligned_vector(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_MISALIGNED], 1, 8, 0, args);
+    CHECK_CONTAINS(m, "kernel 'misaligned_float4'");
+    CHECK_CONTAINS(m, "thread (0,0,0)");
+    CHECK_CONTAINS(m, "misaligned vector access");
+    CHECK_CONTAINS(m, "harness check");
+    CHECK(strstr(m, "(nil)") == NULL);
+    CHECK_AT(m, "misaligned");
+    be->ops->free(be, d);
     check_still_works();
 }
 
@@ -500,6 +517,7 @@ int main(void) {
     test_warp_deadlock();
     test_missing_lanes();
     test_oob_write();
+    test_misaligned_vector();
     test_stack_overflow();
     test_timeouts();
     test_crash_while_spinning();
