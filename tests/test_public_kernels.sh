@@ -15,6 +15,11 @@
 #     that do not exist;
 #   - llm.c's softmax / crossentropy kernels in five launches: ok, and clean under check;
 #   - LeetCUDA's relu_f32x4_kernel: ok for n % 4 == 0, a fault past the end otherwise;
+#   - Kernel Tuner's matmul example (WIDTH fixed in the kernel): harness tune with
+#     WIDTH tuned and "where": "WIDTH == n" searches each case's own WIDTH (the where
+#     was not part of the space: the other WIDTH's rows were skipped, spending the
+#     budget, and a case could end with nothing correct); WIDTH as a define list is
+#     refused, as tune searched its first value alone;
 #   - Caffe's MaxPoolBackward, im2col_gpu_kernel and SigmoidForward, PMPP's basic
 #     conv2d: every row ok.
 . "$(dirname "$0")/lib.sh"
@@ -108,6 +113,27 @@ got=$(rows "$tmp/relu.csv" | awk -F'\t' '{ printf "%s:%s=%s ", $1, $2, $3 }')
   fail "relu rows: $got"
 r=$(reason "$tmp/relu.csv" 1 relu_f32x4_kernel)
 case "$r" in *"past the end of device buffer 'y'"*) ;; *) fail "relu x4 at n = 1027: $r" ;; esac
+
+echo "== Kernel Tuner's matmul: tuned per case, WIDTH kept to the case by where"
+expect_show=all
+expect 0 "case 1: 576 raw configurations, 32 valid" "$h" tune "$cfgs/kerneltuner_matmul.json" --space-only
+case "$out" in *"case 0: 576 raw configurations, 22 valid"*) ;;
+  *) fail "the where (WIDTH == n) should cut each case's space to its own WIDTH: $out" ;; esac
+expect 0 "best configurations" "$h" tune "$cfgs/kerneltuner_matmul.json" --backend emu --budget 3 --out "$tmp/kt"
+for want in "case 0 .* WIDTH=64," "case 1 .* WIDTH=128,"; do
+  printf '%s\n' "$out" | grep -q "^$want" || fail "tune: no unit line '$want': $out"
+done
+case "$out" in *"no configuration ran correctly"*) fail "a unit found nothing that runs: $out" ;; esac
+python3 - "$cfgs/kerneltuner_matmul.json" "$tmp/kt_list.json" <<'PY'
+import json, os, sys
+c = json.load(open(sys.argv[1]))
+v = c["variants"][0]
+v["file"] = os.path.join(os.path.dirname(sys.argv[1]), v["file"])
+v["defines"] = {"WIDTH": v["tune"].pop("WIDTH")}
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect 2 "variants[0].defines.WIDTH has 2 values, and harness tune searches one space" \
+  "$h" tune "$tmp/kt_list.json" --backend emu --budget 3 --out "$tmp/kt_list"
 
 echo "== Caffe's MaxPoolBackward, im2col_gpu_kernel, SigmoidForward; PMPP's basic conv2d: every row ok"
 for c in caffe_pool2d_backward caffe_im2col caffe_sigmoid pmpp_conv2d; do

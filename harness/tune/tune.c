@@ -1270,6 +1270,20 @@ int hn_cmd_tune(const hn_cli *cli) {
                             : "no variant has tunables (a \"tune\" object of NAME: values)");
         goto done;
     }
+    /* one space is tuned, around one choice of the variant's other defines: a
+     * define of several values would be tuned at its first alone (and its other
+     * values' cases could find nothing that runs) */
+    for (int d = 0; d < p->specs[spec].n_defines; d++) {
+        const hn_axis *ax = &p->specs[spec].defines[d];
+        if (!ax->tunable && ax->n > 1) {
+            fprintf(stderr,
+                    "harness tune: %s: variants[%d].defines.%s has %d values, and harness tune searches one space "
+                    "around one value of each define: move %s into \"tune\" (a \"restrict\" or \"where\" such as "
+                    "\"%s == n\" ties it to the case), or give it one value\n",
+                    p->path, spec, ax->name, ax->n, ax->name, ax->name);
+            goto done;
+        }
+    }
     for (int v = 0; v < p->n_variants; v++)
         if (p->variants[v].spec == spec) {
             t.base = p->variants[v];
