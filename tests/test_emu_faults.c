@@ -392,7 +392,8 @@ static void test_collective_misuse(void) {
     check_message(m,
                   "kernel 'missing_lanes' block (0,0,0) thread (32,0,0): __shfl_sync at @missing: mask 0xffffffff "
                   "names lanes 16-31 of warp 1, which do not exist (the block has 48 threads); they will never "
-                  "arrive",
+                  "arrive (a GPU runs on, and what a shuffle or vote takes from them is undefined): name only the "
+                  "lanes that exist",
                   missing, 1);
     static const char *const width[] = {"bad_width"};
     const int widths[] = {64, 0, 12};
