@@ -583,12 +583,13 @@ static int parse_arg(ctx *c, const hn_op *op, const hn_variant_spec *spec, const
             const char *name;
             char code;
         } TYPES[] = {{"int", 'i'}, {"int32", 'i'}, {"unsigned", 'u'}, {"uint32", 'u'},
-                     {"long", 'l'}, {"int64", 'l'}, {"float", 'f'}, {"double", 'd'}};
+                     {"long", 'l'}, {"int64", 'l'}, {"float", 'f'}, {"double", 'd'},
+                     {"bool", 'b'}};
         a->type = 0;
         for (size_t i = 0; i < HN_ARRAY_LEN(TYPES); i++)
             if (strcmp(t, TYPES[i].name) == 0) a->type = TYPES[i].code;
         if (!a->type) {
-            bad(c, jpath, "unknown argument type '%s' (expected int, unsigned, long, float or double)", CUT(t));
+            bad(c, jpath, "unknown argument type '%s' (expected int, unsigned, long, float, double or bool)", CUT(t));
             free(type);
             return -1;
         }

@@ -55,7 +55,8 @@ typedef enum {
 typedef struct {
     hn_arg_kind kind;
     int index;
-    char type;           /* 'i' int32, 'u' uint32, 'l' int64, 'f' float, 'd' double, 'p' pointer */
+    char type;           /* 'i' int32, 'u' uint32, 'l' int64, 'f' float, 'd' double, 'b' one byte
+                            (a bool, or an empty tag such as std::bool_constant<B>), 'p' pointer */
     hn_expr *expr;
     char *text;          /* as written in the config */
 } hn_arg;

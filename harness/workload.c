@@ -217,6 +217,11 @@ static int set_typed(char type, const hn_value *v, hn_argval *out, hn_err *err) 
         return 0;
     case 'f': out->f = (float)d; return 0;
     case 'd': out->d = d; return 0;
+    case 'b':
+        if (v->type != HN_VAL_INT || (v->i != 0 && v->i != 1)) return hn_errf(err, "= %g is not a bool (0 or 1)", d);
+        out->l = 0;
+        out->b = (uint8_t)v->i;
+        return 0;
     }
     return hn_errf(err, "has an unknown type");
 }
@@ -291,6 +296,7 @@ static void expected_param(char type, hn_param_info *pi) {
     case 'l': *pi = (hn_param_info){'i', 8}; break;
     case 'f': *pi = (hn_param_info){'f', 4}; break;
     case 'd': *pi = (hn_param_info){'f', 8}; break;
+    case 'b': *pi = (hn_param_info){'u', 1}; break;
     default: *pi = (hn_param_info){'?', 0}; break;
     }
 }
@@ -298,6 +304,8 @@ static void expected_param(char type, hn_param_info *pi) {
 /* The typed-argument prefix ("long", "double" ...) that passes a value as the
  * parameter pi wants, or NULL when none does (a pointer, a struct). */
 static const char *typed_prefix(const hn_param_info *pi) {
+    /* a bool, a char, or an empty tag struct (std::bool_constant<B>): one byte */
+    if (pi->size == 1 && (pi->kind == 'i' || pi->kind == 'u' || pi->kind == 'o')) return "bool";
     if (pi->kind == 'i' || pi->kind == 'u')
         return pi->size == 8 ? "long" : pi->size == 4 ? (pi->kind == 'u' ? "unsigned" : "int") : NULL;
     if (pi->kind == 'f') return pi->size == 8 ? "double" : pi->size == 4 ? "float" : NULL;
