@@ -22,8 +22,9 @@
 #     was not part of the space: the other WIDTH's rows were skipped, spending the
 #     budget, and a case could end with nothing correct); WIDTH as a define list is
 #     refused, as tune searched its first value alone;
-#   - Caffe's MaxPoolBackward, im2col_gpu_kernel and SigmoidForward, PMPP's basic
-#     conv2d: every row ok.
+#   - Caffe's MaxPoolBackward, im2col_gpu_kernel, SigmoidForward, ReLUBackward and
+#     SigmoidBackward (which takes the forward's output: SigmoidForward into a scratch
+#     first, two launches), PMPP's basic conv2d: every row ok.
 . "$(dirname "$0")/lib.sh"
 cfgs="$root/tests/configs/public"
 
@@ -137,8 +138,8 @@ PY
 expect 2 "variants[0].defines.WIDTH has 2 values, and harness tune searches one space" \
   "$h" tune "$tmp/kt_list.json" --backend emu --budget 3 --out "$tmp/kt_list"
 
-echo "== Caffe's MaxPoolBackward, im2col_gpu_kernel, SigmoidForward; PMPP's basic conv2d: every row ok"
-for c in caffe_pool2d_backward caffe_im2col caffe_sigmoid pmpp_conv2d; do
+echo "== Caffe's MaxPoolBackward, im2col_gpu_kernel, SigmoidForward, ReLUBackward, SigmoidBackward; PMPP's conv2d"
+for c in caffe_pool2d_backward caffe_im2col caffe_sigmoid caffe_relu_backward caffe_sigmoid_backward pmpp_conv2d; do
   "$h" run "$cfgs/$c.json" --backend emu --out "$tmp/$c.csv" >"$tmp/$c.out" 2>&1 || fail "$c: $(tail -5 "$tmp/$c.out")"
   bad=$(rows "$tmp/$c.csv" | awk -F'\t' '$3 != "ok"')
   [ -z "$bad" ] || fail "$c rows not ok: $bad"

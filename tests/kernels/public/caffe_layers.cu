@@ -1,7 +1,7 @@
 // Follows BVLC/caffe: src/caffe/layers/pooling_layer.cu (MaxPoolForward,
 // MaxPoolBackward), src/caffe/util/im2col.cu (im2col_gpu_kernel, the version with
-// dilation), src/caffe/layers/relu_layer.cu (ReLUForward) and
-// src/caffe/layers/sigmoid_layer.cu (SigmoidForward). Retyped; the layer classes and
+// dilation), src/caffe/layers/relu_layer.cu (ReLUForward, ReLUBackward) and
+// src/caffe/layers/sigmoid_layer.cu (SigmoidForward, SigmoidBackward). Retyped; the layer classes and
 // their Forward_gpu launchers are left out. CUDA_KERNEL_LOOP is caffe/util/device_
 // alternate.hpp's grid-stride loop, copied in as a user would. Kernels are templates in
 // namespace caffe, launched as caffe::Name<float>.
@@ -140,9 +140,28 @@ __global__ void ReLUForward(const int n, const Dtype* in, Dtype* out,
 }
 
 template <typename Dtype>
+__global__ void ReLUBackward(const int n, const Dtype* in_diff,
+    const Dtype* in_data, Dtype* out_diff, Dtype negative_slope) {
+  CUDA_KERNEL_LOOP(index, n) {
+    out_diff[index] = in_diff[index] * ((in_data[index] > 0)
+        + (in_data[index] <= 0) * negative_slope);
+  }
+}
+
+template <typename Dtype>
 __global__ void SigmoidForward(const int n, const Dtype* in, Dtype* out) {
   CUDA_KERNEL_LOOP(index, n) {
     out[index] = 1. / (1. + exp(-in[index]));
+  }
+}
+
+// the gradient from the forward's output y = sigmoid(x) (out_data), not from x
+template <typename Dtype>
+__global__ void SigmoidBackward(const int n, const Dtype* in_diff,
+    const Dtype* out_data, Dtype* out_diff) {
+  CUDA_KERNEL_LOOP(index, n) {
+    const Dtype sigmoid_x = out_data[index];
+    out_diff[index] = in_diff[index] * sigmoid_x * (1 - sigmoid_x);
   }
 }
 
