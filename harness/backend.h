@@ -184,6 +184,13 @@ typedef struct {
     /* Optional (NULL: nothing): names a buffer for the backend's messages (the
      * emulator's faults and sanitizer say "device buffer 'dlogits'", not "#4"). */
     void (*label)(hn_backend *b, hn_dptr p, const char *name);
+    /* Optional (NULL: module variables cannot be written): writes bytes from src
+     * to the start of the module variable `lowered` (an entry of
+     * hn_module_image.sym_lowered) of k's module and zeroes the rest of it, as
+     * cudaMemcpyToSymbol into a freshly loaded module would leave it; *size gets
+     * the variable's size (0 if not found). Fails when bytes is more than that. */
+    int (*symbol_write)(hn_backend *b, hn_kernel *k, const char *lowered, const void *src, size_t bytes,
+                        size_t *size, hn_err *err);
     /* Optional (NULL: nothing is checked): what the sanitizer found since the
      * last call (hn_backend_opts.sanitize), then forgets it. */
     void (*sanitizer_take)(hn_backend *b, hn_san_findings *out);

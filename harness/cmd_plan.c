@@ -79,6 +79,11 @@ int hn_cmd_list(const hn_cli *cli) {
                 if (s->zero & HN_ZERO_SCRATCH(k)) printf(" %s", s->scratch_names[k]);
             printf("\n");
         }
+        if (s->n_constants) {
+            printf("    constants (written before the launches):");
+            for (int k = 0; k < s->n_constants; k++) printf(" %s = %s", s->const_names[k], s->const_vals[k].text);
+            printf("\n");
+        }
         for (int li = 0; li < hn_spec_launches(s); li++) {
             const hn_launch_spec l = hn_spec_launch(s, li);
             if (hn_spec_launches(s) > 1) printf("    launch %d: %s\n", li + 1, l.kernel);

@@ -18,6 +18,9 @@ void hn_module_image_free(hn_module_image *img) {
     if (img->lowered)
         for (int i = 0; i < img->n_kernels; i++) free(img->lowered[i]);
     free(img->lowered);
+    if (img->sym_lowered)
+        for (int i = 0; i < img->n_symbols; i++) free(img->sym_lowered[i]);
+    free(img->sym_lowered);
     free(img->res);
     free(img->log);
     free(img->cache_bad);

@@ -49,6 +49,9 @@ typedef struct {
                                            src_path (which then only names it) */
     int instrument;                     /* emu: HN_INSTRUMENT_* (a module of its own, with its
                                            own cache key); cuda: ignored */
+    const char *const *symbols;         /* C++ names of module-scope variables the harness
+                                           writes (a variant's "constants"), e.g. "F", "ns::F" */
+    int n_symbols;
 } hn_compile_req;
 
 /* Instrumented emulator modules (emu/emu_compile.c): every load and store the
@@ -84,6 +87,9 @@ typedef struct {
     double seconds;              /* time spent compiling or loading from cache */
     char key[33];                /* the cache key */
     char *companion;             /* emu, HN_INSTRUMENT_PROFILE: the plain module (owned) */
+    char **sym_lowered;          /* n_symbols names the backend finds req->symbols by
+                                    (cuda: NVRTC's lowered names; emu: accessors) (owned) */
+    int n_symbols;
     int device_vars;             /* emu, HN_INSTRUMENT_PROFILE: the source declares __device__
                                     or __managed__ variables (blocks may share state, so
                                     every block must run one module) */

@@ -429,7 +429,8 @@ static const char *kernel_name_error(const char *text) {
 
 static const char *const VARIANT_KEYS[] = {"name", "file", "kernel", "defines", "block", "grid",
                                            "shared_bytes", "where", "args", "include_dirs",
-                                           "options", "precision", "tune", "restrict", "zero", "scratch", "launches", NULL};
+                                           "options", "precision", "tune", "restrict", "zero", "scratch", "constants",
+                                           "launches", NULL};
 
 /* The keys of one of "launches", and those the variant then leaves to them. */
 static const char *const LAUNCH_KEYS[] = {"kernel", "block", "grid", "shared_bytes", "args", "//", NULL};
@@ -547,6 +548,69 @@ static int parse_scratch(ctx *c, const hn_plan *plan, hn_variant_spec *s, const 
         free(p);
         if (rc != 0) return -1;
         s->scratch_names[s->n_scratch++] = xstrdup(name);
+    }
+    return 0;
+}
+
+static int parse_value(ctx *c, const hn_plan *plan, const hn_variant_spec *s, const cJSON *j, const char *p,
+                       const name_sets *ns, hn_arg *a, int depth);
+static const char *kname_name(const char **p);
+
+/* Frees what an argument owns (a struct's fields too) and empties it. */
+static void arg_free(hn_arg *a) {
+    for (int i = 0; i < a->n_fields; i++) arg_free(&a->fields[i]);
+    free(a->fields);
+    hn_expr_free(a->expr);
+    free(a->text);
+    memset(a, 0, sizeof *a);
+}
+
+/* "constants": {"SYMBOL": binding, ...}: module-scope variables of the
+ * variant's file (a __constant__ filter, a __device__ scalar) written before a
+ * row's first launch, as cudaMemcpyToSymbol did in the author's host code. A
+ * binding is an input buffer of the operator (its contents), a parameter or a
+ * typed expression (its value, "int: K / 2"). */
+static int parse_constants(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJSON *j, const char *jpath,
+                           const name_sets *ns) {
+    if (!j) return 0;
+    if (!cJSON_IsObject(j))
+        return bad(c, jpath,
+                   "expected an object of module variables, \"SYMBOL\": an input buffer, a parameter or a typed "
+                   "expression (\"int: K / 2\"), got %s",
+                   json_type(j));
+    for (const cJSON *e = j->child; e; e = e->next) {
+        char *p = jp(jpath, e->string);
+        const char *name = e->string, *end = name;
+        const char *why = kname_name(&end);
+        int rc = 0;
+        if (!why && *end) why = "unexpected characters after the name";
+        if (s->n_constants == HN_MAX_CONSTANTS)
+            rc = bad(c, p, "more than %d constants", HN_MAX_CONSTANTS);
+        else if (why)
+            rc = bad(c, p, "'%s' is not the C++ name of a variable (such as \"F\" or \"ns::F\"): %s", CUT(name),
+                     why);
+        for (int i = 0; rc == 0 && i < s->n_constants; i++)
+            if (strcmp(s->const_names[i], name) == 0) rc = bad(c, p, "'%s' is given twice", CUT(name));
+        hn_arg *a = &s->const_vals[s->n_constants];
+        memset(a, 0, sizeof *a);
+        if (rc == 0) rc = parse_value(c, plan, s, e, p, ns, a, 0);
+        if (rc == 0 && a->kind == HN_ARG_SCRATCH)
+            rc = bad(c, p, "'%s' is a scratch buffer: a constant gets an input buffer's contents or a value (a struct "
+                           "with a scratch buffer as a field passes its address)",
+                     CUT(a->text));
+        if (rc == 0 && a->kind == HN_ARG_DEBUG_COUNTER)
+            rc = bad(c, p, "debug_counter is a kernel argument of debug runs, not a constant");
+        if (rc == 0 && a->kind == HN_ARG_BUFFER && plan->op->buffers[a->index].role != HN_BUF_IN)
+            rc = bad(c, p,
+                     "'%s' is an output of %s: a constant gets an input's contents before the launches (a kernel "
+                     "cannot write __constant__ memory)",
+                     CUT(a->text), plan->op->name);
+        free(p);
+        if (rc != 0) {
+            arg_free(a);
+            return -1;
+        }
+        s->const_names[s->n_constants++] = xstrdup(name);
     }
     return 0;
 }
@@ -793,10 +857,7 @@ static void spec_free(hn_variant_spec *s) {
     free(s->restrict_);
     for (int i = 0; i < s->n_where; i++) hn_expr_free(s->where[i]);
     free(s->where);
-    for (int i = 0; i < s->n_args; i++) {
-        hn_expr_free(s->args[i].expr);
-        free(s->args[i].text);
-    }
+    for (int i = 0; i < s->n_args; i++) arg_free(&s->args[i]);
     free(s->args);
     for (int i = 0; i < s->n_include_dirs; i++) free(s->include_dirs[i]);
     free(s->include_dirs);
@@ -805,6 +866,10 @@ static void spec_free(hn_variant_spec *s) {
     for (int i = 0; i < s->n_scratch; i++) {
         free(s->scratch_names[i]);
         hn_expr_free(s->scratch_bytes[i]);
+    }
+    for (int i = 0; i < s->n_constants; i++) {
+        free(s->const_names[i]);
+        arg_free(&s->const_vals[i]);
     }
     free(s->kernels_text);
     for (int i = 0; i < s->n_more; i++) {
@@ -815,10 +880,7 @@ static void spec_free(hn_variant_spec *s) {
             hn_expr_free(L->grid[d]);
         }
         hn_expr_free(L->shared);
-        for (int a = 0; a < L->n_args; a++) {
-            hn_expr_free(L->args[a].expr);
-            free(L->args[a].text);
-        }
+        for (int a = 0; a < L->n_args; a++) arg_free(&L->args[a]);
         free(L->args);
     }
     free(s->more);
@@ -845,7 +907,57 @@ static int parse_kernel_name(ctx *c, const cJSON *j, const char *p, char **out) 
     return 0;
 }
 
-/* args: each an operator buffer or parameter, a scratch buffer of s, or a typed expression. */
+int hn_arg_type_size(char type) {
+    return type == 'p' || type == 'l' || type == 'd' ? 8 : type == 'b' ? 1 : 4;
+}
+
+/* One argument (or struct field): a scratch buffer of s, a struct (an array
+ * of fields, nested up to 4 deep), or what parse_arg takes. */
+static int parse_value(ctx *c, const hn_plan *plan, const hn_variant_spec *s, const cJSON *j, const char *p,
+                       const name_sets *ns, hn_arg *a, int depth) {
+    const int sc = scratch_index(s, j);
+    if (sc >= 0) {
+        *a = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p', .text = xstrdup(j->valuestring)};
+        return 0;
+    }
+    if (!cJSON_IsArray(j)) return parse_arg(c, plan->op, s, j, p, ns, a);
+    a->kind = HN_ARG_STRUCT;
+    a->type = 'o';
+    const int n = cJSON_GetArraySize(j);
+    if (depth >= 4) return bad(c, p, "a struct nested more than 4 deep");
+    if (n < 1) return bad(c, p, "an empty struct (a struct passed by value is an array of its fields in order)");
+    a->fields = xcalloc((size_t)n, sizeof *a->fields);
+    hn_sb text;
+    hn_sb_init(&text);
+    hn_sb_addc(&text, '[');
+    int off = 0, align = 1, rc = 0, i = 0;
+    for (const cJSON *e = j->child; e && rc == 0; e = e->next, i++) {
+        char *fp = jpi(p, i);
+        hn_arg *f = &a->fields[a->n_fields++];
+        rc = parse_value(c, plan, s, e, fp, ns, f, depth + 1);
+        if (rc == 0 && f->kind == HN_ARG_DEBUG_COUNTER)
+            rc = bad(c, fp, "debug_counter is a kernel parameter of its own, not a struct field");
+        free(fp);
+        if (rc != 0) break;
+        const int fa = f->kind == HN_ARG_STRUCT ? f->align : hn_arg_type_size(f->type);
+        const int fs = f->kind == HN_ARG_STRUCT ? f->size : fa;
+        off = (off + fa - 1) / fa * fa;
+        f->offset = off;
+        off += fs;
+        if (fa > align) align = fa;
+        hn_sb_addf(&text, "%s%s", i ? ", " : "", f->text);
+    }
+    hn_sb_addc(&text, ']');
+    a->text = hn_sb_detach(&text);
+    a->align = align;
+    a->size = (off + align - 1) / align * align;
+    if (rc == 0 && a->size > HN_MAX_STRUCT_BYTES)
+        rc = bad(c, p, "a struct of %d bytes (at most %d)", a->size, HN_MAX_STRUCT_BYTES);
+    return rc;
+}
+
+/* args: each an operator buffer or parameter, a scratch buffer of s, a typed
+ * expression, or a struct of those (an array). */
 static int parse_args(ctx *c, const hn_plan *plan, const hn_variant_spec *s, const cJSON *j, const char *p,
                       const name_sets *ns, hn_arg **args, int *n_args) {
     *args = NULL;
@@ -856,13 +968,7 @@ static int parse_args(ctx *c, const hn_plan *plan, const hn_variant_spec *s, con
     int i = 0;
     for (const cJSON *a = j->child; a; a = a->next, i++) {
         char *ap = jpi(p, i);
-        const int sc = scratch_index(s, a);
-        int arc = 0;
-        if (sc >= 0)
-            (*args)[(*n_args)++] = (hn_arg){.kind = HN_ARG_SCRATCH, .index = sc, .type = 'p',
-                                            .text = xstrdup(a->valuestring)};
-        else
-            arc = parse_arg(c, plan->op, s, a, ap, ns, &(*args)[(*n_args)++]);
+        const int arc = parse_value(c, plan, s, a, ap, ns, &(*args)[(*n_args)++], 0);
         free(ap);
         if (arc != 0) return -1;
     }
@@ -1086,6 +1192,9 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     free(p);
     p = jp(jpath, "scratch");
     if (parse_scratch(c, plan, s, vget(v, defaults, "scratch"), p, &ns) != 0) goto done;
+    free(p);
+    p = jp(jpath, "constants");
+    if (parse_constants(c, plan, s, vget(v, defaults, "constants"), p, &ns) != 0) goto done;
     free(p);
     p = jp(jpath, "zero");
     if (parse_zero(c, plan->op, s, vget(v, defaults, "zero"), p, &s->zero) != 0) goto done;

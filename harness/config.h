@@ -41,25 +41,45 @@ typedef enum {
     HN_ARG_PARAM,        /* an operator parameter: index, its type */
     HN_ARG_EXPR,         /* a typed expression */
     HN_ARG_DEBUG_COUNTER, /* the SINGLE_BLOCK counter the harness allocates */
-    HN_ARG_SCRATCH       /* a scratch buffer of the variant ("scratch"): index */
+    HN_ARG_SCRATCH,      /* a scratch buffer of the variant ("scratch"): index */
+    HN_ARG_STRUCT        /* a struct passed by value (an array in args): its fields */
 } hn_arg_kind;
+
+/* The most bytes a struct argument may have (CUDA takes 4 KB of parameters). */
+#define HN_MAX_STRUCT_BYTES 256
 
 /* A variant's scratch buffers: device memory the harness allocates for each of
  * its rows (a workspace, partial sums, a counter), as many bytes as an
  * expression says; they start as 0xFF bytes, or 0 before every launch where
  * "zero" names them (bit HN_ZERO_SCRATCH(i) of hn_variant_spec.zero). */
 #define HN_MAX_SCRATCH 8
+/* A variant's "constants": module-scope __constant__ (or __device__) variables
+ * of its file that the harness writes before a row's first launch, as the
+ * author's host code did with cudaMemcpyToSymbol. */
+#define HN_MAX_CONSTANTS 16
 #define HN_ZERO_BUFFERS 48 /* bits 0 .. 47 of zero: output buffers; then scratch buffers */
 #define HN_ZERO_SCRATCH(i) ((uint64_t)1 << (HN_ZERO_BUFFERS + (i)))
 
-typedef struct {
+typedef struct hn_arg {
     hn_arg_kind kind;
     int index;
     char type;           /* 'i' int32, 'u' uint32, 'l' int64, 'f' float, 'd' double, 'b' one byte
-                            (a bool, or an empty tag such as std::bool_constant<B>), 'p' pointer */
+                            (a bool, or an empty tag such as std::bool_constant<B>), 'p' pointer,
+                            'o' a struct */
     hn_expr *expr;
-    char *text;          /* as written in the config */
+    char *text;          /* as written in the config ("[x, y, int: n]" for a struct) */
+    /* HN_ARG_STRUCT: its fields in order, laid out as C does (each at a multiple
+     * of its alignment: pointers, long and double 8, a bool 1, the rest 4; a struct
+     * that of its widest field), and its size and alignment */
+    struct hn_arg *fields;
+    int n_fields;
+    int offset;          /* a field's place in the struct that holds it */
+    int size, align;
 } hn_arg;
+
+/* The bytes (and alignment) of a value of argument type `type`: 8 for a pointer,
+ * long or double, 1 for a bool, 4 for the rest. */
+int hn_arg_type_size(char type);
 
 /* One launch of a variant: a kernel of its file, its geometry and arguments. */
 typedef struct {
@@ -97,6 +117,12 @@ typedef struct {
     char *scratch_names[HN_MAX_SCRATCH];
     hn_expr *scratch_bytes[HN_MAX_SCRATCH];
     int n_scratch;
+    /* "constants": {"SYMBOL": binding}: each symbol's C++ name (as in
+     * cudaMemcpyToSymbol) and what it gets: an input buffer's contents
+     * (HN_ARG_BUFFER), a parameter or a typed expression (its value) */
+    char *const_names[HN_MAX_CONSTANTS];
+    hn_arg const_vals[HN_MAX_CONSTANTS];
+    int n_constants;
     /* "launches": the kernels launched after the first, in order, each row
      * timing them all (the first is kernel, block, grid, shared and args above) */
     hn_launch_spec *more;

@@ -116,6 +116,16 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err);
  * allocating: for a budget's decision before hn_workload_scratch. */
 int hn_workload_scratch_total(const hn_workload *w, const hn_variant *v, double *bytes, hn_err *err);
 
+/* Writes v's "constants" into the module variables of each of its loaded
+ * kernels (one per launch; writing through each covers a backend that loaded
+ * a module per kernel) for w's case:
+ * an input buffer's generated contents, or a parameter's or expression's
+ * value. img is the variant's compiled image (its sym_lowered names). -1 with
+ * a message naming the constant on failure (a variable too small for the
+ * buffer, a scalar of another size). */
+int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_module_image *img,
+                          hn_kernel *const *kernels, int n_kernels, hn_err *err);
+
 /* Evaluates the geometry of a variant's launch `launch` (0 .. hn_spec_launches - 1) for a case. */
 int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_launch_dims *d,
                      hn_err *err);
@@ -133,6 +143,7 @@ typedef union {
     float f;
     double d;
     hn_dptr p;
+    _Alignas(16) unsigned char bytes[HN_MAX_STRUCT_BYTES]; /* a struct's (16-aligned, as a float4 member wants) */
 } hn_argval;
 int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_dptr debug_counter,
                  int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err);

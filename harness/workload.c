@@ -33,6 +33,8 @@ void hn_build_init(hn_build *b, const hn_plan *p, const hn_variant *v, const cha
     b->req.cache_dir = cache_dir;
     b->req.options = (const char *const *)s->options;
     b->req.n_options = s->n_options;
+    b->req.symbols = (const char *const *)s->const_names;
+    b->req.n_symbols = s->n_constants;
 }
 
 void hn_build_free(hn_build *b) {
@@ -181,13 +183,24 @@ void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, do
     if (op->flop_of) *flop = f;
 }
 
+/* Whether argument a passes buffer's address (itself, or a field of it). */
+static int arg_binds(const hn_arg *a, int buffer) {
+    if (a->kind == HN_ARG_BUFFER) return a->index == buffer;
+    for (int i = 0; i < a->n_fields; i++)
+        if (arg_binds(&a->fields[i], buffer)) return 1;
+    return 0;
+}
+
 int hn_variant_binds(const hn_plan *p, const hn_variant *v, int buffer) {
     const hn_variant_spec *s = &p->specs[v->spec];
     for (int li = 0; li < hn_spec_launches(s); li++) {
         const hn_launch_spec l = hn_spec_launch(s, li);
         for (int i = 0; i < l.n_args; i++)
-            if (l.args[i].kind == HN_ARG_BUFFER && l.args[i].index == buffer) return 1;
+            if (arg_binds(&l.args[i], buffer)) return 1;
     }
+    /* a struct constant can hold a buffer's address too */
+    for (int i = 0; i < s->n_constants; i++)
+        if (s->const_vals[i].kind == HN_ARG_STRUCT && arg_binds(&s->const_vals[i], buffer)) return 1;
     return 0;
 }
 
@@ -226,6 +239,43 @@ static int set_typed(char type, const hn_value *v, hn_argval *out, hn_err *err) 
     return hn_errf(err, "has an unknown type");
 }
 
+/* The value of a parameter or typed-expression argument for w's case. */
+static int arg_value(const hn_arg *a, const hn_workload *w, hn_scope *scope, hn_argval *out, hn_err *err) {
+    hn_value val;
+    if (a->kind == HN_ARG_PARAM) {
+        double d = w->params[a->index];
+        val = a->type == 'i' ? (hn_value){.type = HN_VAL_INT, .i = (int64_t)d} : (hn_value){.type = HN_VAL_FLOAT, .f = d};
+    } else if (hn_expr_eval(a->expr, hn_scope_lookup, scope, &val, err) != 0) {
+        return -1;
+    }
+    return set_typed(a->type, &val, out, err);
+}
+
+/* The bytes of struct argument a for w's case into out (a->size bytes, padding 0). */
+static int pack_struct(const hn_arg *a, const hn_workload *w, hn_scope *scope, unsigned char *out, hn_err *err) {
+    memset(out, 0, (size_t)a->size);
+    for (int i = 0; i < a->n_fields; i++) {
+        const hn_arg *f = &a->fields[i];
+        hn_argval v;
+        switch (f->kind) {
+        case HN_ARG_STRUCT:
+            if (pack_struct(f, w, scope, out + f->offset, err) != 0) return hn_err_prefix(err, "field %d", i);
+            continue;
+        case HN_ARG_BUFFER: v.p = w->dev[f->index]; break;
+        case HN_ARG_SCRATCH:
+            v.p = f->index < w->n_scratch && w->scratch_bytes[f->index] ? w->scratch[f->index] : 0;
+            break;
+        case HN_ARG_PARAM:
+        case HN_ARG_EXPR:
+            if (arg_value(f, w, scope, &v, err) != 0) return hn_err_prefix(err, "field %d '%s'", i, f->text);
+            break;
+        default: return hn_errf(err, "field %d '%s' is not a value", i, f->text);
+        }
+        memcpy(out + f->offset, &v, (size_t)hn_arg_type_size(f->type)); /* every member starts at the union's start */
+    }
+    return 0;
+}
+
 int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_dptr debug_counter,
                  int append_counter, hn_argval *vals, void **args, int *n_args, hn_err *err) {
     const hn_launch_spec l = hn_spec_launch(&p->specs[v->spec], launch);
@@ -254,19 +304,12 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_wor
             vals[n].p = debug_counter;
             break;
         case HN_ARG_PARAM:
-        case HN_ARG_EXPR: {
-            hn_value val;
-            if (a->kind == HN_ARG_PARAM) {
-                double d = w->params[a->index];
-                val = a->type == 'i' ? (hn_value){.type = HN_VAL_INT, .i = (int64_t)d}
-                                     : (hn_value){.type = HN_VAL_FLOAT, .f = d};
-            } else if (hn_expr_eval(a->expr, hn_scope_lookup, &scope, &val, err) != 0) {
-                return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
-            }
-            if (set_typed(a->type, &val, &vals[n], err) != 0)
-                return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
+        case HN_ARG_EXPR:
+            if (arg_value(a, w, &scope, &vals[n], err) != 0) return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
             break;
-        }
+        case HN_ARG_STRUCT:
+            if (pack_struct(a, w, &scope, vals[n].bytes, err) != 0) return hn_err_prefix(err, "args[%d]", i);
+            break;
         }
     }
     if (append_counter && !has_counter_arg(s)) {
@@ -284,12 +327,18 @@ static const char *describe_param(const hn_param_info *pi, char *buf, size_t siz
                      : pi->kind == 'u' ? "unsigned integer"
                      : pi->kind == 'f' ? (pi->size == 8 ? "double" : "float")
                                        : "value";
-    snprintf(buf, size, "%s %d-byte %s", pi->size == 8 ? "an" : "a", pi->size, kind);
+    if (pi->kind == 'o') kind = "struct";
+    const int an = pi->size == 8 || pi->size == 11 || pi->size == 18 || (pi->size >= 80 && pi->size < 90);
+    snprintf(buf, size, "%s %d-byte %s", an ? "an" : "a", pi->size, kind);
     return buf;
 }
 
-static void expected_param(char type, hn_param_info *pi) {
-    switch (type) {
+static void expected_param(const hn_arg *a, hn_param_info *pi) {
+    if (a && a->kind == HN_ARG_STRUCT) {
+        *pi = (hn_param_info){'o', a->size};
+        return;
+    }
+    switch (a ? a->type : 'p') { /* NULL: the debug counter */
     case 'p': *pi = (hn_param_info){'p', 8}; break;
     case 'i': *pi = (hn_param_info){'i', 4}; break;
     case 'u': *pi = (hn_param_info){'u', 4}; break;
@@ -344,7 +393,7 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
         hn_param_info e;
         const int ai = i < s->n_args - dropped ? at[i] : s->n_args; /* the argument of parameter i */
         const char *text = ai < s->n_args ? s->args[ai].text : "debug_counter";
-        expected_param(ai < s->n_args ? s->args[ai].type : 'p', &e);
+        expected_param(ai < s->n_args ? &s->args[ai] : NULL, &e);
         int size_ok = params[i].size <= 0 || params[i].size == e.size;
         int kind_ok = params[i].kind == '?' || params[i].kind == 'o' || params[i].kind == e.kind ||
                       (params[i].kind == 'u' && e.kind == 'i') || (params[i].kind == 'i' && e.kind == 'u');
@@ -461,6 +510,71 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
         }
         w->scratch_bytes[i] = (size_t)bytes;
         w->n_scratch = i + 1;
+    }
+    return 0;
+}
+
+static const char *type_name(char type) {
+    switch (type) {
+    case 'i': return "int";
+    case 'u': return "unsigned";
+    case 'l': return "long";
+    case 'f': return "float";
+    case 'd': return "double";
+    case 'o': return "struct";
+    }
+    return "?";
+}
+
+int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_module_image *img,
+                          hn_kernel *const *kernels, int n_kernels, hn_err *err) {
+    const hn_plan *p = w->plan;
+    const hn_variant_spec *s = &p->specs[v->spec];
+    if (s->n_constants == 0) return 0;
+    if (!w->be->ops->symbol_write)
+        return hn_errf(err, "constants: the %s backend cannot write module variables", w->be->ops->name);
+    if (img->n_symbols != s->n_constants)
+        return hn_errf(err, "constants: the module was compiled for %d variables, the variant has %d", img->n_symbols,
+                       s->n_constants);
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
+    for (int i = 0; i < s->n_constants; i++) {
+        const hn_arg *a = &s->const_vals[i];
+        const char *name = s->const_names[i];
+        hn_argval val;
+        const void *src = &val;
+        size_t bytes;
+        if (a->kind == HN_ARG_BUFFER) {
+            src = w->host[a->index];
+            bytes = (size_t)w->counts[a->index] * hn_dtype_size(p->op->buffers[a->index].dtype);
+        } else if (a->kind == HN_ARG_STRUCT) {
+            if (pack_struct(a, w, &scope, val.bytes, err) != 0) return hn_err_prefix(err, "constants.%s", name);
+            bytes = (size_t)a->size;
+        } else {
+            if (arg_value(a, w, &scope, &val, err) != 0) return hn_err_prefix(err, "constants.%s '%s'", name, a->text);
+            bytes = (size_t)hn_arg_type_size(a->type);
+        }
+        for (int k = 0; k < n_kernels; k++) {
+            size_t size = 0;
+            const int wrote = w->be->ops->symbol_write(w->be, kernels[k], img->sym_lowered[i], src, bytes, &size, err);
+            if (a->kind == HN_ARG_BUFFER && wrote != 0 && size && bytes > size)
+                return hn_errf(err,
+                               "constants.%s: the buffer %s is %zu bytes (%lld %s), more than the %zu bytes of the "
+                               "variable %s (does a define that sizes it match the case?)",
+                               name, a->text, bytes, (long long)w->counts[a->index],
+                               hn_dtype_name(p->op->buffers[a->index].dtype), size, name);
+            if (a->kind == HN_ARG_STRUCT && size && size != bytes)
+                return hn_errf(err,
+                               "constants.%s: the struct %s takes %zu bytes (its fields laid out as C does), the "
+                               "variable %s is %zu bytes (a field's type or the padding differs)",
+                               name, a->text, bytes, name, size);
+            if (a->kind != HN_ARG_BUFFER && size && size != bytes)
+                return hn_errf(err,
+                               "constants.%s '%s': the value is a %zu-byte %s, the variable %s is %zu bytes (give "
+                               "its type: \"%s: ...\")",
+                               name, a->text, bytes, type_name(a->type), name, size,
+                               size == 8 ? (a->type == 'f' ? "double" : "long") : size == 4 ? "int" : "type");
+            if (wrote != 0) return hn_err_prefix(err, "constants.%s", name);
+        }
     }
     return 0;
 }

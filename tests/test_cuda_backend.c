@@ -4,7 +4,8 @@
  * against the fp64 reference on small and odd sizes, launch-limit messages,
  * dynamic shared memory above 48 KB, events, the clock probe, and every
  * baseline (cuBLAS; cuDNN's convolution, its gradients, pooling and pooling
- * backward, where cuDNN is installed) on small cases and every layout.
+ * backward, where cuDNN is installed) on small cases and every layout, and
+ * module variables (symbol_write; two kernels of one image share a module).
  */
 #include <math.h>
 #include <unistd.h>
@@ -258,6 +259,50 @@ static void test_limits_and_shared(void) {
     hn_module_image_free(&img);
 }
 
+/* Module variables: symbol_write into a __constant__ array (the rest zeroed, a
+ * larger write refused) and a namespaced __device__ scalar, and two kernels of
+ * one image sharing one module (what the first writes the second reads). */
+static void test_module_variables(void) {
+    const char *src = "__constant__ float c_f[4];\n"
+                      "namespace ns { __device__ int g_n; }\n"
+                      "__global__ void publish(int n) { ns::g_n = n + (int)c_f[1] + (int)c_f[3]; }\n"
+                      "__global__ void read_back(int *out) { out[0] = ns::g_n; }\n";
+    const char *names[] = {"publish", "read_back"}, *syms[] = {"c_f", "ns::g_n"};
+    hn_compile_req req = {.src_path = "vars.cu", .source = src, .kernels = names, .n_kernels = 2, .arch = dev.arch,
+                          .symbols = syms, .n_symbols = 2};
+    hn_module_image img;
+    hn_err err;
+    CHECK_MSG(hn_compile_cuda(&req, &img, NULL, &err) == 0, "%s", err.msg);
+    CHECK(img.n_symbols == 2);
+    hn_kernel *k[2] = {NULL, NULL};
+    CHECK_MSG(be->ops->kernel_load(be, &img, 0, &k[0], &err) == 0 && be->ops->kernel_load(be, &img, 1, &k[1], &err) == 0,
+              "%s", err.msg);
+    const float four[4] = {1, 2, 3, 4}, two[2] = {10, 20};
+    size_t size = 0;
+    CHECK_MSG(be->ops->symbol_write(be, k[0], img.sym_lowered[0], four, sizeof four, &size, &err) == 0, "%s", err.msg);
+    CHECK(size == 16);
+    /* a shorter write leaves zeros past it: c_f = {10, 20, 0, 0} */
+    CHECK_MSG(be->ops->symbol_write(be, k[0], img.sym_lowered[0], two, sizeof two, &size, &err) == 0, "%s", err.msg);
+    const float five[5] = {0};
+    CHECK(be->ops->symbol_write(be, k[0], img.sym_lowered[0], five, sizeof five, &size, &err) != 0);
+    CHECK_CONTAINS(err.msg, "20 bytes given for a variable of 16 bytes");
+    hn_dptr out;
+    CHECK(be->ops->alloc(be, 4, &out, &err) == 0);
+    int n = 100;
+    void *a0[] = {&n}, *a1[] = {&out};
+    hn_launch_dims d = {{1, 1, 1}, {1, 1, 1}, 0};
+    CHECK_MSG(be->ops->launch(be, k[0], &d, a0, &err) == 0 && be->ops->launch(be, k[1], &d, a1, &err) == 0 &&
+                  be->ops->sync(be, &err) == 0,
+              "%s", err.msg);
+    int got = -1;
+    be->ops->download(be, &got, out, 4, &err);
+    CHECK_MSG(got == 120, "read_back saw %d (expected 100 + 20 + 0: one module for both kernels)", got);
+    be->ops->free(be, out);
+    be->ops->kernel_free(be, k[0]);
+    be->ops->kernel_free(be, k[1]);
+    hn_module_image_free(&img);
+}
+
 int main(void) {
     char why[512];
     if (!hn_cuda_available(why, sizeof why)) {
@@ -274,6 +319,7 @@ int main(void) {
     test_conv2d_variants();
     test_more_baselines();
     test_limits_and_shared();
+    test_module_variables();
     hn_backend_destroy(be);
     return hn_test_exit();
 }

@@ -1193,7 +1193,6 @@ static void check_refused(const char *name, const char *def, const char *what, c
 static void test_refused(void) {
     check_refused("grid_sync", NULL, "grid_group::sync (this_grid().sync()", "grid_sync");
     check_refused("tile64", "TILE64", "thread_block_tile<N> with N > 32", "tile64");
-    check_refused("copy", "MEMCPY_ASYNC", "memcpy_async", "memcpy_async");
 }
 
 /* the same kernels through NVRTC for sm_90 (CUDA's own headers) */

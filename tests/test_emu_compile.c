@@ -108,8 +108,12 @@ static void test_unsupported(void) {
          "k", "tex2D is not supported"},
         {"u_wmma.cu",
          "#include <mma.h>\n"
-         "__global__ void k(int *o) { o[0] = 1; }\n",
-         "k", "mma.h (warp matrix functions, nvcuda::wmma) is not supported"},
+         "using namespace nvcuda;\n"
+         "__global__ void k(int *o) {\n"
+         "    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> f;\n"
+         "    o[0] = f.num_elements;\n"
+         "}\n",
+         "k", "the integer and sub-byte types (signed/unsigned char, s4, u4, b1) are not supported"},
         {"u_dynpar.cu",
          "__global__ void child(int *o) { o[0] = 1; }\n"
          "__global__ void k(int *o) {\n"
@@ -130,8 +134,8 @@ static void test_unsupported(void) {
          "k", "__shfl is not supported: the non-sync warp intrinsics were removed"},
         {"u_pipeline.cu",
          "#include <cuda_pipeline.h>\n"
-         "__global__ void k(int *o) { o[0] = 1; }\n",
-         "k", "cuda_pipeline.h"},
+         "__global__ void k(int *o, unsigned long long *bar) { __pipeline_arrive_on(bar); o[0] = 1; }\n",
+         "k", "__pipeline_arrive_on is not supported"},
         {"u_cluster.cu",
          "#include <cooperative_groups.h>\n"
          "__global__ void k(int *o) { o[0] = (int)cooperative_groups::this_cluster(); }\n",

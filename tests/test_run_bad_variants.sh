@@ -71,13 +71,19 @@ expected:
 $want"
 
 # bool: a bool parameter, or an empty tag (llm.c's std::bool_constant<Atomic>), is one
-# byte: "bool: 0|1" binds it, the byte arrives, and an int given for it names the fix.
+# byte: "bool: 0|1" binds it, the byte arrives, and an int given for it names the fix;
+# in a struct a bool is one byte at any offset, as C lays it out.
 cat >"$tmp/flag.cu" <<'CU'
 #include <type_traits>
 template <bool Tag>
 __global__ void relu_flag(const float *x, float *y, int n, bool on, std::bool_constant<Tag>) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = on && Tag ? (x[i] > 0.0f ? x[i] : 0.0f) : x[i];
+}
+struct Flags { int n; bool on, tag; float scale; }; // n at 0, on at 4, tag at 5, scale at 8: 12 bytes
+__global__ void relu_flags(const float *x, float *y, Flags f) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < f.n) y[i] = f.on && f.tag ? f.scale * (x[i] > 0.0f ? x[i] : 0.0f) : x[i];
 }
 CU
 cat >"$tmp/flag.json" <<JSON
@@ -88,7 +94,8 @@ cat >"$tmp/flag.json" <<JSON
   {"name": "off", "args": ["x", "y", "n", "bool: 0", "bool: 1"]},
   {"name": "int_for_bool", "args": ["x", "y", "n", "int: 1", "bool: 1"]},
   {"name": "int_for_tag", "args": ["x", "y", "n", "bool: 1", "int: 0"]},
-  {"name": "two", "args": ["x", "y", "n", "bool: 2", "bool: 1"]}
+  {"name": "two", "args": ["x", "y", "n", "bool: 2", "bool: 1"]},
+  {"name": "in_struct", "kernel": "relu_flags", "args": ["x", "y", ["n", "bool: 1", "bool: 1", "float: 1"]]}
  ]}
 JSON
 "$h" run "$tmp/flag.json" --backend emu --out "$tmp/flag.csv" >"$tmp/flag.out" 2>&1
@@ -102,8 +109,9 @@ PY
 want="on ok | 
 off mismatch | first check: 63.0000% of 100 elements match (need 90%), 0 NaN/Inf, max
 int_for_bool launch_error | argument 3 ('int: 1') is a 4-byte signed integer but parameter 3 of relu_flag<true> is a 1-byte unsigned integer (write \"bool: 1\" in args to pass it as one)
-int_for_tag launch_error | argument 4 ('int: 0') is a 4-byte signed integer but parameter 4 of relu_flag<true> is a 1-byte value (write \"bool: 0\" in args to pass it as one)
-two launch_error | args[3] 'bool: 2': = 2 is not a bool (0 or 1)"
+int_for_tag launch_error | argument 4 ('int: 0') is a 4-byte signed integer but parameter 4 of relu_flag<true> is a 1-byte struct (write \"bool: 0\" in args to pass it as one)
+two launch_error | args[3] 'bool: 2': = 2 is not a bool (0 or 1)
+in_struct ok | "
 [ "$got" = "$want" ] || fail "flag rows:
 $got
 expected:

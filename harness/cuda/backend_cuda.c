@@ -52,6 +52,7 @@ static struct {
     CU_FN(cuModuleLoadData);
     CU_FN(cuModuleUnload);
     CU_FN(cuModuleGetFunction);
+    CU_FN(cuModuleGetGlobal);
     CU_FN(cuFuncGetAttribute);
     CU_FN(cuFuncSetAttribute);
     CU_FN(cuFuncGetParamInfo); /* CUDA 12.4+; optional */
@@ -98,6 +99,7 @@ static int load_symbols(void) {
     LOAD(cuModuleLoadData, 1);
     LOAD(cuModuleUnload, 1);
     LOAD(cuModuleGetFunction, 1);
+    LOAD(cuModuleGetGlobal, 0);
     LOAD(cuFuncGetAttribute, 1);
     LOAD(cuFuncSetAttribute, 1);
     LOAD(cuFuncGetParamInfo, 0);
@@ -190,6 +192,16 @@ typedef struct {
      * saved_stdout the real one; cap_lines of cap_max went through so far */
     int cap_fd, saved_stdout;
     long cap_max, cap_lines, cap_dropped;
+    /* the loaded modules, one per compiled image (by its cache key), shared by
+     * the kernels of that image as the CUDA runtime shares a file's module: a
+     * variant's launches see the same __device__ and __constant__ variables */
+    struct cuda_module {
+        char key[33];
+        size_t size;
+        CUmodule mod;
+        int refs;
+    } *mods;
+    int n_mods;
 } cuda_backend;
 
 /* Work went to the stream: the device is busy from now, unless it already was. */
@@ -293,11 +305,43 @@ static void cuda_destroy(hn_backend *base) {
         if (b->stream) cu.cuStreamDestroy(b->stream);
         cu.cuDevicePrimaryCtxRelease(b->dev);
     }
+    free(b->mods);
     free(b);
 }
 
 static void cuda_device_info(hn_backend *base, hn_device_info *info) {
     *info = ((cuda_backend *)base)->info;
+}
+
+/* The module of img, loaded on first use (its key names the image: every
+ * input of the compile), one reference more. */
+static int module_get(cuda_backend *b, const hn_module_image *img, CUmodule *out, hn_err *err) {
+    for (int i = 0; img->key[0] && i < b->n_mods; i++)
+        if (strcmp(b->mods[i].key, img->key) == 0 && b->mods[i].size == img->image_size) {
+            b->mods[i].refs++;
+            *out = b->mods[i].mod;
+            return 0;
+        }
+    CUresult r = cu.cuModuleLoadData(out, img->image);
+    if (r != CUDA_SUCCESS) return cu_fail(b, r, "cuModuleLoadData", __FILE__, __LINE__, err);
+    b->mods = xrealloc(b->mods, sizeof *b->mods * (size_t)(b->n_mods + 1));
+    struct cuda_module *m = &b->mods[b->n_mods++];
+    memcpy(m->key, img->key, sizeof m->key);
+    m->size = img->image_size;
+    m->mod = *out;
+    m->refs = 1;
+    return 0;
+}
+
+/* One reference less to mod; the last unloads it. */
+static void module_put(cuda_backend *b, CUmodule mod) {
+    for (int i = 0; i < b->n_mods; i++)
+        if (b->mods[i].mod == mod) {
+            if (--b->mods[i].refs > 0) return;
+            b->mods[i] = b->mods[--b->n_mods];
+            break;
+        }
+    cu.cuModuleUnload(mod);
 }
 
 static int cuda_kernel_load(hn_backend *base, const hn_module_image *img, int index,
@@ -308,17 +352,15 @@ static int cuda_kernel_load(hn_backend *base, const hn_module_image *img, int in
     if (img->target != HN_TARGET_CUDA || !img->image)
         return hn_errf(err, "not a CUBIN image (compiled for the emulator?)");
     hn_kernel *k = xcalloc(1, sizeof *k);
-    CUresult r = cu.cuModuleLoadData(&k->mod, img->image);
-    if (r != CUDA_SUCCESS) {
+    if (module_get(b, img, &k->mod, err) != 0) {
         free(k);
-        cu_fail(b, r, "cuModuleLoadData", __FILE__, __LINE__, err);
         return hn_err_prefix(err, "loading the CUBIN for %s (compiled for another architecture? "
                                   "this device is %s)",
                              b->info.arch, b->info.arch);
     }
-    r = cu.cuModuleGetFunction(&k->fn, k->mod, img->lowered[index]);
+    CUresult r = cu.cuModuleGetFunction(&k->fn, k->mod, img->lowered[index]);
     if (r != CUDA_SUCCESS) {
-        cu.cuModuleUnload(k->mod);
+        module_put(b, k->mod);
         free(k);
         cu_fail(b, r, "cuModuleGetFunction", __FILE__, __LINE__, err);
         return hn_err_prefix(err, "kernel %s", img->lowered[index]);
@@ -331,9 +373,8 @@ static int cuda_kernel_load(hn_backend *base, const hn_module_image *img, int in
 }
 
 static void cuda_kernel_free(hn_backend *base, hn_kernel *k) {
-    (void)base;
     if (!k) return;
-    cu.cuModuleUnload(k->mod);
+    module_put((cuda_backend *)base, k->mod);
     free(k->name);
     free(k);
 }
@@ -374,6 +415,26 @@ static int cuda_upload(hn_backend *base, hn_dptr dst, const void *src, size_t by
     mark_busy(b);
     CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
     CU_CHECK(b, cu.cuMemcpyHtoD((CUdeviceptr)dst, src, bytes), err);
+    mark_idle(b);
+    return 0;
+}
+
+static int cuda_symbol_write(hn_backend *base, hn_kernel *k, const char *lowered, const void *src, size_t bytes,
+                             size_t *size, hn_err *err) {
+    cuda_backend *b = (cuda_backend *)base;
+    *size = 0;
+    if (check_usable(b, err) != 0) return -1;
+    if (!cu.cuModuleGetGlobal) return hn_errf(err, "the CUDA driver lacks cuModuleGetGlobal");
+    CUdeviceptr at = 0;
+    CU_CHECK(b, cu.cuModuleGetGlobal(&at, size, k->mod, lowered), err);
+    if (bytes > *size) return hn_errf(err, "%zu bytes given for a variable of %zu bytes", bytes, *size);
+    mark_busy(b);
+    CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
+    if (bytes) CU_CHECK(b, cu.cuMemcpyHtoD(at, src, bytes), err);
+    if (bytes < *size) {
+        CU_CHECK(b, cu.cuMemsetD8Async(at + bytes, 0, *size - bytes, b->stream), err);
+        CU_CHECK(b, cu.cuStreamSynchronize(b->stream), err);
+    }
     mark_idle(b);
     return 0;
 }
@@ -579,6 +640,7 @@ static const hn_backend_ops CUDA_OPS = {
     .alloc = cuda_alloc,
     .free = cuda_free,
     .upload = cuda_upload,
+    .symbol_write = cuda_symbol_write,
     .download = cuda_download,
     .fill = cuda_fill,
     .launch = cuda_launch,

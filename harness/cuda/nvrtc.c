@@ -160,6 +160,8 @@ void hn_compile_cuda_key(const hn_compile_req *req, char key[33]) {
     hn_hash_adds(&h, "|");
     for (int i = 0; i < req->n_kernels; i++) hn_hash_adds(&h, req->kernels[i]);
     hn_hash_adds(&h, "|");
+    for (int i = 0; i < req->n_symbols; i++) hn_hash_adds(&h, req->symbols[i]);
+    hn_hash_adds(&h, "|");
     for (int i = 0; i < req->n_options; i++) hn_hash_adds(&h, req->options[i]);
     hn_hash_hex(&h, key);
 }
@@ -211,6 +213,8 @@ static void fill_image(hn_module_image *out, const hn_compile_req *req) {
     out->n_kernels = req->n_kernels;
     out->lowered = xcalloc((size_t)req->n_kernels + 1, sizeof *out->lowered);
     out->res = xcalloc((size_t)req->n_kernels + 1, sizeof *out->res);
+    out->n_symbols = req->n_symbols;
+    out->sym_lowered = xcalloc((size_t)req->n_symbols + 1, sizeof *out->sym_lowered);
 }
 
 /* Loads the entry for key into out: 0 when both files verify and the metadata
@@ -258,6 +262,18 @@ static int cache_load(const hn_compile_req *req, const char *key, hn_module_imag
             goto bad;
         p = eol + 1;
     }
+    for (int i = 0; i < req->n_symbols; i++) { /* "symbol<TAB>name<TAB>lowered" */
+        char *eol = strchr(p, '\n');
+        if (!eol) goto bad;
+        *eol = '\0';
+        char *t1 = strchr(p, '\t');
+        char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        if (!t1 || !t2) goto bad;
+        *t1 = *t2 = '\0';
+        if (strcmp(p, "symbol") != 0 || strcmp(t1 + 1, req->symbols[i]) != 0) goto bad;
+        out->sym_lowered[i] = xstrdup(t2 + 1);
+        p = eol + 1;
+    }
     if (strncmp(p, "log\n", 4) != 0) goto bad;
     out->log = xstrdup(p + 4);
     out->image = cubin;
@@ -293,6 +309,7 @@ static void cache_store(const hn_compile_req *req, const char *key, hn_module_im
                    r->registers, r->spill_stores, r->spill_loads, r->stack_frame, r->static_shared,
                    r->constant);
     }
+    for (int i = 0; i < img->n_symbols; i++) hn_sb_addf(&meta, "symbol\t%s\t%s\n", req->symbols[i], img->sym_lowered[i]);
     hn_sb_addf(&meta, "log\n%s", img->log);
     char *cubin_path = xasprintf("%s/cuda-%s.cubin", req->cache_dir, key);
     char *meta_path = xasprintf("%s/cuda-%s.meta", req->cache_dir, key);
@@ -387,6 +404,7 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
 
     nvrtcProgram prog = NULL;
     int rc = -1;
+    char **sym_exprs = NULL;
     const char *hdr_names[256], *hdr_texts[256];
     int n_hdrs = rtc_headers(hdr_names, hdr_texts, 256);
     nvrtcResult r = nvrtcCreateProgram(&prog, src, req->src_path, n_hdrs, hdr_texts, hdr_names);
@@ -398,6 +416,16 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
         r = nvrtcAddNameExpression(prog, req->kernels[i]);
         if (r != NVRTC_SUCCESS) {
             hn_errf(err, "%s: kernel name '%s': %s", req->src_path, req->kernels[i], nvrtcGetErrorString(r));
+            goto done;
+        }
+    }
+    /* a variable's address, "&ns::F", names it as cuModuleGetGlobal wants it */
+    sym_exprs = xcalloc((size_t)req->n_symbols + 1, sizeof *sym_exprs);
+    for (int i = 0; i < req->n_symbols; i++) {
+        sym_exprs[i] = xasprintf("&%s", req->symbols[i]);
+        r = nvrtcAddNameExpression(prog, sym_exprs[i]);
+        if (r != NVRTC_SUCCESS) {
+            hn_errf(err, "%s: constant '%s': %s", req->src_path, req->symbols[i], nvrtcGetErrorString(r));
             goto done;
         }
     }
@@ -442,6 +470,18 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
         out->lowered[i] = xstrdup(lowered);
         parse_resources(out->log, lowered, &out->res[i]);
     }
+    for (int i = 0; i < req->n_symbols; i++) {
+        const char *lowered = NULL;
+        r = nvrtcGetLoweredName(prog, sym_exprs[i], &lowered);
+        if (r != NVRTC_SUCCESS || !lowered) {
+            hn_errf(err, "%s: constant '%s' not found after compiling (is it a __constant__ or __device__ "
+                         "variable at file or namespace scope? %s)",
+                    req->src_path, req->symbols[i], nvrtcGetErrorString(r));
+            hn_module_image_free(out);
+            goto done;
+        }
+        out->sym_lowered[i] = xstrdup(lowered);
+    }
     r = nvrtcGetCUBINSize(prog, &out->image_size);
     if (r == NVRTC_SUCCESS && out->image_size) {
         out->image = xmalloc(out->image_size);
@@ -459,6 +499,8 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
     rc = 0;
 done:
     free(cache_bad);
+    for (int i = 0; sym_exprs && i < req->n_symbols; i++) free(sym_exprs[i]);
+    free(sym_exprs);
     if (prog) nvrtcDestroyProgram(&prog);
     for (int i = 0; i < n_opts; i++) free(opts[i]);
     free(opts);

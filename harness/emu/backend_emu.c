@@ -270,6 +270,35 @@ static int emu_alloc(hn_backend *b, size_t bytes, hn_dptr *out, hn_err *err) {
     return 0;
 }
 
+/* The address and size of module variable `lowered` (an accessor the
+ * generated unit exports, emu_compile.c) of one module, or NULL. */
+static void *module_symbol(const emu_module *m, const char *lowered, size_t *size) {
+    void *(*get)(unsigned long *) = NULL;
+    unsigned long n = 0;
+    if (m->dl) sym_fn(m->dl, lowered, &get, sizeof get);
+    void *at = get ? get(&n) : NULL;
+    *size = at ? (size_t)n : 0;
+    return at;
+}
+
+static int emu_symbol_write(hn_backend *b, hn_kernel *k, const char *lowered, const void *src, size_t bytes,
+                            size_t *size, hn_err *err) {
+    (void)b;
+    void *at = module_symbol(&k->m, lowered, size);
+    if (!at) return hn_errf(err, "emulator: %s has no variable accessor %s", k->m.so_path, lowered);
+    if (bytes > *size) return hn_errf(err, "%zu bytes given for a variable of %zu bytes", bytes, *size);
+    /* a profile's plain module has a copy of its own */
+    size_t plain_size = 0;
+    void *plain = k->plain.dl ? module_symbol(&k->plain, lowered, &plain_size) : NULL;
+    void *const dst[2] = {at, plain};
+    for (int i = 0; i < 2; i++) {
+        if (!dst[i]) continue;
+        memcpy(dst[i], src, bytes);
+        memset((char *)dst[i] + bytes, 0, *size - bytes);
+    }
+    return 0;
+}
+
 static void emu_label(hn_backend *b, hn_dptr p, const char *name) {
     emu_backend *e = eb(b);
     emu_mem_label(e->mem, (void *)(uintptr_t)p, name);
@@ -500,6 +529,7 @@ static const hn_backend_ops emu_ops = {
     .fill = emu_fill,
     .poison = emu_poison,
     .label = emu_label,
+    .symbol_write = emu_symbol_write,
     .sanitizer_take = emu_sanitizer_take,
     .profile_take = emu_profile_take,
     .launch = emu_launch,

@@ -71,6 +71,10 @@ static const char *const emu_flags[] = {
 static const char *const instr_flags_gcc[] = {
     "-fsanitize=thread", "--param", "tsan-distinguish-volatile=1", "--param",
     "tsan-instrument-func-entry-exit=0",
+    /* memcpy, memmove and memset stay calls (to the stub, instr_link_flags):
+     * GCC expands one whose size it can bound (n <= 16) into moves that
+     * -fsanitize=thread does not instrument, so they went unchecked */
+    "-fno-builtin-memcpy", "-fno-builtin-memmove", "-fno-builtin-memset",
     /* the type's alignment of every access (the stub's
      * __ubsan_handle_type_mismatch_v1): tsan sees only sizes, and a float4
      * load is often split into four 4-byte ones */
@@ -82,6 +86,7 @@ static const char *const instr_flags_clang[] = {
     /* clang drops a read followed by a write of the same place unless told to
      * report the pair (__tsan_read_write4): the read matters to initcheck */
     "-mllvm", "-tsan-compound-read-before-write=1",
+    "-fno-builtin-memcpy", "-fno-builtin-memmove", "-fno-builtin-memset", /* as for GCC */
     "-fsanitize=alignment",
 };
 /* The module's own memcpy/memmove/memset calls go through the stub too. */
@@ -410,6 +415,26 @@ static char *generate_tu(const char *abs_src, const emu_src_rewrite *rw,
                    "hn_emu_sig<decltype(&%s)>::sizes};\n",
                    k, k, k);
     }
+    /* the variables the harness writes (constants): address and size */
+    for (int i = 0; i < req->n_symbols; i++) {
+        char *label = xasprintf("<harness emu: constant '%s'>", req->symbols[i]);
+        hn_sb_adds(&sb, "#line 1 ");
+        add_c_string(&sb, label);
+        free(label);
+        hn_sb_addc(&sb, '\n');
+        hn_sb_addf(&sb, "HN_EMU_EXPORT void *hn_emu_symbol_%d(unsigned long *bytes);\n", i);
+        /* a const variable is in read-only memory: said at compile time, not a
+         * fault when written */
+        hn_sb_addf(&sb,
+                   "void *hn_emu_symbol_%d(unsigned long *bytes) {\n"
+                   "    static_assert(!std::is_const<std::remove_reference<decltype(%s)>::type>::value, "
+                   "\"constants: '%s' is const (in read-only memory): the harness writes a __constant__ or "
+                   "__device__ variable, declared without const\");\n"
+                   "    *bytes = sizeof(%s);\n"
+                   "    return (void *)&%s;\n"
+                   "}\n",
+                   i, req->symbols[i], req->symbols[i], req->symbols[i], req->symbols[i]);
+    }
     return hn_sb_detach(&sb);
 }
 
@@ -600,6 +625,8 @@ void hn_compile_emu_key(const hn_compile_req *req, char key[33]) {
     for (int i = 0; i < req->n_options; i++) hn_hash_adds(&h, req->options[i]);
     hn_hash_adds(&h, "kernels");
     for (int i = 0; i < req->n_kernels; i++) hn_hash_adds(&h, req->kernels[i]);
+    hn_hash_adds(&h, "symbols");
+    for (int i = 0; i < req->n_symbols; i++) hn_hash_adds(&h, req->symbols[i]);
     hn_hash_adds(&h, cmd);
     hn_hash_adds(&h, version);
     hn_hash_adds(&h, getenv("HARNESS_EMU_CXXFLAGS"));
@@ -718,6 +745,9 @@ done:
             out->lowered[i] = xasprintf("hn_emu_kernel_%d", i);
             out->res[i] = (hn_kernel_resources){-1, -1, -1, -1, -1, -1};
         }
+        out->n_symbols = req->n_symbols;
+        out->sym_lowered = xcalloc((size_t)req->n_symbols + 1, sizeof *out->sym_lowered);
+        for (int i = 0; i < req->n_symbols; i++) out->sym_lowered[i] = xasprintf("hn_emu_symbol_%d", i);
         out->log = log ? log : xstrdup("");
         log = NULL;
         out->cache_bad = cache_bad;

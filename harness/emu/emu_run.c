@@ -462,13 +462,14 @@ static int addr2line(const char *so, uintptr_t off, char *out, size_t size) {
         return -1;
     }
     /* pairs of lines: function, file:line; innermost inlined frame first. Take
-     * the first frame not in the shim, else the first. */
+     * the first frame not in the shim (hn_emu.h, or any header of the shim's
+     * folder: mma.h, cuda_pipeline.h ...), else the first. */
     int found = -1;
     char *save = NULL, *fn = strtok_r(sb.buf, "\n", &save);
     while (fn) {
         char *loc = strtok_r(NULL, "\n", &save);
         if (!loc) break;
-        if (strncmp(loc, "??", 2) != 0 && !strstr(loc, "hn_emu.h:")) {
+        if (strncmp(loc, "??", 2) != 0 && !strstr(loc, "hn_emu.h:") && !strstr(loc, "/emu-shim-")) {
             const char *slash = strrchr(loc, '/');
             char *disc = strstr(loc, " (discriminator");
             if (disc) *disc = '\0';

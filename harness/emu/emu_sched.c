@@ -76,6 +76,10 @@ struct emu_sched {
     const char *bar_file;
     int bar_wait[HN_EMU_MAX_THREADS];
     emu_warp warps[NWARPS];
+    unsigned char *scratch;                  /* NWARPS x HN_EMU_WARP_SCRATCH, on first use */
+    unsigned char *tscratch;                 /* HN_EMU_MAX_THREADS x HN_EMU_THREAD_SCRATCH, on first use */
+    unsigned *tscratch_gen;                  /* per thread: the block_gen its area was zeroed for */
+    unsigned block_gen;                      /* blocks run, from 1 */
     /* the worker's own context */
     void *main_sp;
     const void *main_lo;
@@ -141,6 +145,9 @@ static const char *op_name(int op) {
         CG_NAMES("coalesced_group::"),
         CG_ONE_NAME("cooperative_groups::reduce"),
         CG_ONE_NAME("cooperative_groups scan"),
+        CG_ONE_NAME("nvcuda::wmma::load_matrix_sync"),
+        CG_ONE_NAME("nvcuda::wmma::store_matrix_sync"),
+        CG_ONE_NAME("nvcuda::wmma::mma_sync"),
     };
     int base = op & HN_EMU_OP_MASK, api = op >> HN_EMU_OP_API_SHIFT;
     if (base < 0 || base >= HN_EMU_OP_COUNT_) return "collective";
@@ -874,6 +881,28 @@ static void *rt_static_shared(hn_emu_tctx *self, unsigned long size, unsigned lo
     return p;
 }
 
+static void *rt_warp_scratch(hn_emu_tctx *self) {
+    emu_sched *s = tl_sched;
+    emu_fiber *me = (emu_fiber *)self;
+    if (!s->scratch) s->scratch = xcalloc(NWARPS, HN_EMU_WARP_SCRATCH);
+    return s->scratch + (size_t)(me->id / HN_EMU_WARP_SIZE) * HN_EMU_WARP_SCRATCH;
+}
+
+static void *rt_thread_scratch(hn_emu_tctx *self) {
+    emu_sched *s = tl_sched;
+    emu_fiber *me = (emu_fiber *)self;
+    if (!s->tscratch) {
+        s->tscratch = xcalloc(HN_EMU_MAX_THREADS, HN_EMU_THREAD_SCRATCH);
+        s->tscratch_gen = xcalloc(HN_EMU_MAX_THREADS, sizeof *s->tscratch_gen);
+    }
+    unsigned char *p = s->tscratch + (size_t)me->id * HN_EMU_THREAD_SCRATCH;
+    if (s->tscratch_gen[me->id] != s->block_gen) { /* first use in this block */
+        memset(p, 0, HN_EMU_THREAD_SCRATCH);
+        s->tscratch_gen[me->id] = s->block_gen;
+    }
+    return p;
+}
+
 static const hn_emu_rt rt_table = {
     .abi = HN_EMU_ABI_VERSION,
     .collective = rt_collective,
@@ -881,6 +910,8 @@ static const hn_emu_rt rt_table = {
     .trap = rt_trap,
     .print = rt_print,
     .static_shared = rt_static_shared,
+    .warp_scratch = rt_warp_scratch,
+    .thread_scratch = rt_thread_scratch,
 };
 
 const hn_emu_rt *emu_sched_rt(void) {
@@ -917,6 +948,9 @@ int emu_sched_create(size_t stack_bytes, emu_sched **out, hn_err *err) {
 void emu_sched_destroy(emu_sched *s) {
     if (!s) return;
     emu_stacks_free(&s->stacks);
+    free(s->scratch);
+    free(s->tscratch);
+    free(s->tscratch_gen);
     free(s);
 }
 
@@ -989,6 +1023,7 @@ int emu_sched_run_block(emu_sched *s, const emu_sched_kernel *k, const hn_emu_bl
     s->abort = k->abort;
     s->blk = *blk;
     s->n = (int)blk->nthreads;
+    if (++s->block_gen == 0) s->block_gen = 1; /* 0 marks an area never zeroed */
     s->ndone = 0;
     s->mode = MODE_LOOP;
     s->loop_t = 0;

@@ -1107,6 +1107,7 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
         }
     }
     if (hn_workload_scratch(w, v, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+    if (hn_workload_constants(w, v, &sl->img, sl->kernels, n_launches, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
     launch_ctx *lc = xcalloc(1, sizeof *lc); /* big (the argument arrays): not on the stack */
     lc->be = r->be;
     lc->n = n_launches;
@@ -1235,9 +1236,10 @@ static int sampling_options(runner *r, hn_err *err) {
     else hn_sampling_defaults(o);
     if (!cli->quick) {
         if (t->warmup >= 0) o->warmup = t->warmup;
-        if (t->repeat > 0) {
+        if (t->repeat > 0) { /* exactly that many: the count stops it, never the noise */
             o->min_samples = o->max_samples = t->repeat;
             o->min_time = 0;
+            o->max_noise = 0;
         }
         if (t->min_samples > 0) o->min_samples = t->min_samples;
         if (t->max_samples > 0) o->max_samples = t->max_samples;

@@ -904,6 +904,14 @@ static int expr_uses(const hn_expr *e, const char *name) {
     return e && hn_expr_names(e, names_stop_at, (void *)name) != 0;
 }
 
+/* Whether an argument's expression (or one of a struct's fields') uses name. */
+static int arg_uses(const hn_arg *a, const char *name) {
+    if (a->kind == HN_ARG_EXPR && expr_uses(a->expr, name)) return 1;
+    for (int i = 0; i < a->n_fields; i++)
+        if (arg_uses(&a->fields[i], name)) return 1;
+    return 0;
+}
+
 /* Whether the variant's launch uses name: its kernel name expression (a template
  * argument, "reduce<BLOCK>") or its geometry, shared memory or typed arguments. A
  * tunable used only there (a block size the kernel reads from blockDim) still
@@ -915,8 +923,10 @@ static int launch_uses(const hn_variant_spec *spec, const char *name) {
         for (int i = 0; i < 3; i++)
             if (expr_uses(l.block[i], name) || expr_uses(l.grid[i], name)) return 1;
         for (int i = 0; i < l.n_args; i++)
-            if (l.args[i].kind == HN_ARG_EXPR && expr_uses(l.args[i].expr, name)) return 1;
+            if (arg_uses(&l.args[i], name)) return 1;
     }
+    for (int i = 0; i < spec->n_constants; i++)
+        if (arg_uses(&spec->const_vals[i], name)) return 1;
     for (int i = 0; i < spec->n_scratch; i++)
         if (expr_uses(spec->scratch_bytes[i], name)) return 1;
     return 0;

@@ -16,6 +16,10 @@
  *   linear_tiled    like naive, but the block stages TILE x TILE tiles of x and of
  *                   weight in shared memory (PMPP's tiled matrix multiply, with W's
  *                   tile read transposed), so each global element is read once per tile
+ *   linear_wmma     like tiled (32 x 32 tiles of y, 4 warps), but each warp multiplies its
+ *                   16 x 16 quarter on the tensor cores (nvcuda::wmma), inputs rounded to
+ *                   tf32 (HALF=0) or half (HALF=1), so its check is looser
+ *                   (tests/configs/linear_wmma.json)
  * The backward pass: linear_backward_naive.cu, linear_backward_tiled.cu.
  */
 #include "hn_kernel.h"

@@ -22,7 +22,9 @@
 #      tests/gpu/check_baselines.py --require), then compares every operator's
 #      outputs with PyTorch (tests/torch_crosscheck.py) (issue 10), and the variants
 #      that use zero, scratch and launches (tests/configs/zero_outputs.json,
-#      scratch_softmax.json, launches.json: every row ok),
+#      scratch_softmax.json, launches.json, device_vars.json (launches sharing a
+#      __device__ variable: one module per compiled file): every row ok) and constants
+#      (tests/configs/constants.json: each row's status as on the emulator),
 #   5. records a brute-force tune journal of tests/configs/conv2d_igemm_space.json,
 #      compares the strategies on it, and tunes configs/conv2d_tune.json (issue 11),
 #   6. runs `harness run configs/conv2d_sweep.json` twice and reports, per row, how
@@ -161,11 +163,20 @@ step baselines 30 bash -c "python3 tests/gpu/check_baselines.py --require cudnn_
 # what a variant's host code used to do, on a GPU: "zero" (an output accumulated with
 # atomics), "scratch" (a last-block reduction) and "launches" (unroll, then GEMM):
 # every row must be ok (rows_ok fails the step otherwise)
-for cfg in zero_outputs scratch_softmax launches; do
+for cfg in zero_outputs scratch_softmax launches device_vars struct_args linear_wmma; do
   step "variant_$cfg" 60 bash -c "$h run tests/configs/$cfg.json --backend cuda --quick --out $out/$cfg.csv && \
     python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/$cfg.csv'))); \
 bad=[x for x in r if x['status']!='ok']; print(len(r)-len(bad), 'of', len(r), 'rows ok'); sys.exit(1 if bad or not r else 0)\""
 done
+# "constants" (cudaMemcpyToSymbol's job: cuModuleGetGlobal on a GPU): the filter in
+# __constant__ memory, scalars, a namespaced variable; a variable too small for the
+# filter fails its row, a variant without the filter mismatches
+step variant_constants 60 bash -c "$h run tests/configs/constants.json --backend cuda --quick --out $out/constants.csv; \
+  python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/constants.csv'))); \
+fits=lambda x: int(x['in_ch'])*int(x['out_ch'])*int(x['filter_size'])**2 <= 16; \
+want={'const': lambda x: 'ok', 'no_filter': lambda x: 'mismatch', 'const_small': lambda x: 'ok' if fits(x) else 'launch_error'}; \
+bad=[(x['variant'], x['status'], x['reason']) for x in r if x['status'] != want[x['variant']](x)]; \
+print(len(r)-len(bad), 'of', len(r), 'rows as expected', bad[:3]); sys.exit(1 if bad or not r else 0)\""
 # every operator's GPU outputs (variants, cuBLAS, cuDNN) and references against PyTorch
 step torch_crosscheck 300 env CROSSCHECK_BACKEND=cuda python3 tests/torch_crosscheck.py $h "$out/crosscheck"
 

@@ -41,8 +41,8 @@
  *   - What the emulator cannot run fails to compile where it is used, with a
  *     static_assert naming it: grid_group::sync (this_grid().sync()) and the
  *     grid's barrier_arrive/wait, this_multi_grid, cluster groups
- *     (this_cluster), memcpy_async/wait/wait_prior, tiles of more than 32
- *     threads. A grid_group passed as a thread_group and synced fails at run
+ *     (this_cluster), tiles of more than 32 threads. memcpy_async, wait and
+ *     wait_prior are built on cuda_pipeline.h (below). A grid_group passed as a thread_group and synced fails at run
  *     time with a message instead.
  *
  * Everything private uses the hn_emu_ prefix.
@@ -51,6 +51,22 @@
 #define HN_EMU_COOPERATIVE_GROUPS_H
 
 #include "hn_emu.h"
+#include "cuda_pipeline.h" /* memcpy_async queues pipeline copies */
+
+/* cuda::aligned_size_t (libcu++'s <cuda/barrier>), for memcpy_async: a byte
+ * count whose alignment the caller promises. */
+namespace cuda {
+#ifndef HN_EMU_ALIGNED_SIZE_T
+#define HN_EMU_ALIGNED_SIZE_T
+template <size_t _HnAlign>
+struct aligned_size_t {
+    static constexpr size_t align = _HnAlign;
+    size_t value;
+    constexpr explicit aligned_size_t(size_t v) : value(v) {}
+    constexpr operator size_t() const { return value; }
+};
+#endif
+} // namespace cuda
 
 namespace cooperative_groups {
 
@@ -620,14 +636,56 @@ static __inline__ void invoke_one(const _HnG &g, _HnFn &&fn, _HnArgs &&...args) 
 
 HN_EMU_UNSUPPORTED(this_multi_grid, "multi-device cooperative launches (multi_grid_group)")
 HN_EMU_UNSUPPORTED(this_cluster, "thread block clusters (cluster_group, this_cluster)")
-HN_EMU_UNSUPPORTED(memcpy_async, "cooperative_groups::memcpy_async (use plain copies and sync())")
-HN_EMU_UNSUPPORTED(wait, "cooperative_groups::wait (memcpy_async is not supported)")
-template <unsigned long _HnN = 0, class... _HnA>
-static __inline__ int wait_prior(_HnA...) {
-    static_assert(hn_emu_false<_HnA...>::value,
-                  "harness CPU emulator: cooperative_groups::wait_prior is not supported "
-                  "(memcpy_async is not supported)");
-    return 0;
+/* ------------------------------------------------------------------------- */
+/* memcpy_async, wait, wait_prior
+ *
+ * As CUDA builds them on the pipeline primitives (cuda_pipeline.h): the
+ * group's threads split the bytes into contiguous parts, one per thread rank;
+ * each thread reads its part of the source at once and queues it, in pieces
+ * of up to 16 bytes, as pending copies of its own, then commits the batch.
+ * wait(g) lands every committed batch of the calling thread, wait_prior<N>(g)
+ * all but the N most recent, then both sync the group, so every part is in
+ * place and visible to the whole group after them. A read of the destination
+ * before the wait sees the old bytes, which harness check reports (see
+ * cuda_pipeline.h). All threads of the group must call them with the same
+ * arguments, as in CUDA. */
+template <class _HnG>
+static __inline__ __attribute__((always_inline)) void hn_emu_cg_copy(const _HnG &g, void *dst, const void *src,
+                                                                    size_t bytes) {
+    unsigned long long n = (unsigned long long)g.num_threads(), r = (unsigned long long)g.thread_rank();
+    size_t lo = (size_t)(bytes * r / n), hi = (size_t)(bytes * (r + 1) / n);
+    for (size_t at = lo; at < hi; at += 16) {
+        unsigned piece = (unsigned)(hi - at < 16 ? hi - at : 16);
+        hn_emu_pipe_issue((char *)dst + at, (const char *)src + at, piece, 0);
+    }
+    __pipeline_commit();
+}
+template <class _HnG, class _HnE>
+static __inline__ __attribute__((always_inline)) void memcpy_async(const _HnG &g, _HnE *__restrict__ dst, const _HnE *__restrict__ src,
+                                    size_t bytes) {
+    hn_emu_cg_copy(g, (void *)dst, (const void *)src, bytes);
+}
+template <class _HnG, class _HnE, size_t _HnAlign>
+static __inline__ __attribute__((always_inline)) void memcpy_async(const _HnG &g, _HnE *__restrict__ dst, const _HnE *__restrict__ src,
+                                    const cuda::aligned_size_t<_HnAlign> &bytes) {
+    hn_emu_cg_copy(g, (void *)dst, (const void *)src, (size_t)bytes);
+}
+/* element counts: min(dst_count, src_count) elements */
+template <class _HnG, class _HnE>
+static __inline__ __attribute__((always_inline)) void memcpy_async(const _HnG &g, _HnE *__restrict__ dst, size_t dst_count,
+                                    const _HnE *__restrict__ src, size_t src_count) {
+    size_t n = dst_count < src_count ? dst_count : src_count;
+    hn_emu_cg_copy(g, (void *)dst, (const void *)src, n * sizeof(_HnE));
+}
+template <class _HnG>
+static __inline__ __attribute__((always_inline)) void wait(const _HnG &g, hn_emu_site at = HN_EMU_HERE) {
+    __pipeline_wait_prior(0);
+    g.sync(at);
+}
+template <unsigned _HnN, class _HnG>
+static __inline__ __attribute__((always_inline)) void wait_prior(const _HnG &g, hn_emu_site at = HN_EMU_HERE) {
+    __pipeline_wait_prior(_HnN);
+    g.sync(at);
 }
 template <class... _HnA>
 struct hn_emu_cluster_group {

@@ -26,7 +26,8 @@
  *     them (static_assert in templates below and in cooperative_groups.h, #error
  *     stub headers beside this one, and a token scan in emu_compile.c for inline
  *     asm and <<<...>>>). Beside this header: cooperative_groups.h (and
- *     cooperative_groups/), cuda_fp16.h and cuda_bf16.h implement those APIs.
+ *     cooperative_groups/), cuda_fp16.h, cuda_bf16.h, mma.h (nvcuda::wmma) and
+ *     cuda_pipeline.h implement those APIs.
  *
  * Everything private uses the hn_emu_ prefix.
  */

@@ -27,7 +27,7 @@
 #ifndef HN_EMU_ABI_H
 #define HN_EMU_ABI_H
 
-#define HN_EMU_ABI_VERSION 3
+#define HN_EMU_ABI_VERSION 4
 
 #define HN_EMU_WARP_SIZE 32
 #define HN_EMU_MAX_THREADS 1024
@@ -109,6 +109,9 @@ enum hn_emu_api {
     HN_EMU_API_COALESCED,     /* coalesced_group */
     HN_EMU_API_REDUCE,        /* cooperative_groups::reduce */
     HN_EMU_API_SCAN,          /* cooperative_groups::inclusive_scan, exclusive_scan */
+    HN_EMU_API_WMMA_LOAD,     /* nvcuda::wmma::load_matrix_sync (mma.h) */
+    HN_EMU_API_WMMA_STORE,    /* nvcuda::wmma::store_matrix_sync */
+    HN_EMU_API_WMMA_MMA,      /* nvcuda::wmma::mma_sync */
     HN_EMU_API_COUNT_
 };
 
@@ -134,7 +137,23 @@ typedef struct hn_emu_rt {
      * the launch when the block's shared memory would exceed the device's. */
     void *(*static_shared)(hn_emu_tctx *self, unsigned long size, unsigned long align, int line,
                            const char *file, const char *name);
+    /* The calling warp's scratch area, HN_EMU_WARP_SCRATCH bytes, 16-byte
+     * aligned, owned by the runtime: one per warp of the worker (hence of the
+     * block), kept from one block to the next; neither device nor shared memory,
+     * so the sanitizer and the profile ignore it and it does not count as
+     * shared memory. The shim's warp-wide operations that move more
+     * than a shuffle can (nvcuda::wmma::mma_sync) stage data there between two
+     * warp collectives. */
+    void *(*warp_scratch)(hn_emu_tctx *self);
+    /* The calling thread's scratch area, HN_EMU_THREAD_SCRATCH bytes, 16-byte
+     * aligned, owned by the runtime, all zero at the thread's first call in a
+     * block; like the warp's, ignored by the sanitizer and the profile. The
+     * pipeline primitives (cuda_pipeline.h) keep their pending copies there. */
+    void *(*thread_scratch)(hn_emu_tctx *self);
 } hn_emu_rt;
+
+#define HN_EMU_WARP_SCRATCH 8192
+#define HN_EMU_THREAD_SCRATCH 2048
 
 /* The sanitizer's entry points, handed to an instrumented module: every load
  * and store the compiler instrumented calls `access` with its address, its

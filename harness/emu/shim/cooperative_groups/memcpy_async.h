@@ -1,7 +1,7 @@
 /*
- * cooperative_groups/memcpy_async.h: for the CPU emulator, memcpy_async, wait
- * and wait_prior fail to compile where used, with a message naming them
- * (declared in ../cooperative_groups.h); including this header is fine.
+ * cooperative_groups/memcpy_async.h: memcpy_async, wait and wait_prior for the
+ * CPU emulator, which ../cooperative_groups.h defines (on the pipeline
+ * primitives of ../cuda_pipeline.h); CUDA wants this header included for them.
  */
 #ifndef HN_EMU_CG_MEMCPY_ASYNC_H
 #define HN_EMU_CG_MEMCPY_ASYNC_H
