@@ -63,18 +63,23 @@ typedef enum {
 typedef struct hn_arg {
     hn_arg_kind kind;
     int index;
-    char type;           /* 'i' int32, 'u' uint32, 'l' int64, 'f' float, 'd' double, 'p' pointer,
+    char type;           /* 'i' int32, 'u' uint32, 'l' int64, 'f' float, 'd' double, 'b' one byte
+                            (a bool, or an empty tag such as std::bool_constant<B>), 'p' pointer,
                             'o' a struct */
     hn_expr *expr;
     char *text;          /* as written in the config ("[x, y, int: n]" for a struct) */
     /* HN_ARG_STRUCT: its fields in order, laid out as C does (each at a multiple
-     * of its alignment: pointers, long and double 8, the rest 4; a struct that
-     * of its widest field), and its size and alignment */
+     * of its alignment: pointers, long and double 8, a bool 1, the rest 4; a struct
+     * that of its widest field), and its size and alignment */
     struct hn_arg *fields;
     int n_fields;
     int offset;          /* a field's place in the struct that holds it */
     int size, align;
 } hn_arg;
+
+/* The bytes (and alignment) of a value of argument type `type`: 8 for a pointer,
+ * long or double, 1 for a bool, 4 for the rest. */
+int hn_arg_type_size(char type);
 
 /* One launch of a variant: a kernel of its file, its geometry and arguments. */
 typedef struct {

@@ -136,6 +136,7 @@ int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn
  * when append_counter is set and the config does not bind it. */
 #define HN_MAX_ARGS 64
 typedef union {
+    uint8_t b;
     int32_t i;
     uint32_t u;
     int64_t l;

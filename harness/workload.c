@@ -230,6 +230,11 @@ static int set_typed(char type, const hn_value *v, hn_argval *out, hn_err *err) 
         return 0;
     case 'f': out->f = (float)d; return 0;
     case 'd': out->d = d; return 0;
+    case 'b':
+        if (v->type != HN_VAL_INT || (v->i != 0 && v->i != 1)) return hn_errf(err, "= %g is not a bool (0 or 1)", d);
+        out->l = 0;
+        out->b = (uint8_t)v->i;
+        return 0;
     }
     return hn_errf(err, "has an unknown type");
 }
@@ -266,7 +271,7 @@ static int pack_struct(const hn_arg *a, const hn_workload *w, hn_scope *scope, u
             break;
         default: return hn_errf(err, "field %d '%s' is not a value", i, f->text);
         }
-        memcpy(out + f->offset, &v, strchr("pld", f->type) ? 8 : 4); /* every member starts at the union's start */
+        memcpy(out + f->offset, &v, (size_t)hn_arg_type_size(f->type)); /* every member starts at the union's start */
     }
     return 0;
 }
@@ -340,6 +345,7 @@ static void expected_param(const hn_arg *a, hn_param_info *pi) {
     case 'l': *pi = (hn_param_info){'i', 8}; break;
     case 'f': *pi = (hn_param_info){'f', 4}; break;
     case 'd': *pi = (hn_param_info){'f', 8}; break;
+    case 'b': *pi = (hn_param_info){'u', 1}; break;
     default: *pi = (hn_param_info){'?', 0}; break;
     }
 }
@@ -347,6 +353,8 @@ static void expected_param(const hn_arg *a, hn_param_info *pi) {
 /* The typed-argument prefix ("long", "double" ...) that passes a value as the
  * parameter pi wants, or NULL when none does (a pointer, a struct). */
 static const char *typed_prefix(const hn_param_info *pi) {
+    /* a bool, a char, or an empty tag struct (std::bool_constant<B>): one byte */
+    if (pi->size == 1 && (pi->kind == 'i' || pi->kind == 'u' || pi->kind == 'o')) return "bool";
     if (pi->kind == 'i' || pi->kind == 'u')
         return pi->size == 8 ? "long" : pi->size == 4 ? (pi->kind == 'u' ? "unsigned" : "int") : NULL;
     if (pi->kind == 'f') return pi->size == 8 ? "double" : pi->size == 4 ? "float" : NULL;
@@ -543,7 +551,7 @@ int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_mo
             bytes = (size_t)a->size;
         } else {
             if (arg_value(a, w, &scope, &val, err) != 0) return hn_err_prefix(err, "constants.%s '%s'", name, a->text);
-            bytes = a->type == 'l' || a->type == 'd' ? 8 : 4;
+            bytes = (size_t)hn_arg_type_size(a->type);
         }
         for (int k = 0; k < n_kernels; k++) {
             size_t size = 0;

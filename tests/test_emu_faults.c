@@ -17,13 +17,13 @@ static const char *const kernels[] = {
     "dyn_pad_write",     "static_overflow",   "static_read_overflow", "ok_sum",
     "early_exit_shfl",   "late_exit_shfl",    "bad_width",       "mask_without_self",
     "mask_mismatch",     "barrier_deadlock",  "exit_before_barrier", "spin_alone",
-    "bad_collective",    "under_write",
+    "bad_collective",    "under_write",       "misaligned_float4",
 };
 enum {
     K_DIVERGENT, K_SAME_LINE, K_EXIT, K_DEADLOCK, K_MISSING, K_EXITED, K_OOB, K_NULL, K_DEEP,
     K_SPIN, K_SPIN_ATOMIC, K_CRASH_SPIN, K_ASSERT, K_DIV, K_DYN, K_DYN_READ, K_DYN_PAD,
     K_STATIC, K_STATIC_READ, K_OK, K_EARLY_EXIT, K_LATE_EXIT, K_BAD_WIDTH, K_NO_SELF, K_MISMATCH,
-    K_BAR_DEADLOCK, K_EXIT_BEFORE, K_SPIN_ALONE, K_BAD_OP, K_UNDER, K_COUNT
+    K_BAR_DEADLOCK, K_EXIT_BEFORE, K_SPIN_ALONE, K_BAD_OP, K_UNDER, K_MISALIGNED, K_COUNT
 };
 
 static hn_module_image img;
@@ -206,6 +206,23 @@ static void test_oob_write(void) {
     check_still_works();
 }
 
+/* A misaligned float4 store is a general-protection fault on the CPU, which reports
+ * no address: the message says what that most likely is (a GPU says "misaligned
+ * address") rather than "invalid access at address (nil)". */
+static void test_misaligned_vector(void) {
+    hn_dptr d = emu_buf(be, NULL, 64 * 4);
+    void *args[] = {&d};
+    const char *m = expect_fail(be, ks[K_MISALIGNED], 1, 8, 0, args);
+    CHECK_CONTAINS(m, "kernel 'misaligned_float4'");
+    CHECK_CONTAINS(m, "thread (0,0,0)");
+    CHECK_CONTAINS(m, "misaligned vector access");
+    CHECK_CONTAINS(m, "harness check");
+    CHECK(strstr(m, "(nil)") == NULL);
+    CHECK_AT(m, "misaligned");
+    be->ops->free(be, d);
+    check_still_works();
+}
+
 static void test_stack_overflow(void) {
     hn_dptr d = emu_buf(be, NULL, 64);
     void *args[] = {&d};
@@ -375,7 +392,8 @@ static void test_collective_misuse(void) {
     check_message(m,
                   "kernel 'missing_lanes' block (0,0,0) thread (32,0,0): __shfl_sync at @missing: mask 0xffffffff "
                   "names lanes 16-31 of warp 1, which do not exist (the block has 48 threads); they will never "
-                  "arrive",
+                  "arrive (a GPU runs on, and what a shuffle or vote takes from them is undefined): name only the "
+                  "lanes that exist",
                   missing, 1);
     static const char *const width[] = {"bad_width"};
     const int widths[] = {64, 0, 12};
@@ -500,6 +518,7 @@ int main(void) {
     test_warp_deadlock();
     test_missing_lanes();
     test_oob_write();
+    test_misaligned_vector();
     test_stack_overflow();
     test_timeouts();
     test_crash_while_spinning();

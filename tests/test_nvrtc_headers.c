@@ -89,7 +89,7 @@ static void test_header_kernels(void) {
         {"assert.cu", "probe"},      {"math.cu", "probe"},     {"math.cu", "probe_using_std"},
         {"limits_h.cu", "probe"},    {"float_h.cu", "probe"},  {"stdbool.cu", "probe"},
         {"inttypes.cu", "probe"},    {"stdlib.cu", "probe"},   {"string.cu", "probe"},
-        {"type_traits.cu", "probe"}, {"habit.cu", "probe"},
+        {"type_traits.cu", "probe"}, {"habit.cu", "probe"},    {"sys_types.cu", "probe"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hn_module_image img;

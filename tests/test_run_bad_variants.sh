@@ -4,7 +4,8 @@
 # a block or grid under 1, negative shared memory, typed arguments that do not fit
 # (int, unsigned, long, a string), debug_counter outside a debug run, arguments
 # whose kind or count differs from the kernel's parameters (naming the typed
-# argument that would fit: "long: n" for a size_t); typed expressions
+# argument that would fit: "long: n" for a size_t, "bool: 1" for a bool or an empty
+# tag such as std::bool_constant<B>, which had no way to be bound); typed expressions
 # that do fit bind like the operator's own parameters. Also --backend names.
 . "$(dirname "$0")/lib.sh"
 
@@ -65,6 +66,53 @@ intlong launch_error | argument 1 ('filter_size') is a 4-byte signed integer but
 counter launch_error | args[1] binds debug_counter, which exists only in debug runs (SINGLE_BLOCK)
 typedok ok | "
 [ "$got" = "$want" ] || fail "rows:
+$got
+expected:
+$want"
+
+# bool: a bool parameter, or an empty tag (llm.c's std::bool_constant<Atomic>), is one
+# byte: "bool: 0|1" binds it, the byte arrives, and an int given for it names the fix;
+# in a struct a bool is one byte at any offset, as C lays it out.
+cat >"$tmp/flag.cu" <<'CU'
+#include <type_traits>
+template <bool Tag>
+__global__ void relu_flag(const float *x, float *y, int n, bool on, std::bool_constant<Tag>) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = on && Tag ? (x[i] > 0.0f ? x[i] : 0.0f) : x[i];
+}
+struct Flags { int n; bool on, tag; float scale; }; // n at 0, on at 4, tag at 5, scale at 8: 12 bytes
+__global__ void relu_flags(const float *x, float *y, Flags f) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < f.n) y[i] = f.on && f.tag ? f.scale * (x[i] > 0.0f ? x[i] : 0.0f) : x[i];
+}
+CU
+cat >"$tmp/flag.json" <<JSON
+{"op": "relu", "axes": {"n": [100]}, "timing": {"repeat": 1},
+ "defaults": {"file": "$tmp/flag.cu", "kernel": "relu_flag<true>", "block": [128], "grid": [1]},
+ "variants": [
+  {"name": "on", "args": ["x", "y", "n", "bool: n > 0", "bool: 1"]},
+  {"name": "off", "args": ["x", "y", "n", "bool: 0", "bool: 1"]},
+  {"name": "int_for_bool", "args": ["x", "y", "n", "int: 1", "bool: 1"]},
+  {"name": "int_for_tag", "args": ["x", "y", "n", "bool: 1", "int: 0"]},
+  {"name": "two", "args": ["x", "y", "n", "bool: 2", "bool: 1"]},
+  {"name": "in_struct", "kernel": "relu_flags", "args": ["x", "y", ["n", "bool: 1", "bool: 1", "float: 1"]]}
+ ]}
+JSON
+"$h" run "$tmp/flag.json" --backend emu --out "$tmp/flag.csv" >"$tmp/flag.out" 2>&1
+[ $? = 1 ] || fail "flag: exit 1 expected: $(tail -5 "$tmp/flag.out")"
+got=$(python3 - "$tmp/flag.csv" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    print(f"{r['variant']} {r['status']} | {r['reason'][:70] if r['status'] == 'mismatch' else r['reason']}")
+PY
+)
+want="on ok | 
+off mismatch | first check: 63.0000% of 100 elements match (need 90%), 0 NaN/Inf, max
+int_for_bool launch_error | argument 3 ('int: 1') is a 4-byte signed integer but parameter 3 of relu_flag<true> is a 1-byte unsigned integer (write \"bool: 1\" in args to pass it as one)
+int_for_tag launch_error | argument 4 ('int: 0') is a 4-byte signed integer but parameter 4 of relu_flag<true> is a 1-byte struct (write \"bool: 0\" in args to pass it as one)
+two launch_error | args[3] 'bool: 2': = 2 is not a bool (0 or 1)
+in_struct ok | "
+[ "$got" = "$want" ] || fail "flag rows:
 $got
 expected:
 $want"

@@ -120,10 +120,22 @@ static int rtc_headers(const char **names, const char **texts, int max) {
     return n;
 }
 
+/* What every source starts with under NVRTC, ahead of the variant's defines: the
+ * names nvcc gives every kernel on Linux without an include. nvcc pre-includes
+ * cuda_runtime.h, which includes the host's <stdlib.h>, whose <sys/types.h> (glibc,
+ * _DEFAULT_SOURCE, on in g++) declares uint, ushort and ulong; kernels written for
+ * nvcc use them unasked (siboehm's SGEMM kernels: "const uint cRow = blockIdx.y").
+ * The emulator's host compiler has them from the same headers. A kernel's own
+ * typedef of the same name repeats these, which C++ allows. */
+static const char RTC_PRELUDE[] = "typedef unsigned int uint;\n"
+                                  "typedef unsigned short ushort;\n"
+                                  "typedef unsigned long ulong;\n";
+
 void hn_compile_cuda_key(const hn_compile_req *req, char key[33]) {
     hn_hash h;
     hn_hash_init(&h);
     hn_hash_adds(&h, "harness-nvrtc-3");
+    hn_hash_adds(&h, RTC_PRELUDE);
     hn_hash_adds(&h, hn_nvrtc_version());
     hn_hash_adds(&h, req->arch);
     {
@@ -363,14 +375,15 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
             free(inc);
         }
     }
-    /* The variant's defines as #define lines ahead of the source (then #line 1,
-     * so lines and __LINE__ stay the file's), not -D options: NVRTC's built-in
-     * header, which comes before the source, then never sees them, and a
-     * -DT=float does not break its "template <typename T>". A value holding a
-     * line break (which a #define cannot) stays a -D option. */
+    /* RTC_PRELUDE, then the variant's defines as #define lines ahead of the
+     * source (then #line 1, so lines and __LINE__ stay the file's), not -D
+     * options: NVRTC's built-in header, which comes before the source, then never
+     * sees them, and a -DT=float does not break its "template <typename T>". A
+     * value holding a line break (which a #define cannot) stays a -D option. */
     {
         hn_sb pre;
         hn_sb_init(&pre);
+        hn_sb_adds(&pre, RTC_PRELUDE);
         for (int i = 0; i < req->n_defines; i++) {
             const char *d = req->defines[i], *eq = strchr(d, '=');
             if (strpbrk(d, "\r\n")) {
@@ -382,13 +395,9 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
             else
                 hn_sb_addf(&pre, "#define %s 1\n", d);
         }
-        if (pre.len) {
-            hn_sb_addf(&pre, "#line 1\n%s", src);
-            free(src);
-            src = pre.buf;
-        } else {
-            hn_sb_free(&pre);
-        }
+        hn_sb_addf(&pre, "#line 1\n%s", src);
+        free(src);
+        src = pre.buf;
     }
     for (int i = 0; i < req->n_options; i++) opts[n_opts++] = xstrdup(req->options[i]);
     free(here);

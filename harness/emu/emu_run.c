@@ -541,13 +541,22 @@ static void fault_message(const emu_launch_req *r, const emu_worker *w, hn_err *
                    "stack overflow (each emulated thread has a %zu KB stack; deep recursion or "
                    "large local arrays?) at %s",
                    emu_sched_stack_bytes(w->sched) / 1024, where);
+    } else if ((w->f_sig == SIGSEGV || w->f_sig == SIGBUS) && w->f_code == SI_KERNEL) {
+        /* A general-protection fault: the CPU gives no address. In a kernel it is
+         * most often an aligned vector instruction (a float4 load or store) on an
+         * address that is not a multiple of 16, which a GPU reports as a
+         * misaligned address; the sanitizer checks every access's alignment. */
+        hn_sb_addf(&sb,
+                   "%s: a general-protection fault, for which the CPU reports no address: "
+                   "most likely a misaligned vector access (a float4, int4 or double2 "
+                   "whose address is not a multiple of 16; a GPU says 'misaligned "
+                   "address'), else an address far outside memory (harness check names "
+                   "the access) at %s",
+                   sig_text(w->f_sig, w->f_code), where);
     } else if (w->f_sig == SIGSEGV || w->f_sig == SIGBUS) {
         hn_sb_addf(&sb, "%s: invalid %s at address %p", sig_text(w->f_sig, w->f_code),
                    w->f_write ? "write" : "access", a);
-        if (w->f_code == SI_KERNEL) {
-            /* a general protection fault: the CPU gives no address */
-            snprintf(near, sizeof near, "an address far outside memory (the CPU reports none)");
-        } else if (w->f_addr < 65536) {
+        if (w->f_addr < 65536) {
             snprintf(near, sizeof near, "a null pointer");
         } else if (r->mem && emu_mem_describe(r->mem, a, near, sizeof near)) {
         } else {

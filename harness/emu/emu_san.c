@@ -1266,22 +1266,43 @@ void emu_san_take(emu_san *s, hn_san_findings *out) {
     hn_sb rep, first;
     hn_sb_init(&rep);
     hn_sb_init(&first);
+    /* Findings are told apart by program counter, and several instructions of one
+     * line (an inlined helper such as a float4 load called from two places, an
+     * unrolled loop) can report the same access by the same thread: their lines
+     * read the same, so they are one finding, their counts added. */
+    char **lines = xcalloc((size_t)s->n_f, sizeof *lines);
+    long *counts = xcalloc((size_t)s->n_f, sizeof *counts);
+    int n_lines = 0;
     for (int i = 0; i < s->n_f; i++) {
         const san_finding *f = &s->f[i];
         int cls = what_class[f->what];
-        out->n[cls]++;
         hn_sb line;
         hn_sb_init(&line);
         finding_line(s, f, &line);
+        int same = -1;
+        for (int j = 0; j < n_lines && same < 0; j++)
+            if (strcmp(lines[j], line.buf) == 0) same = j;
+        if (same >= 0) {
+            counts[same] += f->count;
+            hn_sb_free(&line);
+            continue;
+        }
+        out->n[cls]++;
         if (cls == top && out->first_class < 0) {
             out->first_class = cls;
             hn_sb_adds(&first, line.buf);
         }
-        hn_sb_adds(&rep, line.buf);
-        if (f->count > 1) hn_sb_addf(&rep, " [%ld times]", f->count);
-        hn_sb_addc(&rep, '\n');
-        hn_sb_free(&line);
+        counts[n_lines] = f->count;
+        lines[n_lines++] = hn_sb_detach(&line);
     }
+    for (int j = 0; j < n_lines; j++) {
+        hn_sb_adds(&rep, lines[j]);
+        if (counts[j] > 1) hn_sb_addf(&rep, " [%ld times]", counts[j]);
+        hn_sb_addc(&rep, '\n');
+        free(lines[j]);
+    }
+    free(lines);
+    free(counts);
     if (s->dropped)
         hn_sb_addf(&rep, "(%ld more occurrences of findings beyond the first %d not shown)\n", s->dropped,
                    MAX_FINDINGS);

@@ -664,7 +664,8 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
         lanes_str(mask & ~exist, buf, sizeof buf);
         fail(s, me,
              "%s at %s:%d: mask 0x%08x names lanes %s of warp %d, which do not exist "
-             "(the block has %d threads); they will never arrive",
+             "(the block has %d threads); they will never arrive (a GPU runs on, and what a "
+             "shuffle or vote takes from them is undefined): name only the lanes that exist",
              op_name(op), base_name(file), line, mask, buf, w, s->n);
     }
     if (mask & wp->done) {

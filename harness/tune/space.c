@@ -84,6 +84,19 @@ static int note_name(void *ctx, const char *name) {
     return 0;
 }
 
+/* "restrict[2]" or "where[0]": the JSON path of restriction i of the space (rx
+ * holds the variant's restricts, then some of its wheres). Static storage. */
+static const char *rx_path(const hn_variant_spec *spec, const hn_expr *e, int i) {
+    static _Thread_local char path[32];
+    if (i < spec->n_restrict) {
+        snprintf(path, sizeof path, "restrict[%d]", i);
+        return path;
+    }
+    for (int w = 0; w < spec->n_where; w++)
+        if (spec->where[w] == e) snprintf(path, sizeof path, "where[%d]", w);
+    return path;
+}
+
 int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, const double *params,
                    const hn_device_info *dev, int64_t max_valid, hn_space **out, hn_err *err) {
     *out = NULL;
@@ -115,19 +128,31 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
 
     int *vals = xcalloc((size_t)s->n_tunables + 1, sizeof *vals);
     build_ctx b = {.s = s, .spec = spec, .vals = vals, .scope = {p, c, base, params, 0, dev}};
+    unsigned char *named = xcalloc((size_t)s->n_tunables + 1, 1);
+    /* The restrictions: the variant's "restrict", then each of its "where" that names
+     * a tunable ("WIDTH == n" with WIDTH tuned): a configuration such a where rules
+     * out would only be a skipped row, spending the budget, and a case could end
+     * with none correct. A where naming no tunable rules out the whole case; it
+     * stays the run's business (its rows are skipped), not an empty space. */
+    const hn_expr **rx = xcalloc((size_t)(spec->n_restrict + spec->n_where) + 1, sizeof *rx);
+    int nr = 0;
+    for (int i = 0; i < spec->n_restrict; i++) rx[nr++] = spec->restrict_[i];
+    for (int i = 0; i < spec->n_where; i++) {
+        names_ctx n = {&b, -1, 0, 0, named};
+        hn_expr_names(spec->where[i], note_name, &n);
+        if (n.level >= 0) rx[nr++] = spec->where[i];
+    }
     /* each restriction at the level of the last tunable it names; its result
      * remembered per combination of the tunables it names (everything else it
      * reads is fixed for the build), so each combination is evaluated once */
-    int nr = spec->n_restrict;
     int *level = xcalloc((size_t)nr + 1, sizeof *level);
     int64_t **stride = xcalloc((size_t)nr + 1, sizeof *stride);
     unsigned char **memo = xcalloc((size_t)nr + 1, sizeof *memo);
-    unsigned char *named = xcalloc((size_t)s->n_tunables + 1, 1);
     int rc = 0;
     for (int i = 0; i < nr && rc == 0; i++) {
         memset(named, 0, (size_t)s->n_tunables + 1);
         names_ctx n = {&b, -1, 0, 0, named};
-        hn_expr_names(spec->restrict_[i], note_name, &n);
+        hn_expr_names(rx[i], note_name, &n);
         level[i] = n.level;
         /* without a case (or a device), restrictions that need one are left out */
         if ((n.needs_case && !c) || (n.needs_device && !dev)) level[i] = -2;
@@ -155,12 +180,12 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
     for (int i = 0; rc == 0 && i < nr; i++) {
         if (level[i] != -1) continue;
         hn_value v;
-        if (hn_expr_eval(spec->restrict_[i], lookup, &b, &v, err) != 0) {
+        if (hn_expr_eval(rx[i], lookup, &b, &v, err) != 0) {
             /* naming no tunable, it decides every configuration at once */
             char cs[64] = "";
             if (c) snprintf(cs, sizeof cs, " for case %lld", (long long)c->id);
-            rc = hn_err_prefix(err, "variants[%d].restrict[%d] ('%s') could not be evaluated%s", base->spec, i,
-                               hn_expr_text(spec->restrict_[i]), cs);
+            rc = hn_err_prefix(err, "variants[%d].%s ('%s') could not be evaluated%s", base->spec,
+                               rx_path(spec, rx[i], i), hn_expr_text(rx[i]), cs);
             break;
         }
         s->evaluations++;
@@ -190,7 +215,7 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
                 hn_value v;
                 hn_err eerr;
                 s->evaluations++;
-                if (hn_expr_eval(spec->restrict_[i], lookup, &b, &v, &eerr) != 0) {
+                if (hn_expr_eval(rx[i], lookup, &b, &v, &eerr) != 0) {
                     /* not evaluable here (a division by zero): the subtree is
                      * excluded, as not satisfying it, and counted for one notice */
                     hn_space_unevaluable *u = &s->unevaluable[i];
@@ -242,12 +267,13 @@ int hn_space_build(const hn_plan *p, const hn_variant *base, const hn_case *c, c
             char cs[64] = "";
             if (c) snprintf(cs, sizeof cs, " for case %lld", (long long)c->id);
             rc = hn_errf(err,
-                         "variants[%d].restrict[%d] ('%s') could not be evaluated for any configuration%s (%lld "
+                         "variants[%d].%s ('%s') could not be evaluated for any configuration%s (%lld "
                          "combination%s of its tunables tried; the first: %s)",
-                         base->spec, i, hn_expr_text(spec->restrict_[i]), cs, (long long)s->unevaluable[i].failed,
+                         base->spec, rx_path(spec, rx[i], i), hn_expr_text(rx[i]), cs, (long long)s->unevaluable[i].failed,
                          s->unevaluable[i].failed == 1 ? "" : "s", s->unevaluable[i].first);
         }
     free(succeeded);
+    free(rx);
     free(vals);
     for (int i = 0; i < nr; i++) free(stride[i]), free(memo[i]);
     free(stride);

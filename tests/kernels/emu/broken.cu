@@ -85,6 +85,13 @@ __global__ void under_write(float *out, int back) {
     if (threadIdx.x == 0) out[-back] = 3.0f;
 }
 
+// A float4 store 4 bytes past a 16-byte boundary: the CPU's aligned vector store
+// raises a general-protection fault, which gives no address (a GPU: "misaligned address").
+__global__ void misaligned_float4(float *out) {
+    float4 v = make_float4(1.0f, 2.0f, 3.0f, 4.0f);
+    *reinterpret_cast<float4 *>(out + 1 + 4 * threadIdx.x) = v; // @misaligned
+}
+
 __global__ void null_write(float *out) {
     float *p = threadIdx.x == 3 ? nullptr : out;
     p[threadIdx.x] = 2.0f; // @null

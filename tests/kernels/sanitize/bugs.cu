@@ -25,6 +25,8 @@
  *                          splits the load into aligned 4-byte ones; only the
  *                          type says it needs 16)
  *   misaligned_float2      a float2 stored at an odd float
+ *   misaligned_helper_twice one inlined helper loads the same misaligned float4
+ *                          from two call sites: one finding, counted twice per thread
  *   race_atomic_after_store thread 0 zeroes a shared counter with a plain
  *                          store, the others atomicAdd to it with no barrier
  *   race_read_before_atomics thread 0 reads a shared sum with a plain load
@@ -183,6 +185,18 @@ __global__ void misaligned_float4(const float *in, float *out, int n) {
     int t = threadIdx.x;
     float4 v = *reinterpret_cast<const float4 *>(in + 4 * (t % (n / 4 - 1)) + 2); // expect: memcheck misaligned_float4
     out[t] = v.x + v.y + v.z + v.w;
+}
+
+__device__ float4 load4(const float *p) {
+    return *reinterpret_cast<const float4 *>(p); // expect: memcheck misaligned_helper_twice
+}
+
+__global__ void misaligned_helper_twice(const float *in, float *out, int n) {
+    int t = threadIdx.x;
+    float4 a = load4(in + 2);
+    out[t] = a.x;
+    float4 b = load4(in + 2); /* out may alias in: loaded again, another instruction */
+    out[t] += b.y + (float)n;
 }
 
 __global__ void misaligned_float2(const float *in, float *out, int n) {
