@@ -221,30 +221,6 @@ typedef struct {
     int n_defines;
 } name_sets;
 
-/* A define whose value is the name of an axis or of an operator parameter
- * ("WIDTH": "n", a problem size as a compile-time constant, as Kernel Tuner's and
- * many book kernels take it) would reach the compiler as the text "n": a define is
- * compiled into the variant once, before any case. Refused with the way to say it
- * (the values as a list, and a "where" keeping each case's own). Returns 0 or -1. */
-static int check_define_values(ctx *c, const name_sets *ns, const hn_op *op, const hn_axis *ax, const char *dp) {
-    for (int v = 0; v < ax->n; v++) {
-        if (ax->values[v].type != HN_VAL_STR) continue;
-        const char *text = ax->values[v].s, *kind = NULL;
-        for (int i = 0; !kind && i < ns->n_axes; i++)
-            if (strcmp(ns->axis_names[i], text) == 0) kind = "an axis";
-        for (int i = 0; !kind && i < ns->n_params; i++)
-            if (strcmp(ns->param_names[i], text) == 0) kind = "a parameter";
-        if (kind)
-            return bad(c, dp,
-                       "'%s' is %s%s%s: a define is compiled into the variant once, before any case runs, so it "
-                       "cannot take a case's value; give the values it may take as a list and a \"where\" that "
-                       "keeps each case's own (\"defines\": {\"%s\": [64, 128]}, \"where\": \"%s == %s\")",
-                       CUT(text), kind, strcmp(kind, "a parameter") == 0 ? " of " : "",
-                       strcmp(kind, "a parameter") == 0 ? op->name : "", CUT(ax->name), CUT(ax->name), CUT(text));
-    }
-    return 0;
-}
-
 /* A hint for a name that is the value of one of the operator's choices (layout
  * NHWC): in an expression a string is quoted ("\"NHWC\"" in the JSON), so an
  * unquoted one is taken for a name. Static storage. */
@@ -1272,7 +1248,6 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
                     rc = bad(c, dp, "define '%s' has the name of a %s parameter", CUT(d->string),
                              plan->op->name);
             if (rc == 0) rc = parse_axis_values(c, d, dp, ax);
-            if (rc == 0) rc = check_define_values(c, &ns, plan->op, ax, dp);
             free(dp);
             if (rc != 0) {
                 free(p);

@@ -382,6 +382,27 @@ void hn_plan_print_notice(const hn_plan *p) {
     }
 }
 
+const char *hn_define_value_hint(const hn_plan *p, const hn_variant *v, const char *message, char *buf, size_t size) {
+    const hn_variant_spec *s = &p->specs[v->spec];
+    buf[0] = '\0';
+    for (int d = 0; d < s->n_defines; d++) {
+        const hn_value *val = &s->defines[d].values[v->choice[d]];
+        if (val->type != HN_VAL_STR || !strstr(message, val->s)) continue;
+        const char *kind = NULL;
+        for (int a = 0; !kind && a < p->n_axes; a++)
+            if (strcmp(p->axes[a].name, val->s) == 0) kind = "an axis";
+        if (!kind && hn_op_param_index(p->op, val->s) >= 0) kind = "a parameter";
+        if (!kind) continue;
+        snprintf(buf, size,
+                 " (the define %s is '%s', the name of %s: a define is compiled into the variant once, before any "
+                 "case, so it cannot take a case's value; give the values it may take as a list and a \"where\" "
+                 "keeping each case's own: \"defines\": {\"%s\": [64, 128]}, \"where\": \"%s == %s\")",
+                 s->defines[d].name, val->s, kind, s->defines[d].name, s->defines[d].name, val->s);
+        break;
+    }
+    return buf;
+}
+
 int hn_plan_load(const char *path, int64_t seed_override, hn_plan **out, hn_err *err) {
     if (hn_config_load(path, seed_override, out, err) != 0) return -1;
     if (complete(*out, err) == 0) return 0;

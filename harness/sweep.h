@@ -43,6 +43,13 @@ int hn_sweep_expand_variants(hn_plan *p, hn_err *err);
 /* Evaluates a variant's where constraints for a case (params: the case's op
  * parameters). Returns 1 if all hold, 0 if one fails (its text in *failed), -1 on
  * an evaluation error. */
+/* For a compile error: where one of v's define values is the name of an axis or
+ * of an operator parameter ("WIDTH": "n") and the compiler's message names it,
+ * a sentence saying a define cannot take a case's value and what to write
+ * instead, in buf; else "". (A define may name something of the kernel's
+ * source, so such a value is not refused: only explained when it fails.) */
+const char *hn_define_value_hint(const hn_plan *p, const hn_variant *v, const char *message, char *buf, size_t size);
+
 int hn_sweep_variant_applies(const hn_plan *p, const hn_variant *v, const hn_case *c,
                              const double *params, const char **failed, hn_err *err);
 

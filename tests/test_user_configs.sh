@@ -241,4 +241,27 @@ $got
 expected:
 $want"
 
+
+echo "== a define whose value names an axis: a macro alias compiles, a case's value is explained"
+# WIDTH -> n: the kernel's parameter n (an alias, which works), or nothing of the
+# kernel's (a compile error that says a define cannot take a case's value)
+for k in alias:n missing:count; do
+  name=${k%%:*} param=${k#*:}
+  cat >"$tmp/w_$name.cu" <<CU
+__global__ void sig_w(const float *x, float *y, int $param) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < WIDTH) y[i] = 1.0f / (1.0f + expf(-x[i]));
+}
+CU
+  cat >"$tmp/w_$name.json" <<JSON
+{"op": "sigmoid", "axes": {"n": [5, 9]}, "variants": [{"file": "w_$name.cu", "kernel": "sig_w", "block": [32],
+ "grid": [1], "defines": {"WIDTH": "n"}, "args": ["x", "y", "n"]}]}
+JSON
+  "$h" run "$tmp/w_$name.json" --backend emu --out "$tmp/w_$name.csv" >/dev/null 2>&1
+done
+s=$(python3 -c 'import csv,sys; print(sorted({r["status"] for r in csv.DictReader(open(sys.argv[1]))}))' "$tmp/w_alias.csv")
+[ "$s" = "['ok']" ] || fail "WIDTH aliasing the parameter n: $s"
+s=$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["reason"])' "$tmp/w_missing.csv")
+case "$s" in *"(the define WIDTH is 'n', the name of an axis: a define is compiled into the variant once"*'"where": "WIDTH == n"'*) ;;
+  *) fail "WIDTH naming the axis n: $s" ;; esac
 finish

@@ -1069,7 +1069,12 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
     hn_pool_wait(&r->pool, job, &r->sh->lane[r->lane].compile_since);
     hn_csv_setf_named(csv, "compile_s", "%.3f", sl->img.seconds);
     hn_csv_set_named(csv, "compile_key", sl->key);
-    if (!sl->ok) FAIL(HN_ST_COMPILE, sl->reason);
+    if (!sl->ok) {
+        char hint[512];
+        hn_define_value_hint(p, v, sl->reason, hint, sizeof hint);
+        snprintf(reason, sizeof reason, "%.1000s%s", sl->reason, hint);
+        FAIL(HN_ST_COMPILE, reason);
+    }
     r->row_note = sl->nvrtc_note;
     const hn_variant_spec *spec = &p->specs[v->spec];
     const int n_launches = hn_spec_launches(spec);
