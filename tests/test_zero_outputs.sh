@@ -60,6 +60,9 @@ s=$(statuses "$tmp/none.csv")
 case "$s" in *'every element is NaN/Inf'*'"zero": ["dbias"]'*) ;; *) fail "without zero, the reason: $s" ;; esac
 out=$("$h" check "$tmp/configs/none.json" --case 0 --out "$tmp/check2.csv" 2>&1)
 case "$out" in *"initcheck: kernel 'bias_atomic'"*"(device buffer 'dbias' + "*"never written"*) ;; *) fail "check without zero: $out" ;; esac
+# one finding, the compare-and-swap's: float atomicAdd's first read is not a second
+n=$(grep -c "^initcheck: kernel 'bias_atomic'" <<<"$out")
+[ "$n" = 1 ] || fail "float atomicAdd on poison: $n initcheck lines, expected 1: $out"
 
 echo "== bad values"
 # expect CODE NEEDLE CONFIG

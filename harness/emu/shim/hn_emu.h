@@ -496,12 +496,20 @@ __assert_fail(const char *expr, const char *file, unsigned int line, const char 
 /* atomics (sequentially consistent; float and double by compare-and-swap on the
  * bit pattern) */
 
+/* The loop's first read, outside the sanitizer's instrumentation: the
+ * compare-and-swap after it reads the same bytes, and is the one access a
+ * finding (an atomicAdd on a never-written output) should name, once. */
+template <class _HnU>
+__attribute__((noinline, no_sanitize("thread"))) static _HnU hn_emu_cas_first(_HnU *q) {
+    return __atomic_load_n(q, __ATOMIC_RELAXED);
+}
+
 template <class _HnT, class _HnU, class _HnF>
 static __inline__ _HnT hn_emu_cas_loop(_HnT *p, _HnF f) {
     static_assert(sizeof(_HnT) == sizeof(_HnU), "CAS width");
     hn_emu_spin_tick();
     _HnU *q = reinterpret_cast<_HnU *>(p);
-    _HnU old = __atomic_load_n(q, __ATOMIC_RELAXED);
+    _HnU old = hn_emu_cas_first(q);
     for (;;) {
         _HnT o;
         memcpy((void *)&o, &old, sizeof o);
