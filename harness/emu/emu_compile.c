@@ -75,6 +75,10 @@ static const char *const instr_flags_gcc[] = {
      * GCC expands one whose size it can bound (n <= 16) into moves that
      * -fsanitize=thread does not instrument, so they went unchecked */
     "-fno-builtin-memcpy", "-fno-builtin-memmove", "-fno-builtin-memset",
+    /* no tail calls: a callback's return address is its access's place, and a
+     * kernel ending in atomicAdd(...) jumped to it, leaving the emulator's
+     * runtime as the return address ("at an unknown place (pc ...)") */
+    "-fno-optimize-sibling-calls",
     /* the type's alignment of every access (the stub's
      * __ubsan_handle_type_mismatch_v1): tsan sees only sizes, and a float4
      * load is often split into four 4-byte ones */
@@ -87,6 +91,7 @@ static const char *const instr_flags_clang[] = {
      * report the pair (__tsan_read_write4): the read matters to initcheck */
     "-mllvm", "-tsan-compound-read-before-write=1",
     "-fno-builtin-memcpy", "-fno-builtin-memmove", "-fno-builtin-memset", /* as for GCC */
+    "-fno-optimize-sibling-calls",
     "-fsanitize=alignment",
 };
 /* The module's own memcpy/memmove/memset calls go through the stub too. */
