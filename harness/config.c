@@ -696,6 +696,23 @@ static int parse_dims(ctx *c, const cJSON *j, const char *jpath, const name_sets
     return 0;
 }
 
+/* The typed arguments' names ("int: K / 2"), the first of each code its own. */
+static const struct {
+    const char *name;
+    char code;
+} TYPES[] = {{"int", 'i'}, {"int32", 'i'}, {"unsigned", 'u'}, {"uint32", 'u'}, {"long", 'l'},
+             {"int64", 'l'}, {"float", 'f'}, {"double", 'd'}, {"bool", 'b'}};
+
+const char *hn_arg_type_name(char type) {
+    for (size_t i = 0; i < HN_ARRAY_LEN(TYPES); i++)
+        if (TYPES[i].code == type) return TYPES[i].name;
+    return type == 'o' ? "struct" : type == 'p' ? "pointer" : "?";
+}
+
+int hn_arg_type_size(char type) {
+    return type == 'p' || type == 'l' || type == 'd' ? 8 : type == 'b' ? 1 : 4;
+}
+
 static int parse_arg(ctx *c, const hn_op *op, const hn_variant_spec *spec, const cJSON *j, const char *jpath,
                      const name_sets *ns, hn_arg *a) {
     if (!cJSON_IsString(j))
@@ -707,12 +724,6 @@ static int parse_arg(ctx *c, const hn_op *op, const hn_variant_spec *spec, const
     if (colon) {
         char *type = xstrndup(s, (size_t)(colon - s));
         char *t = hn_trim(type);
-        static const struct {
-            const char *name;
-            char code;
-        } TYPES[] = {{"int", 'i'}, {"int32", 'i'}, {"unsigned", 'u'}, {"uint32", 'u'},
-                     {"long", 'l'}, {"int64", 'l'}, {"float", 'f'}, {"double", 'd'},
-                     {"bool", 'b'}};
         a->type = 0;
         for (size_t i = 0; i < HN_ARRAY_LEN(TYPES); i++)
             if (strcmp(t, TYPES[i].name) == 0) a->type = TYPES[i].code;
@@ -981,10 +992,6 @@ static int parse_kernel_name(ctx *c, const cJSON *j, const char *p, char **out) 
                    CUT(j->valuestring), why);
     *out = xstrdup(j->valuestring);
     return 0;
-}
-
-int hn_arg_type_size(char type) {
-    return type == 'p' || type == 'l' || type == 'd' ? 8 : type == 'b' ? 1 : 4;
 }
 
 /* One argument (or struct field): a scratch buffer of s, a struct (an array

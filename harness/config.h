@@ -80,6 +80,8 @@ typedef struct hn_arg {
 /* The bytes (and alignment) of a value of argument type `type`: 8 for a pointer,
  * long or double, 1 for a bool, 4 for the rest. */
 int hn_arg_type_size(char type);
+/* The name of a type code ("int" for 'i', "struct" for 'o'). */
+const char *hn_arg_type_name(char type);
 
 /* One launch of a variant: a kernel of its file, its geometry and arguments. */
 typedef struct {

@@ -349,7 +349,7 @@ int hn_cmd_debug(const hn_cli *cli) {
         }
         in_grid |= bx < ds[li].grid[0] && by < ds[li].grid[1] && bz < ds[li].grid[2];
     }
-    if (hn_workload_scratch(&w, v, &err) != 0 || hn_workload_constants(&w, v, &img, ks, nl, &err) != 0) {
+    if (hn_workload_scratch(&w, v, &err) != 0 || hn_workload_constants(&w, v, &img, ks[0], &err) != 0) {
         fprintf(stderr, "harness debug: %s\n", err.msg);
         goto done;
     }

@@ -116,15 +116,15 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err);
  * allocating: for a budget's decision before hn_workload_scratch. */
 int hn_workload_scratch_total(const hn_workload *w, const hn_variant *v, double *bytes, hn_err *err);
 
-/* Writes v's "constants" into the module variables of each of its loaded
- * kernels (one per launch; writing through each covers a backend that loaded
- * a module per kernel) for w's case:
+/* Writes v's "constants" into the module variables of k, a loaded kernel of
+ * v's image (the kernels of one image share their module on both backends, so
+ * one write serves every launch), for w's case:
  * an input buffer's generated contents, or a parameter's or expression's
  * value. img is the variant's compiled image (its sym_lowered names). -1 with
  * a message naming the constant on failure (a variable too small for the
  * buffer, a scalar of another size). */
-int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_module_image *img,
-                          hn_kernel *const *kernels, int n_kernels, hn_err *err);
+int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_module_image *img, hn_kernel *k,
+                          hn_err *err);
 
 /* Evaluates the geometry of a variant's launch `launch` (0 .. hn_spec_launches - 1) for a case. */
 int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_launch_dims *d,

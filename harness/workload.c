@@ -514,20 +514,8 @@ int hn_workload_scratch(hn_workload *w, const hn_variant *v, hn_err *err) {
     return 0;
 }
 
-static const char *type_name(char type) {
-    switch (type) {
-    case 'i': return "int";
-    case 'u': return "unsigned";
-    case 'l': return "long";
-    case 'f': return "float";
-    case 'd': return "double";
-    case 'o': return "struct";
-    }
-    return "?";
-}
-
-int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_module_image *img,
-                          hn_kernel *const *kernels, int n_kernels, hn_err *err) {
+int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_module_image *img, hn_kernel *k,
+                          hn_err *err) {
     const hn_plan *p = w->plan;
     const hn_variant_spec *s = &p->specs[v->spec];
     if (s->n_constants == 0) return 0;
@@ -553,34 +541,32 @@ int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_mo
             if (arg_value(a, w, &scope, &val, err) != 0) return hn_err_prefix(err, "constants.%s '%s'", name, a->text);
             bytes = (size_t)hn_arg_type_size(a->type);
         }
-        for (int k = 0; k < n_kernels; k++) {
-            size_t size = 0;
-            const int wrote = w->be->ops->symbol_write(w->be, kernels[k], img->sym_lowered[i], src, bytes, &size, err);
-            if (a->kind == HN_ARG_BUFFER && wrote != 0 && size && bytes > size)
-                return hn_errf(err,
-                               "constants.%s: the buffer %s is %zu bytes (%lld %s), more than the %zu bytes of the "
-                               "variable %s (does a define that sizes it match the case?)",
-                               name, a->text, bytes, (long long)w->counts[a->index],
-                               hn_dtype_name(p->op->buffers[a->index].dtype), size, name);
-            if (a->kind == HN_ARG_STRUCT && size && size != bytes)
-                return hn_errf(err,
-                               "constants.%s: the struct %s takes %zu bytes (its fields laid out as C does), the "
-                               "variable %s is %zu bytes (a field's type or the padding differs)",
-                               name, a->text, bytes, name, size);
-            if (a->kind != HN_ARG_BUFFER && size && size != bytes && (size == 4 || size == 8))
-                return hn_errf(err,
-                               "constants.%s '%s': the value is a %zu-byte %s, the variable %s is %zu bytes (give "
-                               "its type: \"%s: ...\")",
-                               name, a->text, bytes, type_name(a->type), name, size,
-                               size == 8 ? (a->type == 'f' ? "double" : "long") : a->type == 'd' ? "float" : "int");
-            if (a->kind != HN_ARG_BUFFER && size && size != bytes)
-                return hn_errf(err,
-                               "constants.%s '%s': the value is a %zu-byte %s, the variable %s is %zu bytes: a value "
-                               "fills a variable of 4 or 8 bytes; an array takes an input buffer's contents, a "
-                               "struct its fields ([...], as in args)",
-                               name, a->text, bytes, type_name(a->type), name, size);
-            if (wrote != 0) return hn_err_prefix(err, "constants.%s", name);
-        }
+        size_t size = 0;
+        const int wrote = w->be->ops->symbol_write(w->be, k, img->sym_lowered[i], src, bytes, &size, err);
+        if (a->kind == HN_ARG_BUFFER && wrote != 0 && size && bytes > size)
+            return hn_errf(err,
+                           "constants.%s: the buffer %s is %zu bytes (%lld %s), more than the %zu bytes of the "
+                           "variable %s (does a define that sizes it match the case?)",
+                           name, a->text, bytes, (long long)w->counts[a->index],
+                           hn_dtype_name(p->op->buffers[a->index].dtype), size, name);
+        if (a->kind == HN_ARG_STRUCT && size && size != bytes)
+            return hn_errf(err,
+                           "constants.%s: the struct %s takes %zu bytes (its fields laid out as C does), the "
+                           "variable %s is %zu bytes (a field's type or the padding differs)",
+                           name, a->text, bytes, name, size);
+        if (a->kind != HN_ARG_BUFFER && size && size != bytes && (size == 4 || size == 8))
+            return hn_errf(err,
+                           "constants.%s '%s': the value is a %zu-byte %s, the variable %s is %zu bytes (give "
+                           "its type: \"%s: ...\")",
+                           name, a->text, bytes, hn_arg_type_name(a->type), name, size,
+                           size == 8 ? (a->type == 'f' ? "double" : "long") : a->type == 'd' ? "float" : "int");
+        if (a->kind != HN_ARG_BUFFER && size && size != bytes)
+            return hn_errf(err,
+                           "constants.%s '%s': the value is a %zu-byte %s, the variable %s is %zu bytes: a value "
+                           "fills a variable of 4 or 8 bytes; an array takes an input buffer's contents, a "
+                           "struct its fields ([...], as in args)",
+                           name, a->text, bytes, hn_arg_type_name(a->type), name, size);
+        if (wrote != 0) return hn_err_prefix(err, "constants.%s", name);
     }
     return 0;
 }

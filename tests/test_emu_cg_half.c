@@ -1094,18 +1094,10 @@ static void test_grid_and_big(void) {
 
 /* "<file>:<line>" of the line of `file` carrying the comment "@name" */
 static char *at(const char *file, const char *name) {
-    char *path = emu_kernel_path(file), *src = NULL;
-    hn_err err;
-    if (hn_read_file(path, &src, NULL, &err) != 0) emu_die("read", &err);
-    char *mark = xasprintf("// @%s\n", name);
-    const char *p = strstr(src, mark);
-    if (!p) emu_die("marker not found", NULL);
-    int line = 1;
-    for (const char *q = src; q < p; q++) line += *q == '\n';
-    free(mark);
-    free(src);
+    char *path = emu_kernel_path(file);
+    char *where = emu_marker_at(path, file, name);
     free(path);
-    return xasprintf("%s:%d", file, line);
+    return where;
 }
 
 #define CHECK_AT(msg, file, name)                                                            \

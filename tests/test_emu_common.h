@@ -30,6 +30,28 @@ static inline char *emu_kernel_path(const char *name) {
     return xasprintf("%s/tests/kernels/emu/%s", emu_root(), name);
 }
 
+/* The line of text carrying the comment "// @name" (the test kernels mark the
+ * lines their messages must name); the test stops if there is none. */
+static inline int emu_marker_line(const char *text, const char *name) {
+    char *mark = xasprintf("// @%s\n", name);
+    const char *p = strstr(text, mark);
+    free(mark);
+    if (!p) emu_die("marker not found", NULL);
+    int line = 1;
+    for (const char *q = text; q < p; q++) line += *q == '\n';
+    return line;
+}
+
+/* "<label>:<line>" of the marked line of the file at path; caller frees. */
+static inline char *emu_marker_at(const char *path, const char *label, const char *name) {
+    char *src = NULL;
+    hn_err err;
+    if (hn_read_file(path, &src, NULL, &err) != 0) emu_die("read", &err);
+    char *at = xasprintf("%s:%d", label, emu_marker_line(src, name));
+    free(src);
+    return at;
+}
+
 static inline char *emu_cache(void) {
     return hn_default_cache_dir();
 }

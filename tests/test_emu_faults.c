@@ -34,14 +34,7 @@ static hn_kernel *ks[K_COUNT], *ks_short[K_COUNT];
 
 /* "broken.cu:<line>" of the line carrying the comment "@name". */
 static char *at(const char *name) {
-    char *mark = xasprintf("// @%s\n", name);
-    const char *p = strstr(source, mark);
-    int line = 1;
-    for (const char *q = source; p && q < p; q++)
-        if (*q == '\n') line++;
-    free(mark);
-    if (!p) emu_die("marker not found", NULL);
-    return xasprintf("broken.cu:%d", line);
+    return xasprintf("broken.cu:%d", emu_marker_line(source, name));
 }
 
 #define CHECK_AT(msg, name)                                                                   \

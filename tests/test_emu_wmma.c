@@ -353,16 +353,10 @@ static void test_copies(void) {
 
 /* "wmma_broken.cu:<line>" of the line carrying "// @name" */
 static char *at(const char *name) {
-    char *path = wmma_path("wmma_broken.cu"), *src = NULL;
-    hn_err err;
-    if (hn_read_file(path, &src, NULL, &err) != 0) emu_die("read", &err);
-    char *mark = xasprintf("// @%s\n", name);
-    const char *p = strstr(src, mark);
-    if (!p) emu_die("marker not found", NULL);
-    int line = 1;
-    for (const char *q = src; q < p; q++) line += *q == '\n';
-    free(mark), free(src), free(path);
-    return xasprintf("wmma_broken.cu:%d", line);
+    char *path = wmma_path("wmma_broken.cu");
+    char *where = emu_marker_at(path, "wmma_broken.cu", name);
+    free(path);
+    return where;
 }
 
 static const char *const broken_names[] = {"half_warp_load", "exit_before_mma", "misaligned_load", "bad_ldm",
@@ -505,6 +499,19 @@ static void test_sanitized(void) {
 /* ------------------------------------------------------------------------- */
 /* NVRTC */
 
+/* req compiles with NVRTC for sm_90 (what names it in a failure). */
+static void nvrtc_compiles(hn_compile_req *req, const char *cache, const char *what) {
+    req->arch = "sm_90";
+    req->cache_dir = cache;
+    hn_module_image img;
+    char *log = NULL;
+    hn_err err;
+    int rc = hn_compile_cuda(req, &img, &log, &err);
+    CHECK_MSG(rc == 0, "NVRTC %s: %s\n%s", what, err.msg, log ? log : "");
+    if (rc == 0) hn_module_image_free(&img);
+    free(log);
+}
+
 static void test_nvrtc(void) {
     const char *files[] = {"wmma.cu", "wmma_broken.cu"};
     char *cache = emu_cache();
@@ -522,15 +529,7 @@ static void test_nvrtc(void) {
             req.kernels = broken_names;
             req.n_kernels = N_BROKEN;
         }
-        req.arch = "sm_90";
-        req.cache_dir = cache;
-        hn_module_image img;
-        char *log = NULL;
-        hn_err err;
-        int rc = hn_compile_cuda(&req, &img, &log, &err);
-        CHECK_MSG(rc == 0, "NVRTC %s: %s\n%s", files[i], err.msg, log ? log : "");
-        if (rc == 0) hn_module_image_free(&img);
-        free(log);
+        nvrtc_compiles(&req, cache, files[i]);
         free(path);
     }
     /* linear's tensor-core variant, both input types, as harness run compiles it */
@@ -546,15 +545,10 @@ static void test_nvrtc(void) {
         req.n_defines = 1;
         req.include_dirs = incs;
         req.n_include_dirs = 1;
-        req.arch = "sm_90";
-        req.cache_dir = cache;
-        hn_module_image img;
-        char *log = NULL;
-        hn_err err;
-        int rc = hn_compile_cuda(&req, &img, &log, &err);
-        CHECK_MSG(rc == 0, "NVRTC linear_wmma.cu HALF=%d: %s\n%s", half, err.msg, log ? log : "");
-        if (rc == 0) hn_module_image_free(&img);
-        free(log), free(inc), free(path);
+        char what[32];
+        snprintf(what, sizeof what, "linear_wmma.cu %s", defs[0]);
+        nvrtc_compiles(&req, cache, what);
+        free(inc), free(path);
     }
     free(cache);
 }

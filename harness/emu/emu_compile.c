@@ -382,6 +382,16 @@ static void add_c_string(hn_sb *sb, const char *s) {
     hn_sb_addc(sb, '"');
 }
 
+/* "#line 1 "<harness emu: WHAT 'NAME'>"": where the compiler places errors in
+ * the generated code that follows. */
+static void add_line_label(hn_sb *sb, const char *what, const char *name) {
+    char *label = xasprintf("<harness emu: %s '%s'>", what, name);
+    hn_sb_adds(sb, "#line 1 ");
+    add_c_string(sb, label);
+    free(label);
+    hn_sb_addc(sb, '\n');
+}
+
 static char *generate_tu(const char *abs_src, const emu_src_rewrite *rw,
                          const hn_compile_req *req) {
     hn_sb sb;
@@ -399,11 +409,7 @@ static char *generate_tu(const char *abs_src, const emu_src_rewrite *rw,
     hn_sb_adds(&sb, "}\n");
     for (int i = 0; i < req->n_kernels; i++) {
         const char *k = req->kernels[i];
-        char *label = xasprintf("<harness emu: kernel '%s'>", k);
-        hn_sb_adds(&sb, "#line 1 ");
-        add_c_string(&sb, label);
-        free(label);
-        hn_sb_addc(&sb, '\n');
+        add_line_label(&sb, "kernel", k);
         hn_sb_addf(&sb, "HN_EMU_EXPORT void hn_emu_kernel_%d(void **a);\n", i);
         hn_sb_addf(&sb,
                    "void hn_emu_kernel_%d(void **a) { hn_emu_point_dyn_shared(); "
@@ -422,11 +428,7 @@ static char *generate_tu(const char *abs_src, const emu_src_rewrite *rw,
     }
     /* the variables the harness writes (constants): address and size */
     for (int i = 0; i < req->n_symbols; i++) {
-        char *label = xasprintf("<harness emu: constant '%s'>", req->symbols[i]);
-        hn_sb_adds(&sb, "#line 1 ");
-        add_c_string(&sb, label);
-        free(label);
-        hn_sb_addc(&sb, '\n');
+        add_line_label(&sb, "constant", req->symbols[i]);
         hn_sb_addf(&sb, "HN_EMU_EXPORT void *hn_emu_symbol_%d(unsigned long *bytes);\n", i);
         /* a const variable is in read-only memory: said at compile time, not a
          * fault when written */

@@ -1114,7 +1114,7 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
         }
     }
     if (hn_workload_scratch(w, v, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
-    if (hn_workload_constants(w, v, &sl->img, sl->kernels, n_launches, &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
+    if (hn_workload_constants(w, v, &sl->img, sl->kernels[0], &err) != 0) FAIL(HN_ST_LAUNCH, err.msg);
     launch_ctx *lc = xcalloc(1, sizeof *lc); /* big (the argument arrays): not on the stack */
     lc->be = r->be;
     lc->n = n_launches;
