@@ -545,11 +545,11 @@ static int parse_zero(ctx *c, const hn_op *op, const hn_variant_spec *s, const c
         }
         const int b = cJSON_IsString(e) ? hn_op_buffer_index(op, e->valuestring) : -1;
         int rc = 0;
-        if (b < 0 || op->buffers[b].role == HN_BUF_IN) {
+        if (b < 0 || op->buffers[b].role != HN_BUF_OUT) {
             hn_sb outs;
             hn_sb_init(&outs);
             for (int k = 0; k < op->n_buffers; k++)
-                if (op->buffers[k].role != HN_BUF_IN) hn_sb_addf(&outs, "%s%s", outs.len ? ", " : "", op->buffers[k].name);
+                if (op->buffers[k].role == HN_BUF_OUT) hn_sb_addf(&outs, "%s%s", outs.len ? ", " : "", op->buffers[k].name);
             for (int k = 0; k < s->n_scratch; k++) hn_sb_addf(&outs, ", scratch %s", s->scratch_names[k]);
             if (!cJSON_IsString(e))
                 rc = bad(c, p, "expected the name of an output buffer, got %s (%s's outputs: %s)", json_type(e),
@@ -557,9 +557,13 @@ static int parse_zero(ctx *c, const hn_op *op, const hn_variant_spec *s, const c
             else if (b < 0)
                 rc = bad(c, p, "'%s' is not a buffer of %s (its outputs: %s)", CUT(e->valuestring), op->name,
                          outs.buf);
+            else if (op->buffers[b].role == HN_BUF_INOUT)
+                rc = bad(c, p, "'%s' is an input and output of %s: its generated input is restored before every "
+                               "launch, so it cannot be set to 0 (outputs that can: %s)",
+                         CUT(e->valuestring), op->name, outs.len ? outs.buf : "none");
             else
                 rc = bad(c, p, "'%s' is an input of %s: only outputs are set to 0 (%s)", CUT(e->valuestring),
-                         op->name, outs.buf);
+                         op->name, outs.len ? outs.buf : "none");
             hn_sb_free(&outs);
         } else if (b >= HN_ZERO_BUFFERS) {
             rc = bad(c, p, "'%s' is buffer %d of %s: zero takes the first %d only", CUT(e->valuestring), b, op->name,

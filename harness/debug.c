@@ -444,6 +444,11 @@ int hn_cmd_debug(const hn_cli *cli) {
             print_buffer(op->buffers[i].name, op->buffers[i].shape, dims, nd, w.host[i], dt);
             continue;
         }
+        if (op->buffers[i].role == HN_BUF_INOUT) { /* read and written: what the kernel started from */
+            char title[128];
+            snprintf(title, sizeof title, "%s (input)", op->buffers[i].name);
+            print_buffer(title, op->buffers[i].shape, dims, nd, w.inout_copy[i], dt);
+        }
         if (!hn_variant_binds(p, v, i)) { /* as in run: a kernel is checked on the outputs it is given */
             printf("%s: not given to this kernel (not checked)\n", op->buffers[i].name);
             continue;

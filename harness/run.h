@@ -182,7 +182,8 @@ int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *
 /* Fills every output buffer with 0xFF bytes (NaN for floats), so elements a
  * kernel never writes show up as NaN, and the current scratch buffers too;
  * those of zero (bit i: buffer i, bit HN_ZERO_SCRATCH(i): scratch i, the
- * variant's "zero") are set to 0 instead. */
+ * variant's "zero") are set to 0 instead. An in-out buffer gets its generated
+ * input back instead (the state the reference started from). */
 int hn_poison_outputs(hn_workload *w, uint64_t zero, hn_err *err);
 /* Sets the output and scratch buffers of zero to 0: before every launch of a
  * variant with "zero", outside any timed interval. */

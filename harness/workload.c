@@ -425,6 +425,12 @@ int hn_poison_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
     const hn_op *op = w->plan->op;
     for (int i = 0; i < op->n_buffers; i++) {
         if (op->buffers[i].role == HN_BUF_IN || (i < HN_ZERO_BUFFERS && zero >> i & 1)) continue;
+        if (op->buffers[i].role == HN_BUF_INOUT) { /* its generated input, which the reference started from */
+            if (w->be->ops->upload(w->be, w->dev[i], w->inout_copy[i],
+                                   (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype), err) != 0)
+                return hn_err_prefix(err, "restoring in-out buffer '%s'", op->buffers[i].name);
+            continue;
+        }
         if (poison(w->be, w->dev[i], (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype), err) != 0)
             return -1;
     }

@@ -34,6 +34,7 @@ PARAMS = {
     "pool2d": ["n", "channels", "h", "w", "k", "mode", "layout"],
     "pool2d_backward": ["n", "channels", "h", "w", "k", "mode", "layout"],
     "linear": ["batch", "in_f", "out_f"],
+    "gemm": ["m", "n", "k", "alpha", "beta", "trans_a", "trans_b"],
     "linear_backward": ["batch", "in_f", "out_f"],
     "relu": ["n"], "relu_backward": ["n"], "sigmoid": ["n"], "sigmoid_backward": ["n"],
     "softmax_cross_entropy": ["batch", "classes"],
@@ -140,6 +141,12 @@ def expected(op, P, T):
         return {"din": from_nchw(dx, lay)}
     if op == "linear":
         return {"y": T["x"] @ T["weight"].T + T["bias"]}
+    if op == "gemm":
+        a = T["a"].T if P["trans_a"] == "T" else T["a"]
+        b = T["b"].T if P["trans_b"] == "T" else T["b"]
+        c = P["alpha"] * (a @ b)
+        # beta 0: c's input does not count (BLAS)
+        return {"c": c + P["beta"] * T["c"] if P["beta"] != 0 else c}
     if op == "linear_backward":
         return {"dx": T["dy"] @ T["weight"], "dweight": T["dy"].T @ T["x"], "dbias": T["dy"].sum(0)}
     if op == "relu":
@@ -207,8 +214,9 @@ def check_case(cdir, ran):
             fail(f"{where}.{b}: case.json's buffer lacks dtype, role or shape: {m}")
             continue
         # a variant's output is there when its kernel was given the buffer
-        files = [f"{b}.npy"] if m["role"] == "in" else \
-            [f"{b}.reference.npy"] + [f"{b}.{v}.npy" for v in ran if os.path.exists(os.path.join(cdir, f"{b}.{v}.npy"))]
+        # (an in-out buffer, gemm's c, has its input as well as its outputs)
+        files = ([f"{b}.npy"] if m["role"] in ("in", "inout") else []) + ([] if m["role"] == "in" else
+            [f"{b}.reference.npy"] + [f"{b}.{v}.npy" for v in ran if os.path.exists(os.path.join(cdir, f"{b}.{v}.npy"))])
         for f in files:
             path = os.path.join(cdir, f)
             if not os.path.exists(path):
@@ -226,7 +234,7 @@ def check_case(cdir, ran):
             shape_ok = list(a.shape) == m["shape"] or (f.endswith(".reference.npy") and sampled and a.ndim == 1)
             if a.dtype.str != dtype or not shape_ok:
                 fail(f"{where}: {f} is {a.dtype.str} {list(a.shape)}, the manifest says {dtype} {m['shape']}")
-        if m["role"] == "in":
+        if m["role"] in ("in", "inout"):
             a = np.load(os.path.join(cdir, f"{b}.npy"))
             T[b] = a if a.dtype.kind == "i" else a.astype(np.float64)
     want = expected(op, P, T)

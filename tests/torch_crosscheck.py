@@ -109,6 +109,12 @@ def expected(op, P, T):
         return {"cols": F.unfold(x, fs)}
     if op == "linear":
         return {"y": F.linear(T["x"], T["weight"], T["bias"])}
+    if op == "gemm":
+        a = T["a"].T if P["trans_a"] == "T" else T["a"]
+        b = T["b"].T if P["trans_b"] == "T" else T["b"]
+        if P["beta"] == 0:  # c's input does not count (BLAS)
+            return {"c": P["alpha"] * (a @ b)}
+        return {"c": torch.addmm(T["c"], a, b, beta=P["beta"], alpha=P["alpha"])}
     if op == "linear_backward":
         b0 = torch.zeros(i("out_f"))
         dx, dw, db = grads(F.linear, [T["x"], T["weight"], b0], T["dy"])
@@ -233,7 +239,7 @@ for cfg in configs:
         op, P, B = man["op"], man["params"], man["buffers"]
         T = {b: t64(np.load(os.path.join(cdir, f"{b}.npy"))) if B[b]["dtype"] != "<i4"
              else torch.from_numpy(np.load(os.path.join(cdir, f"{b}.npy")))
-             for b in B if B[b]["role"] == "in"}
+             for b in B if B[b]["role"] in ("in", "inout")}
         want = expected(op, P, T)
         if want is None:
             fail(f"{name}: operator {op} has no torch formula here")

@@ -500,6 +500,37 @@ static int save_reference(const char *path, hn_dtype dt, const int64_t *shape, i
     return rc;
 }
 
+/* The reference of output buffer i as dir/<buffer>.reference.npy: in the
+ * buffer's shape when complete, else the sampled values and their element
+ * indices (<buffer>.reference_index.npy). */
+static void save_case_reference(const hn_workload *w, int i, const char *dir, const int64_t *shape, int nd) {
+    const hn_op *op = w->plan->op;
+    hn_err err;
+    char *p1 = xasprintf("%s/%s.reference.npy", dir, op->buffers[i].name);
+    const hn_ref *ref = &w->refs[i];
+    int64_t n[1] = {ref->n};
+    double *vals = ref->values;
+    hn_dtype dt = op->buffers[i].dtype;
+    if (!ref->index || ref->n == w->counts[i]) {
+        /* complete (perhaps in another order): values in element order */
+        if (ref->index) {
+            vals = xmalloc((size_t)(ref->n ? ref->n : 1) * sizeof *vals);
+            for (int64_t k = 0; k < ref->n; k++) vals[ref->index[k]] = ref->values[k];
+        }
+        if (save_reference(p1, dt, shape, nd, vals, ref->n, &err) != 0)
+            fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+        if (vals != ref->values) free(vals);
+    } else {
+        if (save_reference(p1, dt, n, 1, ref->values, ref->n, &err) != 0)
+            fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+        free(p1);
+        p1 = xasprintf("%s/%s.reference_index.npy", dir, op->buffers[i].name);
+        if (hn_npy_write(p1, "<i8", n, 1, ref->index, 8, &err) != 0)
+            fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+    }
+    free(p1);
+}
+
 /* Writes the case's inputs, references and manifest (vi < 0) or variant vi's
  * outputs. */
 static void save_tensors(runner *r, const hn_workload *w, int vi) {
@@ -518,8 +549,14 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
         int nd = op->dims(w->params, i, shape);
         const char *descr = hn_dtype_numpy(op->buffers[i].dtype);
         char *path = NULL;
+        const void *data = w->host[i];
         if (vi < 0 && op->buffers[i].role != HN_BUF_OUT) {
+            /* an in-out buffer (gemm's c): its generated input, then its reference */
             path = xasprintf("%s/%s.npy", dir, op->buffers[i].name);
+            if (op->buffers[i].role == HN_BUF_INOUT) {
+                data = w->inout_copy[i];
+                save_case_reference(w, i, dir, shape, nd);
+            }
         } else if (vi >= 0 && op->buffers[i].role != HN_BUF_IN) {
             char safe[256];
             hn_sanitize_name(r->plan->variants[vi].label, safe, sizeof safe);
@@ -533,34 +570,10 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
                 continue;
             }
         } else if (vi < 0) {
-            /* The reference of an output buffer: in the buffer's shape when
-             * complete, else the sampled values and their element indices. */
-            const hn_ref *ref = &w->refs[i];
-            char *p1 = xasprintf("%s/%s.reference.npy", dir, op->buffers[i].name);
-            int64_t n[1] = {ref->n};
-            double *vals = ref->values;
-            hn_dtype dt = op->buffers[i].dtype;
-            if (!ref->index || ref->n == w->counts[i]) {
-                /* complete (perhaps in another order): values in element order */
-                if (ref->index) {
-                    vals = xmalloc((size_t)(ref->n ? ref->n : 1) * sizeof *vals);
-                    for (int64_t k = 0; k < ref->n; k++) vals[ref->index[k]] = ref->values[k];
-                }
-                if (save_reference(p1, dt, shape, nd, vals, ref->n, &err) != 0)
-                    fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
-                if (vals != ref->values) free(vals);
-            } else {
-                if (save_reference(p1, dt, n, 1, ref->values, ref->n, &err) != 0)
-                    fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
-                free(p1);
-                p1 = xasprintf("%s/%s.reference_index.npy", dir, op->buffers[i].name);
-                if (hn_npy_write(p1, "<i8", n, 1, ref->index, 8, &err) != 0)
-                    fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
-            }
-            free(p1);
+            save_case_reference(w, i, dir, shape, nd);
             continue;
         }
-        if (path && hn_npy_write(path, descr, shape, nd, w->host[i], hn_dtype_size(op->buffers[i].dtype), &err) != 0)
+        if (path && hn_npy_write(path, descr, shape, nd, data, hn_dtype_size(op->buffers[i].dtype), &err) != 0)
             fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
         free(path);
     }
