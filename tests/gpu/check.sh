@@ -26,7 +26,8 @@
 #      __device__ variable: one module per compiled file): every row ok) and constants
 #      (tests/configs/constants.json: each row's status as on the emulator),
 #   5. records a brute-force tune journal of tests/configs/conv2d_igemm_space.json,
-#      compares the strategies on it, and tunes configs/conv2d_tune.json (issue 11),
+#      compares the strategies on it, and tunes configs/conv2d_tune.json and
+#      configs/gemm_tune.json (issue 11),
 #   6. runs `harness run configs/conv2d_sweep.json` twice and reports, per row, how
 #      much the two medians differ (the step fails when fewer than 95 % of the rows
 #      over 100 us are within 2 %: tests/gpu/compare_runs.py's exit code), the
@@ -163,9 +164,9 @@ step baselines 30 bash -c "python3 tests/gpu/check_baselines.py --require cudnn_
 # what a variant's host code used to do, on a GPU: "zero" (an output accumulated with
 # atomics), "scratch" (a last-block reduction) and "launches" (unroll, then GEMM):
 # every row must be ok (rows_ok fails the step otherwise)
-for cfg in zero_outputs scratch_softmax launches device_vars struct_args linear_wmma; do
-  step "variant_$cfg" 60 bash -c "$h run tests/configs/$cfg.json --backend cuda --quick --out $out/$cfg.csv && \
-    python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/$cfg.csv'))); \
+for cfg in zero_outputs scratch_softmax launches device_vars struct_args linear_wmma public/sgemm_siboehm; do
+  step "variant_${cfg#public/}" 60 bash -c "$h run tests/configs/$cfg.json --backend cuda --quick --out $out/${cfg#public/}.csv && \
+    python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/${cfg#public/}.csv'))); \
 bad=[x for x in r if x['status']!='ok']; print(len(r)-len(bad), 'of', len(r), 'rows ok'); sys.exit(1 if bad or not r else 0)\""
 done
 # "constants" (cudaMemcpyToSymbol's job: cuModuleGetGlobal on a GPU): the filter in
@@ -188,6 +189,7 @@ step tune_record 300 $h tune tests/configs/conv2d_igemm_space.json --backend cud
 step tune_compare 120 $h tune tests/configs/conv2d_igemm_space.json --replay "$out/conv2d_igemm_space.journal" \
   --compare-strategies --out "$out/conv2d_igemm_space"
 step tune_conv2d 300 $h tune configs/conv2d_tune.json --backend cuda --budget 100 --out "$out/conv2d_tune"
+step tune_gemm 120 $h tune configs/gemm_tune.json --backend cuda --budget 40 --out "$out/gemm_tune"
 
 # The first seed's sweep, twice, for the timing's repeatability (measured before).
 sweep_opts=${HARNESS_SWEEP_OPTS:-}
