@@ -13,6 +13,8 @@ double hn_buffer_get(const void *buf, hn_dtype dtype, int64_t i) {
     switch (dtype) {
     case HN_DT_F64: return ((const double *)buf)[i];
     case HN_DT_I32: return ((const int32_t *)buf)[i];
+    case HN_DT_F16: return hn_half_to_float(((const uint16_t *)buf)[i]);
+    case HN_DT_BF16: return hn_bf16_to_float(((const uint16_t *)buf)[i]);
     default: return ((const float *)buf)[i];
     }
 }

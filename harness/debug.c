@@ -439,7 +439,7 @@ int hn_cmd_debug(const hn_cli *cli) {
     for (int i = 0; i < op->n_buffers; i++) {
         int64_t dims[4];
         int nd = op->dims(w.params, i, dims);
-        hn_dtype dt = op->buffers[i].dtype;
+        hn_dtype dt = w.dtype[i];
         if (op->buffers[i].role == HN_BUF_IN) {
             print_buffer(op->buffers[i].name, op->buffers[i].shape, dims, nd, w.host[i], dt);
             continue;

@@ -82,6 +82,7 @@ typedef struct hn_workload {
     const hn_case *c;
     double params[HN_MAX_PARAMS];   /* the operator's parameters for this case */
     int64_t counts[HN_MAX_BUFFERS]; /* elements per operator buffer */
+    hn_dtype dtype[HN_MAX_BUFFERS];  /* each buffer's dtype for this case (hn_op_dtype) */
     void *host[HN_MAX_BUFFERS];     /* inputs as generated; outputs as last downloaded */
     void *inout_copy[HN_MAX_BUFFERS]; /* generated contents of in-out buffers (restored per sample) */
     hn_ref refs[HN_MAX_BUFFERS];    /* per output buffer */

@@ -69,6 +69,7 @@ int hn_workload_shape(hn_workload *w, const hn_plan *p, const hn_case *c, hn_err
                        op->n_params, op->n_buffers, HN_MAX_PARAMS, HN_MAX_BUFFERS);
     if (hn_plan_case_params(p, c, w->params, err) != 0) return -1;
     if (op->shape(w->params, w->counts, err) != 0) return -1;
+    for (int i = 0; i < op->n_buffers; i++) w->dtype[i] = hn_op_dtype(op, w->params, i);
     w->flop = op->flop(w->params);
     w->bytes = op->bytes(w->params);
     op->label(w->params, w->label, sizeof w->label);
@@ -82,14 +83,14 @@ int hn_workload_create(hn_workload *w, const hn_plan *p, const hn_case *c, hn_ba
     w->be = be;
     double t0 = hn_now();
     for (int i = 0; i < op->n_buffers; i++) {
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
         w->host[i] = xcalloc(bytes ? bytes : 1, 1);
     }
     uint64_t seed = case_seed(p, c);
     op->generate(w->params, w->host, seed);
     for (int i = 0; i < op->n_buffers; i++) {
         if (op->buffers[i].role != HN_BUF_INOUT) continue;
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
         w->inout_copy[i] = xmalloc(bytes ? bytes : 1);
         memcpy(w->inout_copy[i], w->host[i], bytes);
     }
@@ -100,7 +101,7 @@ int hn_workload_create(hn_workload *w, const hn_plan *p, const hn_case *c, hn_ba
     w->ref_seconds = t2 - t1;
     if (be) {
         for (int i = 0; i < op->n_buffers; i++) {
-            size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+            size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
             if (be->ops->alloc(be, bytes, &w->dev[i], err) != 0) {
                 hn_err_prefix(err, "allocating '%s' (%zu bytes)", op->buffers[i].name, bytes);
                 goto fail;
@@ -176,7 +177,7 @@ void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, do
     double f = 0, b = 0;
     for (int i = 0; i < op->n_buffers; i++) {
         if (!hn_variant_binds(p, v, i)) continue;
-        b += (double)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        b += (double)w->counts[i] * hn_dtype_size(w->dtype[i]);
         if (op->buffers[i].role != HN_BUF_IN && op->flop_of) f += op->flop_of(w->params, i);
     }
     *bytes = b;
@@ -427,11 +428,11 @@ int hn_poison_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
         if (op->buffers[i].role == HN_BUF_IN || (i < HN_ZERO_BUFFERS && zero >> i & 1)) continue;
         if (op->buffers[i].role == HN_BUF_INOUT) { /* its generated input, which the reference started from */
             if (w->be->ops->upload(w->be, w->dev[i], w->inout_copy[i],
-                                   (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype), err) != 0)
+                                   (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]), err) != 0)
                 return hn_err_prefix(err, "restoring in-out buffer '%s'", op->buffers[i].name);
             continue;
         }
-        if (poison(w->be, w->dev[i], (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype), err) != 0)
+        if (poison(w->be, w->dev[i], (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]), err) != 0)
             return -1;
     }
     for (int i = 0; i < w->n_scratch; i++)
@@ -443,7 +444,7 @@ int hn_zero_outputs(hn_workload *w, uint64_t zero, hn_err *err) {
     const hn_op *op = w->plan->op;
     for (int i = 0; i < op->n_buffers && i < HN_ZERO_BUFFERS; i++) {
         if (!(zero >> i & 1) || op->buffers[i].role == HN_BUF_IN) continue;
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
         if (w->be->ops->fill(w->be, w->dev[i], 0, bytes, err) != 0)
             return hn_err_prefix(err, "setting output '%s' to 0 (zero)", op->buffers[i].name);
     }
@@ -539,7 +540,7 @@ int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_mo
         size_t bytes;
         if (a->kind == HN_ARG_BUFFER) {
             src = w->host[a->index];
-            bytes = (size_t)w->counts[a->index] * hn_dtype_size(p->op->buffers[a->index].dtype);
+            bytes = (size_t)w->counts[a->index] * hn_dtype_size(w->dtype[a->index]);
         } else if (a->kind == HN_ARG_STRUCT) {
             if (pack_struct(a, w, &scope, val.bytes, err) != 0) return hn_err_prefix(err, "constants.%s", name);
             bytes = (size_t)a->size;
@@ -554,7 +555,7 @@ int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_mo
                            "constants.%s: the buffer %s is %zu bytes (%lld %s), more than the %zu bytes of the "
                            "variable %s (does a define that sizes it match the case?)",
                            name, a->text, bytes, (long long)w->counts[a->index],
-                           hn_dtype_name(p->op->buffers[a->index].dtype), size, name);
+                           hn_dtype_name(w->dtype[a->index]), size, name);
         if (a->kind == HN_ARG_STRUCT && size && size != bytes)
             return hn_errf(err,
                            "constants.%s: the struct %s takes %zu bytes (its fields laid out as C does), the "
@@ -613,11 +614,11 @@ int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *
             eval_tol(p, oc ? oc->rtol : NULL, p->rtol, "rtol", op->buffers[i].name, &scope, &rtol, err) != 0)
             return -1;
         double min_match = oc && oc->min_match >= 0 ? oc->min_match : p->min_match;
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
         if (w->be->ops->download(w->be, w->host[i], w->dev[i], bytes, err) != 0) return -1;
         hn_check_result r;
-        hn_check_buffer(w->host[i], op->buffers[i].dtype, &w->refs[i], atol, rtol, &r);
-        if (op->buffers[i].dtype == HN_DT_I32) atol = rtol = 0;
+        hn_check_buffer(w->host[i], w->dtype[i], &w->refs[i], atol, rtol, &r);
+        if (w->dtype[i] == HN_DT_I32) atol = rtol = 0;
         int ok = r.match_fraction >= min_match;
         rc->passed &= ok;
         rc->n_outputs++;

@@ -234,6 +234,8 @@ def check_case(cdir, ran):
             shape_ok = list(a.shape) == m["shape"] or (f.endswith(".reference.npy") and sampled and a.ndim == 1)
             if a.dtype.str != dtype or not shape_ok:
                 fail(f"{where}: {f} is {a.dtype.str} {list(a.shape)}, the manifest says {dtype} {m['shape']}")
+            elif m.get("device_dtype") == "bfloat16" and f == f"{b}.npy" and np.any(a.view(np.uint32) & 0xFFFF):
+                fail(f"{where}: {f} holds float32 values that are not bfloat16 (device_dtype bfloat16)")
         if m["role"] in ("in", "inout"):
             a = np.load(os.path.join(cdir, f"{b}.npy"))
             T[b] = a if a.dtype.kind == "i" else a.astype(np.float64)

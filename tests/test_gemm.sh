@@ -2,8 +2,9 @@
 # test_gemm.sh: the gemm operator (harness/ops/gemm, docs/ops/gemm.md) end to end on
 # the emulator:
 #   - configs/gemm_sweep.json's kernels on a small sample of its shapes (every
-#     transpose, beta 0 and not), and configs/gemm_tune.json tuned in a few
-#     evaluations;
+#     transpose, beta 0 and not), configs/gemm_mixed.json's (float16 and bfloat16
+#     inputs, naive and wmma kernels; a float kernel given float16 inputs fails),
+#     and configs/gemm_tune.json tuned in a few evaluations;
 #   - c, the in-out buffer: every launch starts from its generated input (a kernel
 #     doing c += alpha op(a) op(b) passes at beta 1 over repeated samples, --hot
 #     too), debug prints that input, and "zero" refuses it;
@@ -40,6 +41,33 @@ print(len(ran), sum(r['status'] == 'ok' for r in ran), len({r['beta'] for r in r
 read -r n_ran n_ok n_beta n_trans <<<"$bad"
 [ "$n_ran" -ge 12 ] && [ "$n_ok" = "$n_ran" ] || fail "gemm_sweep: $n_ok of $n_ran rows ok"
 [ "$n_beta" = 2 ] && [ "$n_trans" -ge 3 ] || fail "gemm_sweep's sample lacks beta or transposes: $n_beta beta values, $n_trans transpose pairs"
+
+echo "== float16 and bfloat16 inputs (configs/gemm_mixed.json): naive and wmma kernels"
+cp "$root/configs/gemm_mixed.json" "$tmp/mixed.json"
+sed -i "s|\"\.\./kernels/|\"$root/kernels/|; s|\"count\": 24|\"count\": 8|" "$tmp/mixed.json"
+"$h" run "$tmp/mixed.json" --backend emu --quick --quiet --out "$tmp/mixed.csv" >"$tmp/mixed.log" 2>&1 ||
+  fail "gemm_mixed exited $?: $(tail -5 "$tmp/mixed.log")"
+got=$(python3 -c "
+import csv
+rows = [r for r in csv.DictReader(open('$tmp/mixed.csv')) if r['status'] != 'skipped']
+print(len(rows), sum(r['status'] == 'ok' for r in rows), sorted({r['dtype'] for r in rows}), sorted({r['variant'].split('<')[0] for r in rows}))")
+[ "$got" = "$(echo "$got" | awk '$1 == $2 && $1 >= 8')" ] || fail "gemm_mixed: rows ran, ok: $got"
+case "$got" in *"['bfloat16', 'float16'] ['gemm_naive_t', 'gemm_wmma']"*) ;; *) fail "gemm_mixed's sample: $got" ;; esac
+# a float kernel given float16 inputs reads pairs of halves as floats, and past the
+# end of the (half as large) buffers: a fault on the emulator (a mismatch where the
+# reads stay inside)
+cat >"$tmp/wrongtype.json" <<JSON
+{"name": "wrongtype", "op": "gemm", "axes": {"m": [5], "n": [7], "k": [9], "dtype": ["float32", "float16"]},
+ "check": {"atol": "1e-4 * sqrt(k)", "rtol": 1e-4, "min_match": 1.0},
+ "defaults": {"args": ["a", "b", "c", "m", "n", "k", "alpha", "beta", "int: trans_a == \"T\"", "int: trans_b == \"T\""]},
+ "variants": [{"file": "$root/kernels/gemm/gemm_naive.cu", "kernel": "gemm_naive", "block": [16, 16],
+               "grid": ["ceil_div(n, 16)", "ceil_div(m, 16)"]}]}
+JSON
+"$h" run "$tmp/wrongtype.json" --backend emu --quiet --out "$tmp/wrongtype.csv" >/dev/null 2>&1
+got=$(python3 -c "
+import csv
+print(' '.join(r['dtype'] + '=' + r['status'] for r in csv.DictReader(open('$tmp/wrongtype.csv'))))")
+case "$got" in "float32=ok float16=fault" | "float32=ok float16=mismatch") ;; *) fail "a float kernel on float16 inputs: $got" ;; esac
 
 echo "== tune"
 cp "$root/configs/gemm_tune.json" "$tmp/tune.json"
@@ -117,6 +145,7 @@ expect_cmd=("$h")
 for v in gemm_naive 'gemm_tiled[TILE=16]' gemm_regblock; do
   expect 0 "" check "$tmp/sweep.json" --variant "$v" --case 1
 done
+expect 0 "" check "$tmp/mixed.json" --variant "gemm_wmma<__half>"
 
 echo "== debug shows c's input"
 expect_cmd=("$h")

@@ -364,7 +364,7 @@ static int restore_state(void *ctx, hn_err *err) {
     const hn_op *op = w->plan->op;
     for (int i = 0; i < op->n_buffers; i++) {
         if (op->buffers[i].role != HN_BUF_INOUT) continue;
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
         if (w->be->ops->upload(w->be, w->dev[i], w->inout_copy[i], bytes, err) != 0) return -1;
     }
     return hn_zero_outputs(w, ls->zero, err);
@@ -379,7 +379,7 @@ static int verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
     *n_diff = 0;
     for (int i = 0; i < op->n_buffers; i++) {
         if (op->buffers[i].role != HN_BUF_IN) continue;
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(op->buffers[i].dtype);
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
         unsigned char *now = xmalloc(bytes ? bytes : 1);
         if (w->be->ops->download(w->be, now, w->dev[i], bytes, err) != 0) {
             free(now);
@@ -462,7 +462,9 @@ static void save_case_manifest(runner *r, const hn_workload *w, const char *dir)
         int64_t dims[4];
         int nd = op->dims(w->params, i, dims);
         for (int d = 0; d < nd; d++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)dims[d]));
-        cJSON_AddStringToObject(b, "dtype", hn_dtype_numpy(op->buffers[i].dtype));
+        cJSON_AddStringToObject(b, "dtype", hn_dtype_numpy(w->dtype[i]));
+        /* the dtype on the device where the file's differs (bfloat16, saved as float32) */
+        if (w->dtype[i] == HN_DT_BF16) cJSON_AddStringToObject(b, "device_dtype", hn_dtype_name(w->dtype[i]));
         cJSON_AddStringToObject(b, "role", (unsigned)op->buffers[i].role < 3 ? ROLES[op->buffers[i].role] : "?");
         cJSON_AddItemToObject(b, "shape", shape);
         if (op->buffers[i].role != HN_BUF_IN) {
@@ -471,7 +473,7 @@ static void save_case_manifest(runner *r, const hn_workload *w, const char *dir)
             const hn_ref *ref = &w->refs[i];
             cJSON_AddStringToObject(b, "reference", ref->method[0] ? ref->method : "full");
             cJSON_AddBoolToObject(b, "checked", !ref->index || ref->n > 0);
-            cJSON_AddStringToObject(b, "reference_dtype", op->buffers[i].dtype == HN_DT_I32 ? "<i4" : "<f8");
+            cJSON_AddStringToObject(b, "reference_dtype", w->dtype[i] == HN_DT_I32 ? "<i4" : "<f8");
         }
         cJSON_AddItemToObject(bufs, op->buffers[i].name, b);
     }
@@ -510,7 +512,7 @@ static void save_case_reference(const hn_workload *w, int i, const char *dir, co
     const hn_ref *ref = &w->refs[i];
     int64_t n[1] = {ref->n};
     double *vals = ref->values;
-    hn_dtype dt = op->buffers[i].dtype;
+    hn_dtype dt = w->dtype[i];
     if (!ref->index || ref->n == w->counts[i]) {
         /* complete (perhaps in another order): values in element order */
         if (ref->index) {
@@ -547,7 +549,7 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
         /* the buffer's logical shape and dtype, as numpy will read it */
         int64_t shape[4];
         int nd = op->dims(w->params, i, shape);
-        const char *descr = hn_dtype_numpy(op->buffers[i].dtype);
+        const char *descr = hn_dtype_numpy(w->dtype[i]);
         char *path = NULL;
         const void *data = w->host[i];
         if (vi < 0 && op->buffers[i].role != HN_BUF_OUT) {
@@ -573,8 +575,16 @@ static void save_tensors(runner *r, const hn_workload *w, int vi) {
             save_case_reference(w, i, dir, shape, nd);
             continue;
         }
-        if (path && hn_npy_write(path, descr, shape, nd, data, hn_dtype_size(op->buffers[i].dtype), &err) != 0)
+        float *wide = NULL; /* bfloat16, which numpy lacks, widened (exactly) to float32 */
+        if (path && w->dtype[i] == HN_DT_BF16) {
+            wide = xmalloc(sizeof *wide * (size_t)(w->counts[i] ? w->counts[i] : 1));
+            for (int64_t e = 0; e < w->counts[i]; e++) wide[e] = hn_bf16_to_float(((const uint16_t *)data)[e]);
+            data = wide;
+        }
+        const size_t elem = wide ? sizeof *wide : hn_dtype_size(w->dtype[i]);
+        if (path && hn_npy_write(path, descr, shape, nd, data, elem, &err) != 0)
             fprintf(stderr, "harness: --save-tensors: %s\n", err.msg);
+        free(wide);
         free(path);
     }
     free(dir);

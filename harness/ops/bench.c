@@ -88,7 +88,7 @@ int hn_op_bench(FILE *out, const char *only) {
             }
             void *bufs[64];
             for (int i = 0; i < op->n_buffers; i++)
-                bufs[i] = xcalloc((size_t)counts[i] + 1, hn_dtype_size(op->buffers[i].dtype));
+                bufs[i] = xcalloc((size_t)counts[i] + 1, hn_dtype_size(hn_op_dtype(op, p, i)));
             op->generate(p, bufs, 1);
             double best = 1e30;
             for (int rep = 0; rep < 3; rep++) {

@@ -65,11 +65,17 @@ int hn_op_baseline_writes(const hn_op *op, const hn_op_baseline *b, int buffer) 
     return 0;
 }
 
+hn_dtype hn_op_dtype(const hn_op *op, const double *p, int buffer) {
+    return op->dtype && p ? op->dtype(p, buffer) : op->buffers[buffer].dtype;
+}
+
 size_t hn_dtype_size(hn_dtype t) {
     switch (t) {
     case HN_DT_F32: return 4;
     case HN_DT_F64: return 8;
     case HN_DT_I32: return 4;
+    case HN_DT_F16:
+    case HN_DT_BF16: return 2;
     }
     return 0;
 }
@@ -79,6 +85,8 @@ const char *hn_dtype_numpy(hn_dtype t) {
     case HN_DT_F32: return "<f4";
     case HN_DT_F64: return "<f8";
     case HN_DT_I32: return "<i4";
+    case HN_DT_F16: return "<f2";
+    case HN_DT_BF16: return "<f4"; /* numpy has no bfloat16: saved widened, exactly */
     }
     return "?";
 }
@@ -88,8 +96,61 @@ const char *hn_dtype_name(hn_dtype t) {
     case HN_DT_F32: return "float32";
     case HN_DT_F64: return "float64";
     case HN_DT_I32: return "int32";
+    case HN_DT_F16: return "float16";
+    case HN_DT_BF16: return "bfloat16";
     }
     return "?";
+}
+
+static uint32_t f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float f32_of(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+float hn_half_to_float(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = h >> 10 & 0x1f, man = h & 0x3ff;
+    if (exp == 0x1f) return f32_of(sign | 0x7f800000u | man << 13); /* inf, NaN (payload kept) */
+    if (exp) return f32_of(sign | (exp + 112) << 23 | man << 13);   /* normal: rebias 15 -> 127 */
+    /* zero or subnormal: man * 2^-24, exact in float */
+    const float v = (float)man * 0x1p-24f;
+    return sign ? -v : v;
+}
+
+uint16_t hn_float_to_half(float f) {
+    const uint32_t u = f32_bits(f), sign = u >> 16 & 0x8000;
+    const uint32_t abs = u & 0x7fffffffu;
+    if (abs > 0x7f800000u) return (uint16_t)(sign | 0x7e00 | (abs >> 13 & 0x3ff)); /* NaN stays NaN */
+    if (abs >= 0x477ff000u) return (uint16_t)(sign | 0x7c00); /* rounds to 65520 or more: infinity */
+    if (abs < 0x38800000u) {
+        /* below half's smallest normal (2^-14): a subnormal, man * 2^-24, rounded
+         * to nearest even by the float addition (2^-24 steps are exact there) */
+        const float a = f32_of(abs);
+        const float scaled = a * 0x1p24f; /* exact: a power-of-two scale */
+        float r = nearbyintf(scaled);     /* the default mode: to nearest even */
+        return (uint16_t)(sign | (uint32_t)r);
+    }
+    /* normal: drop 13 mantissa bits, rounding to nearest even (a carry into the
+     * exponent is right, up to the infinity excluded above) */
+    const uint32_t rebased = abs - (112u << 23);
+    const uint32_t rounded = rebased + 0xfff + (rebased >> 13 & 1);
+    return (uint16_t)(sign | rounded >> 13);
+}
+
+float hn_bf16_to_float(uint16_t h) {
+    return f32_of((uint32_t)h << 16);
+}
+
+uint16_t hn_float_to_bf16(float f) {
+    const uint32_t u = f32_bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(u >> 16 | 0x40); /* NaN stays NaN */
+    return (uint16_t)((u + 0x7fff + (u >> 16 & 1)) >> 16);
 }
 
 /* ------------------------------------------------------------------------------------

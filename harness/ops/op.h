@@ -33,12 +33,24 @@
 
 #include "util.h"
 
-typedef enum { HN_DT_F32, HN_DT_F64, HN_DT_I32 } hn_dtype;
+/* float16 and bfloat16 are 2-byte storage types (a GEMM's half inputs): the
+ * checks and the references read them as the floats they hold; --save-tensors
+ * writes float16 as numpy's "<f2" and bfloat16, which numpy lacks, as "<f4"
+ * (exact: every bfloat16 is a float32). */
+typedef enum { HN_DT_F32, HN_DT_F64, HN_DT_I32, HN_DT_F16, HN_DT_BF16 } hn_dtype;
 typedef enum { HN_BUF_IN, HN_BUF_OUT, HN_BUF_INOUT } hn_buf_role;
 
 size_t hn_dtype_size(hn_dtype t);
 const char *hn_dtype_name(hn_dtype t);  /* "float32", ... */
-const char *hn_dtype_numpy(hn_dtype t); /* "<f4", ... */
+const char *hn_dtype_numpy(hn_dtype t); /* "<f4", ...: the saved file's (bfloat16: "<f4") */
+
+/* IEEE half and bfloat16 from and to float: to float exactly, from float
+ * rounded to nearest even (overflow to infinity, NaN kept NaN), as CUDA's
+ * __float2half_rn and __float2bfloat16_rn. */
+float hn_half_to_float(uint16_t h);
+uint16_t hn_float_to_half(float f);
+float hn_bf16_to_float(uint16_t h);
+uint16_t hn_float_to_bf16(float f);
 
 typedef struct {
     const char *name;   /* "in" */
@@ -133,6 +145,9 @@ typedef struct hn_op {
 
     /* Validates the parameters and gives each buffer's element count. */
     int (*shape)(const double *p, int64_t *counts, hn_err *err);
+    /* Optional: buffer i's dtype for the case's parameters (gemm's inputs follow
+     * its `dtype` parameter); NULL: buffers[i].dtype always. */
+    hn_dtype (*dtype)(const double *p, int buffer);
     /* Floating-point operations (an FMA counts 2) and the fewest bytes a kernel
      * must move (each input read once, each output written once). */
     double (*flop)(const double *p);
@@ -165,6 +180,8 @@ const char *hn_op_names(void);
 int hn_op_count(void);
 const hn_op *hn_op_at(int i);
 int hn_op_param_index(const hn_op *op, const char *name);
+/* Buffer i's dtype for parameters p (op->dtype's, else the buffer's own). */
+hn_dtype hn_op_dtype(const hn_op *op, const double *p, int buffer);
 int hn_op_buffer_index(const hn_op *op, const char *name);
 /* Whether baseline b writes buffer i (an output it declares, or any output when
  * it declares none). */

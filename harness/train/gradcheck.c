@@ -49,7 +49,7 @@ static int ref_forward(const ref_spec *rs, const float *x, const float *w, const
         if (rs->in_buf && strcmp(name, rs->in_buf) == 0) bufs[i] = (void *)x;
         else if (rs->w_buf && strcmp(name, rs->w_buf) == 0) bufs[i] = (void *)w;
         else if (rs->b_buf && strcmp(name, rs->b_buf) == 0) bufs[i] = (void *)b;
-        else bufs[i] = own[i] = xcalloc((size_t)(counts[i] ? counts[i] : 1), hn_dtype_size(op->buffers[i].dtype));
+        else bufs[i] = own[i] = xcalloc((size_t)(counts[i] ? counts[i] : 1), hn_dtype_size(hn_op_dtype(op, p, i)));
     }
     hn_ref refs[16];
     memset(refs, 0, sizeof refs);

@@ -159,6 +159,7 @@ for cfg in configs/*_sweep.json; do
 done
 step cudnn_layouts 120 $h run configs/conv2d_layouts.json --backend cuda --quick --out "$out/conv2d_layouts.csv"
 step cudnn_pool 120 $h run configs/pool2d_layouts.json --backend cuda --quick --out "$out/pool2d_layouts.csv"
+step gemm_mixed 120 $h run configs/gemm_mixed.json --backend cuda --quick --out "$out/gemm_mixed.csv"
 step baselines 30 bash -c "python3 tests/gpu/check_baselines.py --require cudnn_conv_bwd_data \
   --require cudnn_conv_bwd_filter --require cudnn_conv_bwd_bias $out/*.csv"
 # what a variant's host code used to do, on a GPU: "zero" (an output accumulated with

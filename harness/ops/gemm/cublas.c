@@ -1,6 +1,7 @@
 /*
  * gemm/cublas.c: gemm's cuBLAS baseline, "cublas_sgemm" (family cublas,
- * precision float, plain FP32 math: CUBLAS_DEFAULT_MATH, no TF32).
+ * precision float, plain FP32 math: CUBLAS_DEFAULT_MATH, no TF32, for float32
+ * inputs).
  *
  * cuBLAS is column-major; a row-major (r, cols) matrix is, as it lies, a
  * column-major (cols, r) one. So row-major c = alpha op(a) op(b) + beta c is,
@@ -12,6 +13,9 @@
  * and b stored (n, k) (trans_b) is op(b) column-major, to transpose (T, ldb = k);
  * likewise a: N with lda = k, or T with lda = m. c's input is restored before
  * every launch by the runner (c is an in-out buffer), as for the variants.
+ * float16 and bfloat16 inputs: cublasGemmEx with the inputs in their type, c
+ * float32 and FP32 accumulation (CUBLAS_COMPUTE_32F), the mixed-precision GEMM
+ * the variants compute (cuBLAS may use tensor cores for it, as they may).
  * Written against the documented API; not yet run on a GPU.
  */
 #include <stdlib.h>
@@ -60,7 +64,12 @@ static int gemm_prepare(void *state, hn_workload *w, char *what, size_t what_siz
     gemm_cublas *g = state;
     g->w = w;
     gemm_params(w->params, &g->d);
-    snprintf(what, what_size, "cublasSgemm(%c, %c)", g->d.trans_b ? 'T' : 'N', g->d.trans_a ? 'T' : 'N');
+    const char *in = g->d.in_dtype == HN_DT_F16 ? "16F" : g->d.in_dtype == HN_DT_BF16 ? "16BF" : NULL;
+    if (in)
+        snprintf(what, what_size, "cublasGemmEx(%c, %c, %s inputs, 32F c, COMPUTE_32F)", g->d.trans_b ? 'T' : 'N',
+                 g->d.trans_a ? 'T' : 'N', in);
+    else
+        snprintf(what, what_size, "cublasSgemm(%c, %c)", g->d.trans_b ? 'T' : 'N', g->d.trans_a ? 'T' : 'N');
     return 0;
 }
 
@@ -70,11 +79,21 @@ static int gemm_issue(void *state, hn_err *err) {
     gemm_cublas *g = state;
     const hn_dptr *dev = g->w->dev;
     const gemm_dims *d = &g->d;
-    cublasStatus_t st = cublasSgemm(g->handle, d->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                    d->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, d->n, d->m, d->k, &d->alpha,
-                                    F32(dev[GEMM_B_B]), d->trans_b ? d->k : d->n, F32(dev[GEMM_B_A]),
-                                    d->trans_a ? d->m : d->k, &d->beta, F32(dev[GEMM_B_C]), d->n);
-    if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemm: %s", cublasGetStatusString(st));
+    const cublasOperation_t op_b = d->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = d->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int ldb = d->trans_b ? d->k : d->n, lda = d->trans_a ? d->m : d->k;
+    if (d->in_dtype == HN_DT_F32) {
+        cublasStatus_t st = cublasSgemm(g->handle, op_b, op_a, d->n, d->m, d->k, &d->alpha, F32(dev[GEMM_B_B]), ldb,
+                                        F32(dev[GEMM_B_A]), lda, &d->beta, F32(dev[GEMM_B_C]), d->n);
+        if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasSgemm: %s", cublasGetStatusString(st));
+        return 0;
+    }
+    const cudaDataType in = d->in_dtype == HN_DT_F16 ? CUDA_R_16F : CUDA_R_16BF;
+    cublasStatus_t st = cublasGemmEx(g->handle, op_b, op_a, d->n, d->m, d->k, &d->alpha,
+                                     (const void *)(uintptr_t)dev[GEMM_B_B], in, ldb,
+                                     (const void *)(uintptr_t)dev[GEMM_B_A], in, lda, &d->beta,
+                                     (void *)(uintptr_t)dev[GEMM_B_C], CUDA_R_32F, d->n, CUBLAS_COMPUTE_32F,
+                                     CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS) return hn_errf(err, "cublasGemmEx: %s", cublasGetStatusString(st));
     return 0;
 }
 

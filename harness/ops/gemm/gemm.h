@@ -9,13 +9,14 @@
 
 #include "../linear/linear.h"
 
-enum { GEMM_M, GEMM_N, GEMM_K, GEMM_ALPHA, GEMM_BETA, GEMM_TRANS_A, GEMM_TRANS_B };
+enum { GEMM_M, GEMM_N, GEMM_K, GEMM_ALPHA, GEMM_BETA, GEMM_TRANS_A, GEMM_TRANS_B, GEMM_DTYPE };
 enum { GEMM_B_A, GEMM_B_B, GEMM_B_C, GEMM_N_BUFFERS };
 
 typedef struct {
     int m, n, k;
     float alpha, beta;   /* as the kernels get them: rounded to float */
     int trans_a, trans_b; /* 1: stored transposed ("T") */
+    hn_dtype in_dtype;    /* a's and b's: float32, float16 or bfloat16 (c is float32) */
 } gemm_dims;
 
 void gemm_params(const double *p, gemm_dims *d);

@@ -3,8 +3,8 @@
  * kernel every GPU programmer writes first (siboehm's SGEMM steps, Kernel
  * Tuner's matmul, CUTLASS's examples), checked as its authors mean it:
  *
- *   a  (m, k), or (k, m) when trans_a = "T"   float32
- *   b  (k, n), or (n, k) when trans_b = "T"   float32
+ *   a  (m, k), or (k, m) when trans_a = "T"   dtype: float32, float16 or bfloat16
+ *   b  (k, n), or (n, k) when trans_b = "T"   dtype
  *   c  (m, n)                                 float32, read (beta != 0) and written
  *
  *   c = alpha * op(a) op(b) + beta * c
@@ -13,7 +13,12 @@
  * from the generated c, restored outside the timed interval, so a kernel that
  * accumulates into c is timed and checked from the same state every time.
  *
- * Inputs are standard normal (so the product's scale is |alpha| sqrt(k)). The
+ * float16 and bfloat16 inputs make the mixed-precision GEMM of tensor-core
+ * kernels (half inputs, float accumulation and output): the reference reads
+ * them as the floats they hold.
+ *
+ * Inputs are standard normal (so the product's scale is |alpha| sqrt(k)), a and
+ * b rounded to their dtype. The
  * reference is fp64 on linear's multiply (linear_gemm_ref); a case costing more
  * than the budget is checked on a seeded sample of whole rows of c (the first,
  * the last and random ones). Baseline (cublas.c): cublasSgemm, plain FP32 math.
@@ -25,6 +30,9 @@
 #include "gemm.h"
 
 static const char *const TRANS[] = {"N", "T", NULL};
+/* a's and b's dtype, by GEMM_DTYPE's index */
+static const char *const DTYPES[] = {"float32", "float16", "bfloat16", NULL};
+static const hn_dtype DTYPE_OF[] = {HN_DT_F32, HN_DT_F16, HN_DT_BF16};
 
 static const hn_op_param PARAMS[] = {
     {"m", 'i', NULL, "rows of c (and of op(a))", NULL},
@@ -34,10 +42,12 @@ static const hn_op_param PARAMS[] = {
     {"beta", 'f', "0", "scale of c's input (0: c's input does not count)", NULL},
     {"trans_a", 'c', "\"N\"", "N: a is stored (m, k); T: a is stored (k, m) and used transposed", TRANS},
     {"trans_b", 'c', "\"N\"", "N: b is stored (k, n); T: b is stored (n, k) and used transposed", TRANS},
+    {"dtype", 'c', "\"float32\"", "a's and b's dtype (c is float32 whatever it is: a mixed-precision GEMM's)",
+     DTYPES},
 };
 
 static const hn_op_buffer BUFFERS[] = {
-    {"a", HN_DT_F32, HN_BUF_IN, "(m, k) [N] or (k, m) [T]"},
+    {"a", HN_DT_F32, HN_BUF_IN, "(m, k) [N] or (k, m) [T]"}, /* dtype: gemm_dtype */
     {"b", HN_DT_F32, HN_BUF_IN, "(k, n) [N] or (n, k) [T]"},
     {"c", HN_DT_F32, HN_BUF_INOUT, "(m, n)"},
 };
@@ -46,6 +56,14 @@ void gemm_params(const double *p, gemm_dims *d) {
     d->m = (int)p[GEMM_M], d->n = (int)p[GEMM_N], d->k = (int)p[GEMM_K];
     d->alpha = (float)p[GEMM_ALPHA], d->beta = (float)p[GEMM_BETA];
     d->trans_a = p[GEMM_TRANS_A] == 1, d->trans_b = p[GEMM_TRANS_B] == 1;
+    d->in_dtype = p[GEMM_DTYPE] >= 0 && p[GEMM_DTYPE] < 3 ? DTYPE_OF[(int)p[GEMM_DTYPE]] : HN_DT_F32;
+}
+
+/* a and b in the case's dtype; c float32. */
+static hn_dtype gemm_dtype(const double *p, int buffer) {
+    gemm_dims d;
+    gemm_params(p, &d);
+    return buffer == GEMM_B_C ? HN_DT_F32 : d.in_dtype;
 }
 
 static int gemm_shape(const double *p, int64_t *counts, hn_err *err) {
@@ -57,6 +75,8 @@ static int gemm_shape(const double *p, int64_t *counts, hn_err *err) {
             return hn_errf(err, "gemm: %s = %g is not a finite float32", PARAMS[i].name, p[i]);
     for (int i = GEMM_TRANS_A; i <= GEMM_TRANS_B; i++)
         if (p[i] != 0 && p[i] != 1) return hn_errf(err, "gemm: %s = %g is not one of N (0), T (1)", PARAMS[i].name, p[i]);
+    if (p[GEMM_DTYPE] != 0 && p[GEMM_DTYPE] != 1 && p[GEMM_DTYPE] != 2)
+        return hn_errf(err, "gemm: dtype = %g is not one of float32 (0), float16 (1), bfloat16 (2)", p[GEMM_DTYPE]);
     /* The three matrices: (m, k), (k, n), (m, n). */
     static const int PAIRS[3][2] = {{GEMM_M, GEMM_K}, {GEMM_K, GEMM_N}, {GEMM_M, GEMM_N}};
     static const char *const NAMES[3] = {"a", "b", "c"};
@@ -78,10 +98,13 @@ static double gemm_flop(const double *p) {
     return 2.0 * p[GEMM_M] * p[GEMM_N] * p[GEMM_K];
 }
 
-/* a and b read once, c written once and read too when beta counts. */
+/* a and b read once (in their dtype), c written once and read too when beta
+ * counts. */
 static double gemm_bytes(const double *p) {
-    const double mn = p[GEMM_M] * p[GEMM_N];
-    return 4.0 * (p[GEMM_M] * p[GEMM_K] + p[GEMM_K] * p[GEMM_N] + (p[GEMM_BETA] != 0 ? 2 : 1) * mn);
+    gemm_dims d;
+    gemm_params(p, &d);
+    const double mn = p[GEMM_M] * p[GEMM_N], in = (double)hn_dtype_size(d.in_dtype);
+    return in * (p[GEMM_M] * p[GEMM_K] + p[GEMM_K] * p[GEMM_N]) + 4.0 * (p[GEMM_BETA] != 0 ? 2 : 1) * mn;
 }
 
 static int gemm_dims_of(const double *p, int buffer, int64_t dims[4]) {
@@ -105,14 +128,41 @@ static void gemm_label(const double *p, char *buf, size_t size) {
     if (d.alpha != 1.0f && len >= 0 && (size_t)len < size)
         len += snprintf(buf + len, size - (size_t)len, ", alpha:%g", (double)d.alpha);
     if (d.beta != 0.0f && len >= 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, ", beta:%g", (double)d.beta);
+        len += snprintf(buf + len, size - (size_t)len, ", beta:%g", (double)d.beta);
+    if (d.in_dtype != HN_DT_F32 && len >= 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, ", %s", d.in_dtype == HN_DT_F16 ? "fp16" : "bf16");
+}
+
+/* x (n) standard normal in dtype t: float32 values rounded to half or bfloat16
+ * (to nearest even, as the device's conversion would). */
+static void fill_randn(void *x, int64_t n, hn_dtype t, uint64_t seed) {
+    if (t == HN_DT_F32) {
+        hn_fill_randn_f32(x, n, seed);
+        return;
+    }
+    float *f = xmalloc(sizeof *f * (size_t)(n ? n : 1));
+    hn_fill_randn_f32(f, n, seed);
+    uint16_t *h = x;
+    for (int64_t i = 0; i < n; i++) h[i] = t == HN_DT_F16 ? hn_float_to_half(f[i]) : hn_float_to_bf16(f[i]);
+    free(f);
+}
+
+/* A float32 copy of x (n in dtype t), or NULL when x is float32 already. */
+static float *widened(const void *x, int64_t n, hn_dtype t) {
+    if (t == HN_DT_F32) return NULL;
+    float *f = xmalloc(sizeof *f * (size_t)(n ? n : 1));
+    const uint16_t *h = x;
+    for (int64_t i = 0; i < n; i++) f[i] = t == HN_DT_F16 ? hn_half_to_float(h[i]) : hn_bf16_to_float(h[i]);
+    return f;
 }
 
 static void gemm_generate(const double *p, void *const *bufs, uint64_t seed) {
     int64_t counts[GEMM_N_BUFFERS];
     if (gemm_shape(p, counts, NULL) != 0) return;
-    hn_fill_randn_f32(bufs[GEMM_B_A], counts[GEMM_B_A], seed * 3 + 1);
-    hn_fill_randn_f32(bufs[GEMM_B_B], counts[GEMM_B_B], seed * 3 + 2);
+    gemm_dims d;
+    gemm_params(p, &d);
+    fill_randn(bufs[GEMM_B_A], counts[GEMM_B_A], d.in_dtype, seed * 3 + 1);
+    fill_randn(bufs[GEMM_B_B], counts[GEMM_B_B], d.in_dtype, seed * 3 + 2);
     hn_fill_randn_f32(bufs[GEMM_B_C], counts[GEMM_B_C], seed * 3 + 3);
 }
 
@@ -134,7 +184,10 @@ static int gemm_reference(const double *p, void *const *bufs, hn_ref *refs, doub
     (void)err;
     gemm_dims d;
     gemm_params(p, &d);
-    const float *a = bufs[GEMM_B_A], *b = bufs[GEMM_B_B], *c0 = bufs[GEMM_B_C];
+    /* half and bfloat16 inputs as the floats they hold (exact) */
+    float *wa = widened(bufs[GEMM_B_A], (int64_t)d.m * d.k, d.in_dtype);
+    float *wb = widened(bufs[GEMM_B_B], (int64_t)d.k * d.n, d.in_dtype);
+    const float *a = wa ? wa : bufs[GEMM_B_A], *b = wb ? wb : bufs[GEMM_B_B], *c0 = bufs[GEMM_B_C];
     hn_ref *ref = &refs[GEMM_B_C];
     int64_t n_rows;
     int64_t *rows = linear_sample_rows(d.m, 2.0 * d.n * d.k, budget_gflop, seed, &n_rows);
@@ -164,6 +217,8 @@ static int gemm_reference(const double *p, void *const *bufs, hn_ref *refs, doub
     }
     free(as);
     free(rows);
+    free(wa);
+    free(wb);
     return 0;
 }
 
@@ -171,6 +226,7 @@ static const char *const BENCH[] = {
     "m=1024,n=1024,k=1024",
     "m=512,n=2048,k=256,trans_b=T",
     "m=1000,n=999,k=997,trans_a=T,beta=0.5",
+    "m=1024,n=1024,k=1024,dtype=float16",
     NULL,
 };
 
@@ -184,6 +240,7 @@ const hn_op hn_op_gemm = {
     .baselines = gemm_baselines,
     .n_baselines = GEMM_N_BASELINES,
     .bench_cases = BENCH,
+    .dtype = gemm_dtype,
     .shape = gemm_shape,
     .flop = gemm_flop,
     .bytes = gemm_bytes,
