@@ -38,6 +38,7 @@ PARAMS = {
     "linear_backward": ["batch", "in_f", "out_f"],
     "relu": ["n"], "relu_backward": ["n"], "sigmoid": ["n"], "sigmoid_backward": ["n"],
     "softmax_cross_entropy": ["batch", "classes"],
+    "softmax": ["rows", "cols"],
 }
 
 
@@ -159,6 +160,10 @@ def expected(op, P, T):
     if op == "sigmoid_backward":
         s = 1 / (1 + np.exp(-T["x"]))
         return {"dx": T["dy"] * s * (1 - s)}
+    if op == "softmax":
+        z = T["x"] - T["x"].max(1, keepdims=True)
+        e = np.exp(z)
+        return {"y": e / e.sum(1, keepdims=True)}
     if op == "softmax_cross_entropy":
         z, lab = T["logits"], T["labels"].astype(np.int64)
         zs = z - z.max(1, keepdims=True)

@@ -109,6 +109,8 @@ def expected(op, P, T):
         return {"cols": F.unfold(x, fs)}
     if op == "linear":
         return {"y": F.linear(T["x"], T["weight"], T["bias"])}
+    if op == "softmax":
+        return {"y": torch.softmax(T["x"], -1)}
     if op == "gemm":
         a = T["a"].T if P["trans_a"] == "T" else T["a"]
         b = T["b"].T if P["trans_b"] == "T" else T["b"]
