@@ -39,6 +39,7 @@ PARAMS = {
     "relu": ["n"], "relu_backward": ["n"], "sigmoid": ["n"], "sigmoid_backward": ["n"],
     "softmax_cross_entropy": ["batch", "classes"],
     "softmax": ["rows", "cols"],
+    "layernorm": ["rows", "cols", "eps"],
 }
 
 
@@ -160,6 +161,12 @@ def expected(op, P, T):
     if op == "sigmoid_backward":
         s = 1 / (1 + np.exp(-T["x"]))
         return {"dx": T["dy"] * s * (1 - s)}
+    if op == "layernorm":
+        x = T["x"]
+        mean = x.mean(1)
+        var = ((x - mean[:, None]) ** 2).mean(1)
+        rstd = 1 / np.sqrt(var + float(np.float32(P["eps"])))
+        return {"y": (x - mean[:, None]) * rstd[:, None] * T["weight"] + T["bias"], "mean": mean, "rstd": rstd}
     if op == "softmax":
         z = T["x"] - T["x"].max(1, keepdims=True)
         e = np.exp(z)

@@ -111,6 +111,11 @@ def expected(op, P, T):
         return {"y": F.linear(T["x"], T["weight"], T["bias"])}
     if op == "softmax":
         return {"y": torch.softmax(T["x"], -1)}
+    if op == "layernorm":
+        x, eps = T["x"], float(np.float32(P["eps"]))
+        var, mean = torch.var_mean(x, -1, unbiased=False)
+        y = F.layer_norm(x, (x.shape[-1],), T["weight"], T["bias"], eps)
+        return {"y": y, "mean": mean, "rstd": torch.rsqrt(var + eps)}
     if op == "gemm":
         a = T["a"].T if P["trans_a"] == "T" else T["a"]
         b = T["b"].T if P["trans_b"] == "T" else T["b"]
