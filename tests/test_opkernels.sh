@@ -13,7 +13,8 @@
 #     launches); the planted shared-memory race is a `race` row naming its line;
 #   - debug on a pipeline and on a planted bug; tune on a tunable template;
 #     --save-tensors replayed by tests/numpy_crosscheck.py;
-#   - a tunable also given in the variant's defines is exit 2 saying what to do.
+#   - a tunable also given in the variant's defines is exit 2 saying what to do;
+#   - conv2d's and im2col's case labels name a non-zero pad value.
 . "$(dirname "$0")/lib.sh"
 
 cfg=$root/tests/configs/opkernels
@@ -97,6 +98,10 @@ expect 1 "verdict: output does NOT match the reference" debug "$cfg/pool2d.json"
   --set n=2,channels=3,h=8,w=7,k=2,mode=max,layout=CHWN --out "$tmp/dbg"
 case "$out" in *"argmax: 48 of 72 elements match"*) ;; *) fail "debug of the planted tie rule: $out" ;; esac
 expect 0 "best configurations" tune "$cfg/sigmoid.json" --backend emu --quick --budget 3 --case 0-1 --out "$tmp/tune"
+
+echo "== labels tell cases apart by the pad value (conv2d and im2col left it out)"
+expect 0 "1x6x1 -> 1, f:2x2, p:1, pad:0.5" list "$cfg/conv2d.json"
+expect 0 "1x7x3, f:2x2, p:-1, pad:1.5" list "$cfg/im2col.json"
 
 echo "== a tunable that is also a define of the variant"
 sed 's/"tune": {/"defines": {"UNROLL": 2}, "tune": {/' "$cfg/sigmoid.json" >"$tmp/both.json"
