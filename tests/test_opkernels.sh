@@ -15,7 +15,8 @@
 #     --save-tensors replayed by tests/numpy_crosscheck.py;
 #   - a tunable also given in the variant's defines is exit 2 saying what to do;
 #   - conv2d's and im2col's case labels name a non-zero pad value;
-#   - a block over the kernel's __launch_bounds__ is a launch_error on the emulator too.
+#   - a block over the kernel's __launch_bounds__ is a launch_error on the emulator too;
+#   - progress lines say their counts are so far (printed as a case starts).
 . "$(dirname "$0")/lib.sh"
 
 cfg=$root/tests/configs/opkernels
@@ -115,6 +116,8 @@ cat >"$tmp/bounds.json" <<JSON
 JSON
 expect 1 "" run "$tmp/bounds.json" --backend emu --quick --out "$tmp/bounds.csv"
 expect_rows "$tmp/bounds.csv" "at_bound ok 2" "over_bound launch_error 2"
+# progress is printed as a case starts: its counts are the cases before it
+case "$out" in *"[1/2] case 0 n:5: 0 rows ok, 0 failed so far"*) ;; *) fail "progress: $out" ;; esac
 grep -q "exceeds this kernel's __launch_bounds__ of 256 threads" "$tmp/bounds.csv" || fail "bounds: $(cat "$tmp/bounds.csv")"
 
 echo "== a tunable that is also a define of the variant"
