@@ -101,6 +101,9 @@ case "$out" in *"dweight: 78 of 78"*"dbias: 6 of 6"*) ;; *) fail "debug of the t
 expect 1 "verdict: output does NOT match the reference" debug "$cfg/pool2d.json" --kernel planted_pool2d_last_tie \
   --set n=2,channels=3,h=8,w=7,k=2,mode=max,layout=CHWN --out "$tmp/dbg"
 case "$out" in *"argmax: 48 of 72 elements match"*) ;; *) fail "debug of the planted tie rule: $out" ;; esac
+expect 0 "block (0,0,6): image 1, output channel 2" debug "$cfg/conv2d.json" --kernel conv2d_smem_filter \
+  --set n=2,in_ch=1,out_ch=4,filter_size=2,h=5,w=6,padding=0,pad=0,use_bias=0 --block 0,0,6 --out "$tmp/dbg"
+case "$out" in *"filter in shared memory (2 x 2)"*"verdict: output matches the reference"*) ;; *) fail "debug --block: $out" ;; esac
 expect 0 "best configurations" tune "$cfg/sigmoid.json" --backend emu --quick --budget 3 --case 0-1 --out "$tmp/tune"
 
 echo "== labels tell cases apart by the pad value (conv2d and im2col left it out)"

@@ -5,7 +5,10 @@
  *                           in dynamic shared memory (extern __shared__, sized by the
  *                           config's shared_bytes expression), loaded by a block-stride loop
  *   conv2d_smem_filter_bug  planted: the padding is off by one (reads shifted a pixel)
- *   harness run tests/configs/opkernels/conv2d.json --backend emu */
+ *   harness run tests/configs/opkernels/conv2d.json --backend emu
+ *   harness debug tests/configs/opkernels/conv2d.json --kernel conv2d_smem_filter --block 0,0,1
+ *     prints the chosen block's filter from shared memory (hn_kernel.h's helpers) */
+#include "hn_kernel.h"
 
 template <int SHIFT>
 __device__ void conv_body(const float *__restrict__ in, const float *__restrict__ filter, const float *__restrict__ bias,
@@ -17,6 +20,12 @@ __device__ void conv_body(const float *__restrict__ in, const float *__restrict_
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     for (int t = tid; t < taps; t += blockDim.x * blockDim.y) f_s[t] = filter[(long long)o * taps + t];
     __syncthreads();
+#ifdef DEBUG
+    if (hn_debug_leader()) {
+        printf("block (%d,%d,%d): image %d, output channel %d\n", blockIdx.x, blockIdx.y, blockIdx.z, b, o);
+        hn_print_matrix("filter in shared memory", f_s, in_ch * fs, fs, fs);
+    }
+#endif
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= ow || y >= oh) return; /* after the only barrier */
     const int rr = r + SHIFT;
