@@ -60,7 +60,7 @@ run_cfg relu --save-tensors "$tmp/relu_t"
 expect_rows "$tmp/relu.csv" "relu_vec4 ok 6" "planted_relu_no_tail ok 1" "planted_relu_no_tail mismatch 5"
 grep -q "never written" "$tmp/relu.csv" || fail "relu: the dropped tail's reason does not say the outputs were never written"
 run_cfg softmax_cross_entropy --save-tensors "$tmp/sm_t"
-expect_rows "$tmp/softmax_cross_entropy.csv" "xent_warp_rows ok 12" \
+expect_rows "$tmp/softmax_cross_entropy.csv" "xent_warp_rows ok 12" "xent_cg_rows ok 12" \
   "planted_xent_no_mean_grad ok 6" "planted_xent_no_mean_grad mismatch 6"
 run_cfg conv2d
 expect_rows "$tmp/conv2d.csv" "conv2d_smem_filter ok 16" "planted_conv2d_pad_off_by_one mismatch 16"

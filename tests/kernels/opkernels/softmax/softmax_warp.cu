@@ -4,6 +4,7 @@
  *                       dlogits written, the row's loss term into the scratch buffer
  *   xent_mean           one block: the row terms summed (a grid-stride loop, then a
  *                       warp-shuffle tree and dynamic shared memory across warps), the mean
+ *   xent_rows_cg        the same with cooperative groups (tiles, cg::reduce)
  *   xent_rows_warp_bug  planted: dlogits without the 1/batch of the mean
  *   harness run tests/configs/opkernels/softmax_cross_entropy.json --backend emu */
 
@@ -64,4 +65,30 @@ __global__ void xent_mean(const float *__restrict__ row_loss, float *__restrict_
         t = warp_sum(t);
         if (threadIdx.x == 0) loss[0] = t / batch;
     }
+}
+
+/* xent_rows_cg: xent_rows_warp written with cooperative groups: a
+ * thread_block_tile<32> per row, cg::reduce with cg::greater / cg::plus */
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+__global__ void xent_rows_cg(const float *__restrict__ logits, const int *__restrict__ labels,
+                             float *__restrict__ dlogits, float *__restrict__ row_loss, int batch, int classes) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    const int row = blockIdx.x * (blockDim.x / 32) + warp.meta_group_rank();
+    if (row >= batch) return;
+    const float *x = logits + (long long)row * classes;
+    float m = -INFINITY;
+    for (int c = warp.thread_rank(); c < classes; c += 32) m = fmaxf(m, x[c]);
+    m = cg::reduce(warp, m, cg::greater<float>());
+    float s = 0.0f;
+    for (int c = warp.thread_rank(); c < classes; c += 32) s += expf(x[c] - m);
+    s = cg::reduce(warp, s, cg::plus<float>());
+    const int label = labels[row];
+    float *d = dlogits + (long long)row * classes;
+    for (int c = warp.thread_rank(); c < classes; c += 32)
+        d[c] = (expf(x[c] - m) / s - (c == label ? 1.0f : 0.0f)) / batch;
+    if (warp.thread_rank() == 0) row_loss[row] = m + logf(s) - x[label];
 }
