@@ -7,6 +7,8 @@
 #include "compile.h"
 
 #include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -186,4 +188,68 @@ const struct hn_embedded_file *hn_embedded_find(const char *name) {
 const char *hn_embedded_in_group(const struct hn_embedded_file *f, const char *group) {
     size_t n = strlen(group);
     return strncmp(f->name, group, n) == 0 && f->name[n] == '/' ? f->name + n + 1 : NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* CUBIN: a kernel's __launch_bounds__ */
+
+static uint64_t rd_le(const unsigned char *p, int bytes) {
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+/* The records of a .nv.info.<kernel> section: a format byte, an attribute byte,
+ * then for format 4 (EIFMT_SVAL) a 16-bit size and that many bytes, for format
+ * 3 (EIFMT_HVAL) a 16-bit value, for 2 (EIFMT_BVAL) one byte, for 1 nothing.
+ * EIATTR_MAX_THREADS (0x05) holds x, y, z as 32-bit values. */
+static int nv_info_max_threads(const unsigned char *p, uint64_t size) {
+    uint64_t i = 0;
+    while (i + 2 <= size) {
+        const int fmt = p[i], attr = p[i + 1];
+        if (fmt == 4) {
+            if (i + 4 > size) return -1;
+            const uint64_t n = rd_le(p + i + 2, 2);
+            if (i + 4 + n > size) return -1;
+            if (attr == 0x05 && n == 12) {
+                const uint64_t t = rd_le(p + i + 4, 4) * rd_le(p + i + 8, 4) * rd_le(p + i + 12, 4);
+                return t > 0 && t <= 1u << 20 ? (int)t : -1;
+            }
+            i += 4 + n;
+        } else if (fmt == 3) {
+            i += 4;
+        } else if (fmt == 2) {
+            i += 3;
+        } else if (fmt == 1) {
+            i += 2;
+        } else {
+            return -1;
+        }
+    }
+    return -1;
+}
+
+int hn_cubin_max_threads(const void *image, size_t size, const char *lowered) {
+    const unsigned char *d = image;
+    /* ELF64, little-endian */
+    if (!d || size < 64 || memcmp(d, "\x7f" "ELF", 4) != 0 || d[4] != 2 || d[5] != 1) return -1;
+    const uint64_t shoff = rd_le(d + 0x28, 8), shentsize = rd_le(d + 0x3a, 2), shnum = rd_le(d + 0x3c, 2),
+                   shstrndx = rd_le(d + 0x3e, 2);
+    if (shentsize < 64 || shstrndx >= shnum || shoff > size || shnum > (size - shoff) / shentsize) return -1;
+    const unsigned char *strsec = d + shoff + shstrndx * shentsize;
+    const uint64_t str_off = rd_le(strsec + 0x18, 8), str_size = rd_le(strsec + 0x20, 8);
+    if (str_off > size || str_size > size - str_off) return -1;
+    char want[512];
+    if ((size_t)snprintf(want, sizeof want, ".nv.info.%s", lowered) >= sizeof want) return -1;
+    const size_t want_len = strlen(want);
+    for (uint64_t i = 0; i < shnum; i++) {
+        const unsigned char *sh = d + shoff + i * shentsize;
+        const uint64_t name = rd_le(sh, 4), off = rd_le(sh + 0x18, 8), sz = rd_le(sh + 0x20, 8);
+        if (name >= str_size || str_size - name <= want_len) continue;
+        const char *nm = (const char *)d + str_off + name;
+        if (memcmp(nm, want, want_len + 1) != 0) continue;
+        if (off > size || sz > size - off) return -1;
+        return nv_info_max_threads(d + off, sz);
+    }
+    return -1;
 }

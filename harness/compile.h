@@ -70,6 +70,9 @@ typedef struct {
     int stack_frame;    /* bytes */
     int static_shared;  /* bytes */
     int constant;       /* bytes of cmem[0] */
+    int max_threads;    /* threads per block its __launch_bounds__ allow; 0 or -1: none known.
+                           Emulator images: from NVRTC's CUBIN of the same source, where run
+                           and check built one (hn_cubin_max_threads) */
 } hn_kernel_resources;
 
 typedef struct {
@@ -104,6 +107,11 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
 
 /* Compiles for the emu target with the host C++ compiler; same contract. */
 int hn_compile_emu(const hn_compile_req *req, hn_module_image *out, char **log_out, hn_err *err);
+
+/* The threads per block a kernel of a CUBIN allows by its __launch_bounds__:
+ * x * y * z of the EIATTR_MAX_THREADS record in the ELF section
+ * ".nv.info.<lowered>"; -1 when it has none or the image is not such an ELF. */
+int hn_cubin_max_threads(const void *image, size_t size, const char *lowered);
 
 /* Dispatches on target. */
 int hn_compile(hn_target target, const hn_compile_req *req, hn_module_image *out, char **log_out,

@@ -913,7 +913,10 @@ static int parse_tune(ctx *c, const hn_plan *plan, hn_variant_spec *s, const cJS
                                "tunable cannot be a define too; drop it from defaults.defines or give the variant "
                                "defines of its own",
                                d->string)
-                         : bad(c, dp, "'%s' is also in defines", d->string);
+                         : bad(c, dp,
+                               "'%s' is also in defines: a tunable cannot be a define too (run takes the first valid "
+                               "point of its space, tune searches it); drop it from this variant's defines",
+                               d->string);
         for (int i = 0; rc == 0 && i < ns->n_axes; i++)
             if (strcmp(ns->axis_names[i], d->string) == 0) rc = bad(c, dp, "tunable '%s' has the name of an axis", d->string);
         for (int i = 0; rc == 0 && i < ns->n_params; i++)

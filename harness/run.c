@@ -134,7 +134,9 @@ static void progress(run_ctx *r, int64_t c, const char *label, const lane_ctx *l
     }
     if (r->n_lanes > 1)
         snprintf(where, sizeof where, " [device %d%s]", ln->dev.index, ln->cur_helping ? ", helping" : "");
-    fprintf(stderr, "%s[%lld/%lld] case %lld %s%s: %d rows ok, %d failed, %.1f s%s%s", r->tty ? "\r\033[K" : "",
+    /* printed as a case starts: the counts are of the cases before it ("so far"),
+     * which a log of one line per case would otherwise read as this case's */
+    fprintf(stderr, "%s[%lld/%lld] case %lld %s%s: %d rows ok, %d failed so far, %.1f s%s%s", r->tty ? "\r\033[K" : "",
             (long long)r->cases_seen, (long long)r->cases_total, (long long)c, label, where, r->n_ok, r->n_failed, el,
             eta, r->tty ? "" : "\n");
     fflush(stderr);

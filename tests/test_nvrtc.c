@@ -214,10 +214,45 @@ static void test_baseline_parts(void) {
     CHECK(major >= 12);
 }
 
+/* hn_cubin_max_threads reads each kernel's __launch_bounds__ from the CUBIN (x * y
+ * * z, template arguments included), -1 for a kernel without; damaged images are
+ * -1, never a crash */
+static void test_launch_bounds(void) {
+    char *dir = tmp_dir("nvrtc-bounds");
+    char *src = xasprintf("%s/bounds.cu", dir);
+    write_text(src, "__global__ void __launch_bounds__(192) b192(float *x) { x[threadIdx.x] = 1; }\n"
+                    "__global__ void __launch_bounds__(256, 2) b256(float *x) { x[threadIdx.x] = 2; }\n"
+                    "template <int T> __global__ void __launch_bounds__(T) bt(float *x) { x[threadIdx.x] = T; }\n"
+                    "__global__ void none(float *x) { x[threadIdx.x] = 3; }\n");
+    const char *kernels[] = {"b192", "b256", "bt<64>", "none"};
+    hn_compile_req req = {.src_path = src, .kernels = kernels, .n_kernels = 4, .arch = "sm_90"};
+    hn_module_image img;
+    hn_err err;
+    CHECK_MSG(hn_compile_cuda(&req, &img, NULL, &err) == 0, "%s", err.msg);
+    const int want[] = {192, 256, 64, -1};
+    for (int i = 0; i < 4; i++)
+        CHECK_MSG(hn_cubin_max_threads(img.image, img.image_size, img.lowered[i]) == want[i], "%s: %d", kernels[i],
+                  hn_cubin_max_threads(img.image, img.image_size, img.lowered[i]));
+    for (size_t cut = 0; cut < img.image_size; cut += 61) { /* truncated: never a wrong bound, no read past the
+                                                               end (the tail past the sections may go) */
+        const int got = hn_cubin_max_threads(img.image, cut, img.lowered[0]);
+        CHECK_MSG(got == -1 || got == 192, "cut at %zu: %d", cut, got);
+    }
+    unsigned char *bad = xmalloc(img.image_size);
+    memcpy(bad, img.image, img.image_size);
+    memset(bad + 0x28, 0xff, 8); /* the section table's offset past the end */
+    CHECK(hn_cubin_max_threads(bad, img.image_size, img.lowered[0]) == -1);
+    CHECK(hn_cubin_max_threads("not an ELF", 10, "x") == -1);
+    free(bad);
+    hn_module_image_free(&img);
+    free(src), free(dir);
+}
+
 int main(void) {
     test_baseline_parts();
     test_every_config_variant();
     test_cache_and_header_edit();
     test_compile_error();
+    test_launch_bounds();
     return hn_test_exit();
 }

@@ -24,6 +24,7 @@
 
 #include "csv.h"
 #include "ops/op.h"
+#include "ops/pool2d/pool2d.h"
 #include "run.h"
 #include "sweep.h"
 #include "test_emu_common.h"
@@ -307,6 +308,22 @@ static void test_generator(void) {
                     for (int l = 1; l < 3; l++)
                         same &= in[l][at(l, N, C, H, W, b, c, y, x)] == in[0][at(0, N, C, H, W, b, c, y, x)];
     CHECK_MSG(same, "the layouts hold different numbers");
+    /* every third window (NCHW order) holds its maximum at its first and last
+     * element, so a kernel giving ties to the last maximum fails */
+    int ties = 0, windows = 0;
+    for (int l = 0; l < 3; l++)
+        for (int b = 0, win = 0; b < N; b++)
+            for (int c = 0; c < C; c++)
+                for (int oy = 0; oy < H / 2; oy++)
+                    for (int ox = 0; ox < W / 2; ox++, win++) {
+                        float m = -INFINITY;
+                        for (int q = 0; q < 4; q++) m = fmaxf(m, in[l][at(l, N, C, H, W, b, c, 2 * oy + q / 2, 2 * ox + q % 2)]);
+                        const float first = in[l][at(l, N, C, H, W, b, c, 2 * oy, 2 * ox)];
+                        const float last = in[l][at(l, N, C, H, W, b, c, 2 * oy + 1, 2 * ox + 1)];
+                        windows += win % 3 == 0;
+                        ties += win % 3 == 0 && first == m && last == m;
+                    }
+    CHECK_MSG(windows > 0 && ties == windows, "%d of %d windows tied", ties, windows);
     params(p, N, C, H, W, 2, 0, NCHW);
     void **again = alloc_bufs(fwd, counts);
     fwd->generate(p, again, 5);
@@ -326,8 +343,15 @@ static void test_generator(void) {
             void **bf = alloc_bufs(fwd, cf), **bb = alloc_bufs(bwd, cb);
             fwd->generate(p, bf, 31);
             bwd->generate(p, bb, 31);
-            CHECK(memcmp(bf[hn_op_buffer_index(fwd, "in")], bb[hn_op_buffer_index(bwd, "in")],
-                         (size_t)cf[0] * sizeof(float)) == 0);
+            /* the forward's input is the backward's with ties planted */
+            pool2d_dims d;
+            CHECK(pool2d_decode("pool2d", p, &d, NULL, NULL, &err) == 0);
+            float *tied = xmalloc((size_t)cf[0] * sizeof(float));
+            memcpy(tied, bb[hn_op_buffer_index(bwd, "in")], (size_t)cf[0] * sizeof(float));
+            pool2d_plant_ties(&d, tied);
+            CHECK(memcmp(bf[hn_op_buffer_index(fwd, "in")], tied, (size_t)cf[0] * sizeof(float)) == 0);
+            free(tied);
+            memcpy(bf[hn_op_buffer_index(fwd, "in")], bb[hn_op_buffer_index(bwd, "in")], (size_t)cf[0] * sizeof(float));
             params(p, 3, 4, 11, 13, 3, 0, layout); /* the forward's argmax, in max mode */
             hn_ref refs[16] = {{0}};
             CHECK(fwd->reference(p, (void *const *)bf, refs, 1e9, 31, 2, &err) == 0);

@@ -478,8 +478,8 @@ static int cuda_launch(hn_backend *base, hn_kernel *k, const hn_launch_dims *d, 
         return hn_errf(err, "block %ux%ux%u = %lld threads exceeds the device's limit of %d",
                        d->block[0], d->block[1], d->block[2], threads, in->max_threads_per_block);
     if (k->max_threads > 0 && threads > k->max_threads)
-        return hn_errf(err, "block of %lld threads exceeds this kernel's limit of %d (its register "
-                            "use allows no more)",
+        return hn_errf(err, "block of %lld threads exceeds this kernel's limit of %d (its "
+                            "__launch_bounds__ or its register use allow no more)",
                        threads, k->max_threads);
     size_t total_shared = d->shared_bytes + (size_t)k->static_shared;
     if (total_shared > in->shared_per_block_optin)

@@ -56,7 +56,7 @@ static int number_before(const char *line, size_t len, const char *tag) {
  */
 static void parse_resources(const char *log, const char *lowered, hn_kernel_resources *r) {
     r->registers = r->spill_stores = r->spill_loads = r->stack_frame = r->static_shared =
-        r->constant = -1;
+        r->constant = r->max_threads = -1;
     char *needle = xasprintf("Function properties for %s\n", lowered);
     const char *p = strstr(log, needle);
     free(needle);

@@ -64,6 +64,7 @@ struct hn_kernel {
     emu_module plain;   /* a profile's plain module (dl NULL if none): the blocks it
                            does not record run this */
     int device_vars;    /* the source has __device__ variables: one module for every block */
+    int max_threads;    /* its __launch_bounds__, from NVRTC's build of the source; <= 0: none known */
 };
 
 struct hn_event {
@@ -236,6 +237,7 @@ static int emu_kernel_load(hn_backend *b, const hn_module_image *img, int index,
     if (module_load(img->path, img->lowered[index], &k->m, err) != 0) goto fail;
     if (img->companion && module_load(img->companion, img->lowered[index], &k->plain, err) != 0) goto fail;
     k->device_vars = img->device_vars;
+    k->max_threads = img->res ? img->res[index].max_threads : -1;
     *out = k;
     return 0;
 fail:
@@ -364,6 +366,10 @@ static int check_dims(const emu_backend *e, const hn_kernel *k, const hn_launch_
         return hn_errf(err, "block of %u x %u x %u = %llu threads exceeds the device limit of %d "
                             "threads per block",
                        d->block[0], d->block[1], d->block[2], threads, in->max_threads_per_block);
+    if (k->max_threads > 0 && threads > (unsigned long long)k->max_threads)
+        return hn_errf(err, "block of %u x %u x %u = %llu threads exceeds this kernel's __launch_bounds__ of %d "
+                            "threads (NVRTC's build of it says so): a GPU refuses this launch",
+                       d->block[0], d->block[1], d->block[2], threads, k->max_threads);
     if (d->shared_bytes > in->shared_per_block_optin)
         return hn_errf(err, "dynamic shared memory of %zu bytes exceeds the device limit of %zu "
                             "bytes (with opt-in)",

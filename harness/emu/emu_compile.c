@@ -750,7 +750,7 @@ done:
         out->res = xcalloc((size_t)req->n_kernels, sizeof *out->res);
         for (int i = 0; i < req->n_kernels; i++) {
             out->lowered[i] = xasprintf("hn_emu_kernel_%d", i);
-            out->res[i] = (hn_kernel_resources){-1, -1, -1, -1, -1, -1};
+            out->res[i] = (hn_kernel_resources){-1, -1, -1, -1, -1, -1, -1};
         }
         out->n_symbols = req->n_symbols;
         out->sym_lowered = xcalloc((size_t)req->n_symbols + 1, sizeof *out->sym_lowered);

@@ -11,8 +11,10 @@
  * some code NVRTC does not (host-only library functions, headers NVRTC lacks,
  * INFINITY without <math.h>), and a variant that passes on the CPU should not
  * fail to build on the GPU later without a word. The result is cached like
- * every compile; the note is NVRTC's first error line. */
-static void nvrtc_check(hn_pool *cp, hn_pool_job *s) {
+ * every compile; the note is NVRTC's first error line. Where it builds, each
+ * kernel's __launch_bounds__ go into emu's resources (max_threads), so the
+ * emulator refuses a launch of more threads, as a GPU does. */
+static void nvrtc_check(hn_pool *cp, hn_pool_job *s, hn_module_image *emu) {
     hn_compile_req req = s->build.req;
     req.arch = cp->nvrtc_arch;
     req.instrument = HN_INSTRUMENT_NONE;
@@ -20,6 +22,8 @@ static void nvrtc_check(hn_pool *cp, hn_pool_job *s) {
     hn_err err;
     char *log = NULL;
     if (hn_compile(HN_TARGET_CUDA, &req, &img, &log, &err) == 0) {
+        for (int i = 0; emu->res && i < emu->n_kernels && i < img.n_kernels; i++)
+            emu->res[i].max_threads = hn_cubin_max_threads(img.image, img.image_size, img.lowered[i]);
         hn_module_image_free(&img);
     } else {
         char line[400];
@@ -63,7 +67,7 @@ static void *compile_thread(void *arg) {
             fprintf(stderr, "harness: compile error in %s:\n%s\n", s->build.req.src_path, err.msg);
         }
         free(log);
-        if (rc == 0 && cp->target == HN_TARGET_EMU && cp->nvrtc_arch) nvrtc_check(cp, s);
+        if (rc == 0 && cp->target == HN_TARGET_EMU && cp->nvrtc_arch) nvrtc_check(cp, s, &img);
         pthread_mutex_lock(&cp->mu);
         s->img = img;
         s->ok = rc == 0;

@@ -136,6 +136,8 @@ static void conv2d_label(const double *p, char *buf, size_t size) {
     size_t k = 0;
     if (d.n != 1) k += (size_t)snprintf(extra + k, sizeof extra - k, ", n:%d", d.n);
     if ((int)p[C2_PADDING] >= 0) k += (size_t)snprintf(extra + k, sizeof extra - k, ", p:%d", (int)p[C2_PADDING]);
+    /* the pad value too: two cases differing only in it must not share a label */
+    if (p[C2_PAD] != 0) k += (size_t)snprintf(extra + k, sizeof extra - k, ", pad:%g", p[C2_PAD]);
     if (d.use_bias) k += (size_t)snprintf(extra + k, sizeof extra - k, ", bias");
     if (d.layout) snprintf(extra + k, sizeof extra - k, ", %s", LAYOUTS[d.layout]);
     snprintf(buf, size, "%dx%dx%d -> %d, f:%dx%d%s", d.s.h, d.s.w, d.in_ch, d.out_ch, d.s.fs, d.s.fs, extra);

@@ -89,8 +89,11 @@ static int im2col_dims(const double *p, int buffer, int64_t dims[4]) {
 }
 
 static void im2col_label(const double *p, char *buf, size_t size) {
-    char extra[48] = "";
-    if ((int)p[P_N] != 1) snprintf(extra, sizeof extra, ", n:%d", (int)p[P_N]);
+    char extra[80] = "";
+    size_t k = 0;
+    if ((int)p[P_N] != 1) k += (size_t)snprintf(extra, sizeof extra, ", n:%d", (int)p[P_N]);
+    /* the pad value too: two cases differing only in it must not share a label */
+    if (p[P_PAD] != 0) snprintf(extra + k, sizeof extra - k, ", pad:%g", p[P_PAD]);
     snprintf(buf, size, "%dx%dx%d, f:%dx%d, p:%d%s", (int)p[P_H], (int)p[P_W], (int)p[P_IN_CH], (int)p[P_FS],
              (int)p[P_FS], (int)p[P_PADDING], extra);
 }

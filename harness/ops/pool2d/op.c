@@ -138,6 +138,7 @@ static void pool2d_generate(const double *p, void *const *bufs, uint64_t seed) {
     pool2d_dims d;
     pool2d_decode("pool2d", p, &d, NULL, NULL, NULL);
     pool2d_fill_input(&d, bufs[P2F_IN], seed * 2 + 1);
+    pool2d_plant_ties(&d, bufs[P2F_IN]);
 }
 
 typedef struct {

@@ -64,6 +64,12 @@ void pool2d_case_label(const double *p, char *buf, size_t size);
  * whatever its layout. */
 void pool2d_fill_input(const pool2d_dims *d, float *x, uint64_t seed);
 
+/* Makes every third window of an input pool2d_fill_input filled (in NCHW order)
+ * hold its maximum twice, at its first and last element, so a kernel's tie rule
+ * is checked; nothing for k = 1. The forward's generator calls it, not the
+ * backward's (its cuDNN baseline picks among tied maxima its own way). */
+void pool2d_plant_ties(const pool2d_dims *d, float *x);
+
 /* The forward pass of output rows [r0, r1), r = o * oh + oy (each row is ow *
  * inner elements, in the layout's order): out in fp64 (max: the window's
  * maximum, exact; avg: the window's sum / k^2), and for max pooling the

@@ -27,6 +27,7 @@
  * first, then across; exact unless the values span more than 2^29 in
  * magnitude, within an ulp of the sum otherwise), divided by k^2.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,35 @@ void pool2d_forward_rows(const pool2d_dims *d, const float *in, double *out, dou
 #endif
         forward_rows_generic(d, in, out, argmax_f64, argmax, r0, r1, group, &t);
     free(t.m), free(t.r), free(t.bm), free(t.ba), free(t.s);
+}
+
+/* Every third window (counted in NCHW order, so every layout ties the same
+ * windows) gets its maximum at its first and its last element: random normal
+ * floats almost never tie, and without ties a kernel that gives a tie to the
+ * last maximum (`>=` for `>`) would pass. */
+void pool2d_plant_ties(const pool2d_dims *d, float *x) {
+    if (d->k < 2) return;
+    const int64_t hw = (int64_t)d->h * d->w;
+    int64_t win = 0;
+    for (int b = 0; b < d->n; b++)
+        for (int c = 0; c < d->channels; c++) {
+            const int64_t o = d->layout == P2_NCHW ? (int64_t)b * d->channels + c : d->layout == P2_NHWC ? b : c;
+            const int64_t i = d->layout == P2_NCHW ? 0 : d->layout == P2_NHWC ? c : b;
+            float *plane = x + o * hw * d->inner + i;
+            for (int oy = 0; oy < d->oh; oy++)
+                for (int ox = 0; ox < d->ow; ox++, win++) {
+                    if (win % 3 != 0) continue;
+                    float m = -INFINITY;
+                    for (int p = 0; p < d->k; p++)
+                        for (int q = 0; q < d->k; q++) {
+                            const float v = plane[((int64_t)(oy * d->k + p) * d->w + ox * d->k + q) * d->inner];
+                            if (v > m) m = v;
+                        }
+                    const int64_t y0 = (int64_t)oy * d->k, x0 = (int64_t)ox * d->k, k1 = d->k - 1;
+                    plane[(y0 * d->w + x0) * d->inner] = m;
+                    plane[((y0 + k1) * d->w + x0 + k1) * d->inner] = m;
+                }
+        }
 }
 
 void pool2d_fill_input(const pool2d_dims *d, float *x, uint64_t seed) {
