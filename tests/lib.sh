@@ -69,3 +69,23 @@ finish() {
   echo "$test_name: $fails failure(s)"
   exit 1
 }
+
+# sample_sweep NAME COUNT MIN_ROWS VARIANTS: runs the committed configs/NAME.json on
+# the emulator with its sample cut to COUNT cases (--quick timing) and checks that
+# every row that ran (not skipped for the budget) is ok, that at least MIN_ROWS ran
+# and that VARIANTS distinct variants did. The config lands in $tmp/NAME.json, the
+# results in $tmp/NAME.csv, for the test's further use.
+sample_sweep() {
+  local name=$1 count=$2 min_rows=$3 variants=$4 got n_ran n_ok n_var
+  sed "s|\"\.\./kernels/|\"$root/kernels/|; s|\"count\": [0-9]*|\"count\": $count|" \
+    "$root/configs/$name.json" >"$tmp/$name.json"
+  "$h" run "$tmp/$name.json" --backend emu --quick --quiet --out "$tmp/$name.csv" >"$tmp/$name.log" 2>&1 ||
+    fail "$name exited $?: $(tail -5 "$tmp/$name.log")"
+  got=$(python3 -c "
+import csv
+rows = [r for r in csv.DictReader(open('$tmp/$name.csv')) if r['status'] != 'skipped']
+print(len(rows), sum(r['status'] == 'ok' for r in rows), len({r['variant'] for r in rows}))" 2>&1)
+  read -r n_ran n_ok n_var <<<"$got"
+  [ "${n_ran:-0}" -ge "$min_rows" ] && [ "$n_ok" = "$n_ran" ] && [ "$n_var" = "$variants" ] ||
+    fail "$name: $n_ok of $n_ran rows ok (at least $min_rows wanted), $n_var variants ran ($variants wanted): $got"
+}

@@ -12,16 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 echo "== the sweep's kernels on a sample of its shapes"
-cp "$root/configs/layernorm_sweep.json" "$tmp/sweep.json"
-sed -i "s|\"\.\./kernels/|\"$root/kernels/|; s|\"count\": 20|\"count\": 8|" "$tmp/sweep.json"
-"$h" run "$tmp/sweep.json" --backend emu --quick --quiet --out "$tmp/sweep.csv" >"$tmp/sweep.log" 2>&1 ||
-  fail "layernorm_sweep exited $?: $(tail -5 "$tmp/sweep.log")"
-got=$(python3 -c "
-import csv
-rows = [r for r in csv.DictReader(open('$tmp/sweep.csv')) if r['status'] != 'skipped']
-print(len(rows), sum(r['status'] == 'ok' for r in rows), len({r['variant'] for r in rows}))")
-read -r n_ran n_ok n_var <<<"$got"
-[ "$n_ran" -ge 9 ] && [ "$n_ok" = "$n_ran" ] && [ "$n_var" = 3 ] || fail "layernorm_sweep: $n_ok of $n_ran rows ok, $n_var variants"
+sample_sweep layernorm_sweep 8 9 3
 
 echo "== y alone, and planted bugs"
 cat >"$tmp/bugs.json" <<JSON
@@ -56,7 +47,7 @@ PY
 echo "== harness check: clean"
 expect_cmd=("$h")
 for v in layernorm_warp layernorm_welford; do
-  expect 0 "" check "$tmp/sweep.json" --variant "$v" --case 1
+  expect 0 "" check "$tmp/layernorm_sweep.json" --variant "$v" --case 1
 done
 
 echo "== bad input"

@@ -10,16 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 echo "== the sweep's kernels on a sample of its shapes"
-cp "$root/configs/softmax_sweep.json" "$tmp/sweep.json"
-sed -i "s|\"\.\./kernels/|\"$root/kernels/|; s|\"count\": 24|\"count\": 8|" "$tmp/sweep.json"
-"$h" run "$tmp/sweep.json" --backend emu --quick --quiet --out "$tmp/sweep.csv" >"$tmp/sweep.log" 2>&1 ||
-  fail "softmax_sweep exited $?: $(tail -5 "$tmp/sweep.log")"
-got=$(python3 -c "
-import csv
-rows = [r for r in csv.DictReader(open('$tmp/sweep.csv')) if r['status'] != 'skipped']
-print(len(rows), sum(r['status'] == 'ok' for r in rows), len({r['variant'] for r in rows}))")
-read -r n_ran n_ok n_var <<<"$got"
-[ "$n_ran" -ge 10 ] && [ "$n_ok" = "$n_ran" ] && [ "$n_var" = 5 ] || fail "softmax_sweep: $n_ok of $n_ran rows ok, $n_var variants ran"
+sample_sweep softmax_sweep 8 10 5
 
 echo "== planted bugs"
 cat >"$tmp/bugs.json" <<JSON
@@ -43,7 +34,7 @@ want="softmax_unstable:1=mismatch softmax_one_pass:1=ok softmax_unstable:32=mism
 echo "== harness check: clean"
 expect_cmd=("$h")
 for v in softmax_warp_row softmax_online 'softmax_block_row[BLOCK=128]'; do
-  expect 0 "" check "$tmp/sweep.json" --variant "$v" --case 1
+  expect 0 "" check "$tmp/softmax_sweep.json" --variant "$v" --case 1
 done
 
 echo "== bad input"
