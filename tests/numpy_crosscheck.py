@@ -40,6 +40,7 @@ PARAMS = {
     "softmax_cross_entropy": ["batch", "classes"],
     "softmax": ["rows", "cols"],
     "layernorm": ["rows", "cols", "eps"],
+    "reduce_sum": ["rows", "cols"],
 }
 
 
@@ -161,6 +162,8 @@ def expected(op, P, T):
     if op == "sigmoid_backward":
         s = 1 / (1 + np.exp(-T["x"]))
         return {"dx": T["dy"] * s * (1 - s)}
+    if op == "reduce_sum":
+        return {"y": T["x"].sum(1)}
     if op == "layernorm":
         x = T["x"]
         mean = x.mean(1)

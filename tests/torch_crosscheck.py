@@ -111,6 +111,8 @@ def expected(op, P, T):
         return {"y": F.linear(T["x"], T["weight"], T["bias"])}
     if op == "softmax":
         return {"y": torch.softmax(T["x"], -1)}
+    if op == "reduce_sum":
+        return {"y": torch.sum(T["x"], -1)}
     if op == "layernorm":
         x, eps = T["x"], float(np.float32(P["eps"]))
         var, mean = torch.var_mean(x, -1, unbiased=False)
