@@ -12,7 +12,7 @@
 #     written): NVRTC compiles it, every row ok;
 #   - Caffe's MaxPoolForward (caffe::MaxPoolForward<float>, top_mask NULL through a
 #     0-byte scratch): ok, and harness debug runs it;
-#   - cuda-samples reduce6, two launches: ok with 32 threads in the second; with 8
+#   - cuda-samples reduce6 on reduce_sum, two launches: ok with 32 threads in the second; with 8
 #     (as the sample's host code picks for 8 partial sums) the warp shuffle names lanes
 #     that do not exist: a fault here, and the reason says a GPU would run on with
 #     undefined values from them (it said only "they will never arrive");
