@@ -41,6 +41,7 @@ PARAMS = {
     "softmax": ["rows", "cols"],
     "layernorm": ["rows", "cols", "eps"],
     "reduce_sum": ["rows", "cols"],
+    "transpose": ["rows", "cols"],
 }
 
 
@@ -162,6 +163,8 @@ def expected(op, P, T):
     if op == "sigmoid_backward":
         s = 1 / (1 + np.exp(-T["x"]))
         return {"dx": T["dy"] * s * (1 - s)}
+    if op == "transpose":
+        return {"y": T["x"].T}
     if op == "reduce_sum":
         return {"y": T["x"].sum(1)}
     if op == "layernorm":
