@@ -42,6 +42,7 @@ PARAMS = {
     "layernorm": ["rows", "cols", "eps"],
     "reduce_sum": ["rows", "cols"],
     "transpose": ["rows", "cols"],
+    "histogram": ["n", "bins"],
 }
 
 
@@ -163,6 +164,8 @@ def expected(op, P, T):
     if op == "sigmoid_backward":
         s = 1 / (1 + np.exp(-T["x"]))
         return {"dx": T["dy"] * s * (1 - s)}
+    if op == "histogram":
+        return {"hist": np.bincount(T["x"], minlength=int(P["bins"])).astype(np.int32)}
     if op == "transpose":
         return {"y": T["x"].T}
     if op == "reduce_sum":

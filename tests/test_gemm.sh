@@ -129,14 +129,14 @@ print("  tail overrun:", r["status"], "-", r["reason"][:160])
 sys.exit(r["status"] == "ok")
 PY
 expect_cmd=("$h")
-expect 1 "gemm_bugs.cu:" check "$tmp/tail.json"
+expect 1 "gemm_bugs.cu:" check "$tmp/tail.json" --out "$tmp/check.csv"
 
 echo "== harness check: the correct kernels are clean"
 expect_cmd=("$h")
 for v in gemm_naive 'gemm_tiled[TILE=16]' gemm_regblock; do
-  expect 0 "" check "$tmp/gemm_sweep.json" --variant "$v" --case 1
+  expect 0 "" check "$tmp/gemm_sweep.json" --out "$tmp/check.csv" --variant "$v" --case 1
 done
-expect 0 "" check "$tmp/gemm_mixed.json" --variant "gemm_wmma<__half>"
+expect 0 "" check "$tmp/gemm_mixed.json" --out "$tmp/check.csv" --variant "gemm_wmma<__half>"
 
 echo "== debug shows c's input"
 expect_cmd=("$h")

@@ -47,7 +47,7 @@ PY
 echo "== harness check: clean"
 expect_cmd=("$h")
 for v in layernorm_warp layernorm_welford; do
-  expect 0 "" check "$tmp/layernorm_sweep.json" --variant "$v" --case 1
+  expect 0 "" check "$tmp/layernorm_sweep.json" --out "$tmp/check.csv" --variant "$v" --case 1
 done
 
 echo "== bad input"

@@ -46,12 +46,12 @@ want="reduce_no_tail:128=ok reduce_sequential:128=ok reduce_no_tail:200=mismatch
 [ "$got" = "$want" ] || fail "planted bugs: got $got, want $want"
 cfg "$tmp/racy.json" '{"rows": [1], "cols": [300]}' '{"kernel": "reduce_tree_racy", "grid": [1, 1]}'
 expect_cmd=("$h")
-expect 1 "race" check "$tmp/racy.json"
+expect 1 "race" check "$tmp/racy.json" --out "$tmp/check.csv"
 case "$out" in *"reduce_bugs.cu:"*) ;; *) fail "the race's report names no line of reduce_bugs.cu: $out" ;; esac
 
 echo "== harness check: the sweep's kernels are clean"
 for v in reduce_warp reduce_tree; do
-  expect 0 "" check "$tmp/reduce_sum_sweep.json" --variant "$v" --case 2
+  expect 0 "" check "$tmp/reduce_sum_sweep.json" --out "$tmp/check.csv" --variant "$v" --case 2
 done
 
 echo "== bad input"

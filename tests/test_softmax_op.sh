@@ -34,7 +34,7 @@ want="softmax_unstable:1=mismatch softmax_one_pass:1=ok softmax_unstable:32=mism
 echo "== harness check: clean"
 expect_cmd=("$h")
 for v in softmax_warp_row softmax_online 'softmax_block_row[BLOCK=128]'; do
-  expect 0 "" check "$tmp/softmax_sweep.json" --variant "$v" --case 1
+  expect 0 "" check "$tmp/softmax_sweep.json" --out "$tmp/check.csv" --variant "$v" --case 1
 done
 
 echo "== bad input"

@@ -31,7 +31,7 @@ print(' '.join(r['rows'] + 'x' + r['cols'] + '=' + r['status'] for r in csv.Dict
 [ "$got" = "1x1=ok 1x37=ok 20x1=ok 20x37=mismatch" ] || fail "a copy for a transpose: $got"
 cfg "$tmp/racy.json" '{"rows": [20], "cols": [37]}' '{"kernel": "transpose_no_sync"}'
 expect_cmd=("$h")
-expect 1 "race" check "$tmp/racy.json"
+expect 1 "race" check "$tmp/racy.json" --out "$tmp/check.csv"
 case "$out" in *"transpose_bugs.cu:"*) ;; *) fail "the race's report names no line: $out" ;; esac
 
 echo "== harness profile: the unpadded tile's bank conflicts"

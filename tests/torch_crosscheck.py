@@ -111,6 +111,8 @@ def expected(op, P, T):
         return {"y": F.linear(T["x"], T["weight"], T["bias"])}
     if op == "softmax":
         return {"y": torch.softmax(T["x"], -1)}
+    if op == "histogram":
+        return {"hist": torch.bincount(T["x"].long(), minlength=int(P["bins"]))}
     if op == "transpose":
         return {"y": torch.transpose(T["x"], 0, 1).contiguous()}
     if op == "reduce_sum":

@@ -400,6 +400,18 @@ static int verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
     return first;
 }
 
+/* Whether every checked element of integer output b is one less than its
+ * reference: counts added to the poison (0xFF bytes, -1) an int32 output starts
+ * from, as NaN is a float one's. */
+static int all_one_short(const hn_workload *w, int b) {
+    const hn_ref *ref = &w->refs[b];
+    if (w->dtype[b] != HN_DT_I32 || ref->n == 0) return 0;
+    const int32_t *out = w->host[b];
+    for (int64_t k = 0; k < ref->n; k++)
+        if ((double)out[ref->index ? ref->index[k] : k] != ref->values[k] - 1) return 0;
+    return 1;
+}
+
 /* `s` is the row's variant spec (NULL for a baseline): a scratch buffer that
  * "zero" does not name starts as 0xFF bytes, so a block counter in one never
  * reaches its count and the output is never written; the hint names it. */
@@ -430,6 +442,12 @@ static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, const 
                      "unless \"zero\" names it",
                      scratch);
     }
+    if (!*hint && !(rc->worst_buffer < HN_ZERO_BUFFERS && zero >> rc->worst_buffer & 1) &&
+        all_one_short(w, rc->worst_buffer))
+        snprintf(hint, sizeof hint,
+                 "; every element is one less than its reference, as when counts are added to the poison (-1) the "
+                 "integer outputs start from: give the variant \"zero\": [\"%s\"]",
+                 name);
     snprintf(buf, size, "%s: %.4f%% of %lld elements%s match (need %.4g%%), %lld NaN/Inf, max abs err %.3g%s", when,
              cr->match_fraction * 100.0, (long long)cr->checked, which, rc->min_match * 100.0,
              (long long)cr->nonfinite, cr->max_abs_err, hint);
