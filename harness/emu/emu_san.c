@@ -753,13 +753,14 @@ static void flush_pending(emu_san_worker *w) {
     race_by(w, &p->who, p->what, p->atomic, p->other, p->other_pc, p->r, p->off, p->n, p->pc);
 }
 
-static void race(emu_san_worker *w, int what, int atomic, unsigned other, uint32_t other_pc, const san_region *r,
-                 size_t off, size_t n, uintptr_t pc) {
+/* Returns 1 when the finding waits (flush_pending decides), 0 when it is made. */
+static int race(emu_san_worker *w, int what, int atomic, unsigned other, uint32_t other_pc, const san_region *r,
+                size_t off, size_t n, uintptr_t pc) {
     san_who who;
     who_now(w, &who);
     if (what == W_RAW || n > sizeof w->pending.old || w->pending.active) {
         race_by(w, &who, what, atomic, other, other_pc, r, off, n, pc);
-        return;
+        return 0;
     }
     san_pending *p = &w->pending;
     p->active = 1;
@@ -773,6 +774,7 @@ static void race(emu_san_worker *w, int what, int atomic, unsigned other, uint32
     p->n = n;
     p->pc = pc;
     memcpy(p->old, (const void *)(r->data + off), n);
+    return 1;
 }
 
 __attribute__((noinline)) static void uninit_shared(emu_san_worker *w, const san_region *r, size_t off, size_t n,
@@ -841,15 +843,20 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
             uninit_shared(w, u->r, u->off, u->n, u->info, u->pc);
             u->check_init = 0;
         }
+        /* A racing write whose finding waits (it may leave the bytes as they
+         * were) keeps the cell's readers. Otherwise a thread that first adds
+         * 0 to a cell (s[t] += s[t + k], the partner's value still 0) and then
+         * really changes it hides the race behind its harmless first write. */
+        int waits = 0;
         if (u->race_on) {
             if (c->wt >= tb && c->w != me && c->w != SYNC_ID && !ordered(w, me, c->w, c->wt)) {
-                race(w, W_WAW, 0, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+                waits = race(w, W_WAW, 0, c->w, c->wpc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             } else if (c->r1t >= tb && c->r1 != me && !ordered(w, me, c->r1, c->r1t)) {
-                race(w, W_WAR, 0, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
+                waits = race(w, W_WAR, 0, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             } else if (c->r2t >= tb && c->r2 != me && !ordered(w, me, c->r2, c->r2t)) {
-                race(w, W_WAR, 0, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
+                waits = race(w, W_WAR, 0, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             }
         }
@@ -857,7 +864,7 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
         c->wt = u->now;
         c->w = (uint16_t)me;
         c->wpc = u->pco;
-        c->r1t = c->r2t = 0;
+        if (!waits) c->r1t = c->r2t = 0;
         return;
     }
     if (c->wt < u->start) {
