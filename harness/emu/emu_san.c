@@ -153,6 +153,8 @@ struct emu_san_worker {
     san_seen seen[SEEN_SLOTS];
     int n_seen;
     san_pending pending;
+    uintptr_t type_told;        /* the address of the access whose type's alignment was just
+                                   reported (its size's alignment is the same finding) */
     emu_prof_worker *prof;      /* created on the first profiled launch */
     int profiling;              /* bound to a profiling emu_san */
     int profiled_block;         /* the running block is one the profile records */
@@ -695,7 +697,7 @@ __attribute__((noinline)) static void report_misaligned(emu_san_worker *w, uintp
 /* An access inside device buffer b. */
 static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t a, size_t n,
                                  unsigned long long info, uintptr_t pc) {
-    if (__builtin_expect((w->checks & HN_SAN_MEM) && misaligned(a, n, info), 0)) {
+    if (__builtin_expect((w->checks & HN_SAN_MEM) && misaligned(a, n, info), 0) && a != w->type_told) {
         char what[128], text[80];
         emu_buf_text(b->id, b->name, text, sizeof text);
         snprintf(what, sizeof what, "%s + %zu", text, (size_t)(a - b->data));
@@ -947,7 +949,7 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
         return;
     }
     size_t off = a - r->data;
-    if (__builtin_expect((w->checks & HN_SAN_MEM) && misaligned(a, n, info), 0)) {
+    if (__builtin_expect((w->checks & HN_SAN_MEM) && misaligned(a, n, info), 0) && a != w->type_told) {
         char what[256];
         shared_name(r, off, n, what, sizeof what);
         report_misaligned(w, a, n, info, pc, what);
@@ -1079,6 +1081,7 @@ static inline void san_dispatch(emu_san_worker *w, uintptr_t a, size_t n, unsign
 __attribute__((noinline, cold)) static void san_type_align(emu_san_worker *w, uintptr_t a, size_t align,
                                                            unsigned long long info, uintptr_t pc) {
     if (!(w->checks & HN_SAN_MEM) || w->profiling) return;
+    w->type_told = a; /* the access itself comes next */
     char what[256];
     const char *kind = info & HN_EMU_SAN_WRITE ? "write" : "read";
     for (int i = 0; i < w->n_cur; i++) {
@@ -1118,11 +1121,13 @@ static void san_access(void *addr, unsigned long long info, void *pcv) {
         /* checked as of before it (a plain access of another thread is not
          * ordered before an atomic by that atomic itself), then counted */
         san_dispatch(w, a, n, info, pc);
+        w->type_told = 0;
         const hn_emu_tctx *t = emu_tl_cur;
         if (t) w->atl[t->linear] = ++w->gclk;
         return;
     }
     san_dispatch(w, a, n, info, pc);
+    w->type_told = 0;
 }
 
 /* Where an access goes: a recent buffer, a shared variable, a gap, or a search. */
@@ -1158,6 +1163,7 @@ static void san_shared(void *addr, unsigned long long info, void *pcv, int var) 
         return;
     }
     if (__builtin_expect(emu_tl_cur != NULL, 1)) shared_access(w, w->cur[var], a, n, info, pc);
+    w->type_told = 0;
 }
 
 static void san_fence(void *pc) {

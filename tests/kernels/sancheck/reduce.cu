@@ -21,6 +21,8 @@
  *                     with no barrier anywhere
  *   red_two_pass      pass 1 adds into a scratch buffer the config zeroes, pass 2
  *                     copies it out
+ *   red_count         halves the active threads until __syncthreads_count says
+ *                     one value is left (a barrier as the loop's condition)
  * Bugs:
  *   red_tree_nosync       the tree's steps without a barrier between them
  *   red_sync_divergent    the barrier inside `if (t < s)`
@@ -31,6 +33,8 @@
  *   red_hist_nosync       the bins are zeroed but no barrier comes before the atomics
  *   red_hist_unzeroed     the bins are never zeroed
  *   red_two_pass_unzeroed pass 1 accumulates into the scratch buffer nobody zeroed
+ *   red_syncwarp_scope    128 threads: the tree's steps below 64 use __syncwarp,
+ *                         but step 32 reads what warp 1 wrote at step 64
  *   red_dbias_plus        blocks of one channel add their partial with a plain
  *                         `dbias[c] +=` (a race on global memory between blocks:
  *                         not checked, see docs/emulator.md)
@@ -247,4 +251,30 @@ __global__ void red_dbias_plus(const float *dout, float *dbias, int out_ch, int 
         __syncthreads();
     }
     if (t == 0) dbias[c] += s[0];
+}
+
+__global__ void red_count(const float *dout, float *dbias, int out_ch, int npix) {
+    __shared__ float s[BLOCK];
+    const int t = threadIdx.x, c = blockIdx.x;
+    s[t] = plane_part(dout, c, npix);
+    int k = BLOCK / 2;
+    while (__syncthreads_count(t < k) > 0) { /* the barrier orders each step's writes */
+        if (t < k) s[t] += s[t + k];
+        k >>= 1;
+    }
+    if (t == 0) dbias[c] = s[0];
+}
+
+__global__ void red_syncwarp_scope(const float *dout, float *dbias, int out_ch, int npix) {
+    __shared__ float s[128];
+    const int t = threadIdx.x, c = blockIdx.x;
+    float acc = 0.0f;
+    for (int j = t; j < npix; j += 128) acc += dout[(size_t)c * npix + j];
+    s[t] = acc;
+    __syncthreads();
+    for (int k = 64; k > 0; k >>= 1) {
+        if (t < k) s[t] += s[t + k]; // expect: race red_syncwarp_scope
+        __syncwarp(); /* the bug: warps 0 and 1 both take part in step 64 */
+    }
+    if (t == 0) dbias[c] = s[0];
 }
