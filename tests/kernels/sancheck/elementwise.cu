@@ -12,8 +12,8 @@
  *   rl_float2_offset pairs of floats loaded through float2 from x + 1 (the first
  *                    value "peeled" though the buffer was already aligned)
  *   rl_double_copy   the sign test moves 8 bytes at a time as double, from x + 1
- *   rl_int_wrap      the element offset is computed as i * stride in int; with
- *                    the config's stride it wraps to a negative index
+ *   rl_int_wrap      a scaled offset is computed as i * stride in int (stride
+ *                    2^22, undone by >> 22); from i = 512 it wraps negative
  *   rl_grid_short    correct code, launched on half the blocks it needs (grid
  *                    ceil_div(n, 256) for 128 threads): half of y is never written
  */
@@ -69,7 +69,7 @@ __global__ void rl_int_wrap(const float *x, float *y, int n, int stride) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const int off = i * stride; /* the bug: int; (size_t)i * stride is right */
-    y[i] = fmaxf(x[off / stride], 0.0f); // expect: memcheck rl_int_wrap
+    y[i] = fmaxf(x[off >> 22], 0.0f); // expect: memcheck rl_int_wrap
 }
 
 __global__ void rl_grid_short(const float *x, float *y, int n) {

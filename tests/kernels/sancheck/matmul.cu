@@ -7,6 +7,8 @@
  *   mm_ok            the classic two-barrier tiled GEMM, edges zero-filled
  *   mm_double_buffer two tiles in flight and ONE barrier per step: the next tile
  *                    is written to the other buffer, so no write-after-read
+ *   mm_transpose     W's tile is stored transposed (wt[k][c]) into a padded tile
+ *                    and read along rows: the transpose's bank-conflict-free layout
  *   mm_no_sync_raw   no barrier between storing the tile and reading it
  *   mm_no_sync_war   no barrier at the end of the step: the next tile overwrites
  *                    this one while slower warps still read it
@@ -154,6 +156,25 @@ __global__ void mm_uninit_edge(const float *x, const float *weight, const float 
         if (o0 + ty < out_f && k < in_f) ws[ty][tx] = weight[(size_t)(o0 + ty) * in_f + k];
         __syncthreads();
         for (int kk = 0; kk < TILE; kk++) acc += xs[ty][kk] * ws[tx][kk]; // expect: initcheck mm_uninit_edge
+        __syncthreads();
+    }
+    if (b < batch && o < out_f) y[(size_t)b * out_f + o] = acc + bias[o];
+}
+
+__global__ void mm_transpose(const float *x, const float *weight, const float *bias, float *y, int batch, int in_f,
+                             int out_f) {
+    __shared__ float xs[TILE][TILE];
+    __shared__ float wt[TILE][TILE + 1]; /* wt[k][c] = weight[o0 + c][k0 + k] */
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int b0 = blockIdx.y * TILE, o0 = blockIdx.x * TILE;
+    const int b = b0 + ty, o = o0 + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < in_f; k0 += TILE) {
+        const int k = k0 + tx;
+        xs[ty][tx] = b < batch && k < in_f ? x[(size_t)b * in_f + k] : 0.0f;
+        wt[tx][ty] = o0 + ty < out_f && k < in_f ? weight[(size_t)(o0 + ty) * in_f + k] : 0.0f;
+        __syncthreads();
+        for (int kk = 0; kk < TILE; kk++) acc += xs[ty][kk] * wt[kk][tx];
         __syncthreads();
     }
     if (b < batch && o < out_f) y[(size_t)b * out_f + o] = acc + bias[o];
