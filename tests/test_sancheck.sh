@@ -102,6 +102,7 @@ red_sync_divergent synccheck ok
 red_syncwarp_mask synccheck ok
 red_shfl_exited synccheck ok
 red_scan_inplace race ok
+red_volatile_warp race ok
 red_hist_nosync race ok
 red_hist_unzeroed initcheck ok
 red_two_pass_unzeroed initcheck ok

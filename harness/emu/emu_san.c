@@ -126,7 +126,8 @@ typedef struct {
     int active;
     san_who who;
     int what;
-    int atomic;                 /* the later access is an atomic (its name in the message) */
+    int atomic;                 /* the later access is an atomic (1: its name in the message) or
+                                   volatile (2: the message's hint when both are lanes of a warp) */
     unsigned other;
     uint32_t other_pc;
     const san_region *r;
@@ -736,11 +737,17 @@ __attribute__((noinline)) static void race_by(emu_san_worker *w, const san_who *
     static const char *const mine[] = {"read", "write", "write"};
     static const char *const mine_atomic[] = {"atomic load", "atomic", "atomic"};
     static const char *const theirs[] = {"wrote", "read", "wrote"};
+    /* the pre-Volta warp-synchronous idiom: the message says what replaced it */
+    unsigned me = who->tid.x + who->bdim.x * (who->tid.y + who->bdim.y * who->tid.z);
+    const char *hint = atomic == 2 && me / HN_EMU_WARP_SIZE == other / HN_EMU_WARP_SIZE
+                           ? "; volatile does not keep the lanes of a warp in step, which are not in lockstep "
+                             "since Volta: put __syncwarp() between the steps"
+                           : "";
     /* \x1f: where the source lines of this access and of the other go */
     found_by(w, who, what, pc, w->text_lo + other_pc, (int)other,
              "%s of %s\x1f after thread %s %s it\x1f, with no barrier or other synchronisation between them (%s "
-             "hazard)",
-             (atomic ? mine_atomic : mine)[what], obj, o, theirs[what], kind[what]);
+             "hazard%s)",
+             (atomic == 1 ? mine_atomic : mine)[what], obj, o, theirs[what], kind[what], hint);
 }
 
 /* A write that races with an earlier read or write is harmless when it leaves
@@ -797,6 +804,7 @@ typedef struct {
     unsigned me;
     uint32_t now, start, tb, pco;
     int reads, writes, sync, atomic, race_on, check_init;
+    int plain;                  /* what race() is told of a plain access: 2 when volatile */
 } san_unit_ctx;
 
 /* The checks and updates of one access on one unit of `len` bytes (4: a word
@@ -852,13 +860,13 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
         int waits = 0;
         if (u->race_on) {
             if (c->wt >= tb && c->w != me && c->w != SYNC_ID && !ordered(w, me, c->w, c->wt)) {
-                waits = race(w, W_WAW, 0, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+                waits = race(w, W_WAW, u->plain, c->w, c->wpc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             } else if (c->r1t >= tb && c->r1 != me && !ordered(w, me, c->r1, c->r1t)) {
-                waits = race(w, W_WAR, 0, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
+                waits = race(w, W_WAR, u->plain, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             } else if (c->r2t >= tb && c->r2 != me && !ordered(w, me, c->r2, c->r2t)) {
-                waits = race(w, W_WAR, 0, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
+                waits = race(w, W_WAR, u->plain, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             }
         }
@@ -877,7 +885,7 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
     } else if (u->race_on && c->wt >= tb && c->w != me && c->w != SYNC_ID && memcmp(&c->prev, mem, (size_t)len) != 0 &&
                !ordered(w, me, c->w, c->wt)) {
         /* (a write that left the bytes as they were cannot be read out of order) */
-        race(w, W_RAW, 0, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+        race(w, W_RAW, u->plain, c->w, c->wpc, u->r, u->off, u->n, u->pc);
         u->race_on = 0;
     }
     if (!(w->checks & HN_SAN_RACE)) return;
@@ -971,11 +979,15 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
                       .writes = (info & HN_EMU_SAN_WRITE) != 0,
                       .race_on = (w->checks & HN_SAN_RACE) != 0};
     u.check_init = (w->checks & HN_SAN_INIT) && u.reads;
-    if (info & (HN_EMU_SAN_ATOMIC | HN_EMU_SAN_VOLATILE)) {
+    if (info & HN_EMU_SAN_ATOMIC) {
         u.sync = 1; /* never racy with each other; atomic exchanges and stores only write */
-        u.atomic = (info & HN_EMU_SAN_ATOMIC) != 0;
-        if (info & HN_EMU_SAN_ATOMIC) u.reads = u.reads && u.writes ? 1 : !u.writes;
+        u.atomic = 1;
+        u.reads = u.reads && u.writes ? 1 : !u.writes;
     }
+    /* volatile orders nothing: the lanes of a warp do not run in lockstep (Volta
+     * and later, and the emulator), so the old warp-synchronous reduction through
+     * volatile shared memory without __syncwarp is a race (and computes wrong) */
+    u.plain = (info & HN_EMU_SAN_VOLATILE) ? 2 : 0;
     if (u.check_init && n > 4 && any_written(r, off, n, u.start)) u.check_init = 0; /* see global_access */
     const unsigned char *mem = (const unsigned char *)a;
     if (!(off & 3) && !(n & 3)) {

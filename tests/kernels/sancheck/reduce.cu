@@ -35,6 +35,8 @@
  *   red_two_pass_unzeroed pass 1 accumulates into the scratch buffer nobody zeroed
  *   red_syncwarp_scope    128 threads: the tree's steps below 64 use __syncwarp,
  *                         but step 32 reads what warp 1 wrote at step 64
+ *   red_volatile_warp     the pre-Volta warp-synchronous finish through volatile
+ *                         shared memory, without __syncwarp
  *   red_dbias_plus        blocks of one channel add their partial with a plain
  *                         `dbias[c] +=` (a race on global memory between blocks:
  *                         not checked, see docs/emulator.md)
@@ -277,4 +279,21 @@ __global__ void red_syncwarp_scope(const float *dout, float *dbias, int out_ch, 
         __syncwarp(); /* the bug: warps 0 and 1 both take part in step 64 */
     }
     if (t == 0) dbias[c] = s[0];
+}
+
+__global__ void red_volatile_warp(const float *dout, float *dbias, int out_ch, int npix) {
+    __shared__ float s[BLOCK];
+    const int t = threadIdx.x, c = blockIdx.x;
+    s[t] = plane_part(dout, c, npix);
+    __syncthreads();
+    if (t < 32) {
+        volatile float *vs = s;
+        vs[t] += vs[t + 32]; // expect: race red_volatile_warp
+        vs[t] += vs[t + 16]; // expect: race red_volatile_warp
+        vs[t] += vs[t + 8];
+        vs[t] += vs[t + 4];
+        vs[t] += vs[t + 2];
+        vs[t] += vs[t + 1];
+        if (t == 0) dbias[c] = vs[0];
+    }
 }
