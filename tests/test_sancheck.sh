@@ -95,6 +95,7 @@ red_hist ok ok
 red_naive_exit ok ok
 red_two_pass ok ok
 red_count ok ok
+red_struct ok ok
 red_tree_nosync race ok
 red_tree_nosync_wide race ok
 red_syncwarp_scope race ok
@@ -103,6 +104,7 @@ red_syncwarp_mask synccheck ok
 red_shfl_exited synccheck ok
 red_scan_inplace race ok
 red_volatile_warp race ok
+red_struct_count initcheck ok
 red_hist_nosync race ok
 red_hist_unzeroed initcheck ok
 red_two_pass_unzeroed initcheck ok

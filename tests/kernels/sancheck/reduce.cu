@@ -21,6 +21,8 @@
  *                     with no barrier anywhere
  *   red_two_pass      pass 1 adds into a scratch buffer the config zeroes, pass 2
  *                     copies it out
+ *   red_struct        partial sums and their count in one __shared__ struct
+ *                     defined in place (an anonymous struct type)
  *   red_count         halves the active threads until __syncthreads_count says
  *                     one value is left (a barrier as the loop's condition)
  * Bugs:
@@ -35,6 +37,7 @@
  *   red_two_pass_unzeroed pass 1 accumulates into the scratch buffer nobody zeroed
  *   red_syncwarp_scope    128 threads: the tree's steps below 64 use __syncwarp,
  *                         but step 32 reads what warp 1 wrote at step 64
+ *   red_struct_count      red_struct whose thread 0 never sets the count it reads
  *   red_volatile_warp     the pre-Volta warp-synchronous finish through volatile
  *                         shared memory, without __syncwarp
  *   red_dbias_plus        blocks of one channel add their partial with a plain
@@ -296,4 +299,29 @@ __global__ void red_volatile_warp(const float *dout, float *dbias, int out_ch, i
         vs[t] += vs[t + 1];
         if (t == 0) dbias[c] = vs[0];
     }
+}
+
+/* the partial sums of the block and how many of them count */
+__device__ void struct_sum(const float *dout, float *dbias, int npix, bool set_count) {
+    __shared__ struct {
+        float part[BLOCK];
+        int count;
+    } sm;
+    const int t = threadIdx.x, c = blockIdx.x;
+    sm.part[t] = plane_part(dout, c, npix);
+    if (t == 0 && set_count) sm.count = min(BLOCK, npix);
+    __syncthreads();
+    if (t == 0) {
+        float total = 0.0f;
+        for (int i = 0; i < sm.count; i++) total += sm.part[i]; // expect: initcheck red_struct_count
+        dbias[c] = total;
+    }
+}
+
+__global__ void red_struct(const float *dout, float *dbias, int out_ch, int npix) {
+    struct_sum(dout, dbias, npix, true);
+}
+
+__global__ void red_struct_count(const float *dout, float *dbias, int out_ch, int npix) {
+    struct_sum(dout, dbias, npix, false);
 }
