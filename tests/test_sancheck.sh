@@ -80,6 +80,8 @@ echo "== tiled GEMMs"
 expect_rows matmul "mm_ok ok ok
 mm_double_buffer ok ok
 mm_transpose ok ok
+mm_regtile ok ok
+mm_regtile_le memcheck ok
 mm_no_sync_raw race ok
 mm_no_sync_war race ok
 mm_tail_le memcheck ok
@@ -115,6 +117,8 @@ expect_rows stencil "st_ok ok ok
 st_rows_ok ok ok
 st_halo_left memcheck ok
 st_halo_le memcheck ok
+st_const_ok ok ok
+st_const_shift memcheck ok
 st_dyn_le memcheck ok"
 
 echo "== softmax"

@@ -28,10 +28,12 @@ enum {
     W_OOB_GLOBAL, W_OOB_SHARED, W_MISALIGNED, /* mem */
     W_UNINIT_SHARED, W_UNINIT_GLOBAL,    /* init */
     W_SYNC,                              /* sync */
+    W_OOB_INDEX,                         /* mem */
 };
 static const int what_class[] = {HN_SAN_C_RACE, HN_SAN_C_RACE, HN_SAN_C_RACE,
                                  HN_SAN_C_MEM,  HN_SAN_C_MEM,  HN_SAN_C_MEM,
-                                 HN_SAN_C_INIT, HN_SAN_C_INIT, HN_SAN_C_SYNC};
+                                 HN_SAN_C_INIT, HN_SAN_C_INIT, HN_SAN_C_SYNC,
+                                 HN_SAN_C_MEM};
 static const char *const class_names[HN_SAN_NCLASS] = {"race", "memcheck", "initcheck", "synccheck"};
 
 /* ------------------------------------------------------------------------- */
@@ -1115,6 +1117,30 @@ __attribute__((noinline, cold)) static void san_type_align(emu_san_worker *w, ui
           (void *)a, what, align);
 }
 
+/* UBSan's description of a type (its ABI, which GCC and clang share): the
+ * name follows two 16-bit fields; integers' info is (log2 bits) << 1 | signed. */
+typedef struct {
+    uint16_t kind, info;
+    char name[];
+} san_ubsan_type;
+typedef struct {
+    const char *file;
+    unsigned line, column;
+    const san_ubsan_type *array_type, *index_type;
+} san_ubsan_oob;
+
+/* An index past an array's declared size (HN_EMU_SAN_BOUNDSCHK). The access
+ * itself comes next: inside the memory of something else, it is not otherwise
+ * seen (a 2D tile's next row, a thread's neighbouring local). */
+__attribute__((noinline, cold)) static void san_bounds(emu_san_worker *w, const san_ubsan_oob *d, uint32_t index,
+                                                       uintptr_t pc) {
+    if (!(w->checks & HN_SAN_MEM) || w->profiling) return;
+    const san_ubsan_type *it = d->index_type;
+    long long i = it && it->kind == 0 && (it->info & 1) ? (long long)(int32_t)index : (long long)index;
+    found(w, W_OOB_INDEX, pc, 0, -1, "index %lld out of bounds for type %s", i,
+          d->array_type ? d->array_type->name : "?");
+}
+
 static void san_access(void *addr, unsigned long long info, void *pcv) {
     emu_san_worker *w = emu_san_tl;
     if (__builtin_expect(!w, 0)) return;
@@ -1123,6 +1149,10 @@ static void san_access(void *addr, unsigned long long info, void *pcv) {
     if (__builtin_expect(w->pending.active, 0)) flush_pending(w);
     if (__builtin_expect(info & HN_EMU_SAN_ALIGNCHK, 0)) {
         san_type_align(w, a, n, info, pc);
+        return;
+    }
+    if (__builtin_expect(info & HN_EMU_SAN_BOUNDSCHK, 0)) {
+        san_bounds(w, (const san_ubsan_oob *)addr, (uint32_t)n, pc);
         return;
     }
     if (w->profiling) {

@@ -9,6 +9,9 @@
  *                    is written to the other buffer, so no write-after-read
  *   mm_transpose     W's tile is stored transposed (wt[k][c]) into a padded tile
  *                    and read along rows: the transpose's bank-conflict-free layout
+ *   mm_regtile       each thread computes two outputs of a row (acc[2] in
+ *                    registers): block (TILE / 2, TILE)
+ *   mm_regtile_le    mm_regtile's output loop runs `j <= 2`: past the local acc[2]
  *   mm_no_sync_raw   no barrier between storing the tile and reading it
  *   mm_no_sync_war   no barrier at the end of the step: the next tile overwrites
  *                    this one while slower warps still read it
@@ -178,4 +181,40 @@ __global__ void mm_transpose(const float *x, const float *weight, const float *b
         __syncthreads();
     }
     if (b < batch && o < out_f) y[(size_t)b * out_f + o] = acc + bias[o];
+}
+
+/* block (TILE / 2, TILE): thread (tx, ty) computes y[b][o0 + 2 tx + j], j < 2 */
+__device__ void regtile(const float *x, const float *weight, const float *bias, float *y, int batch, int in_f,
+                        int out_f, int cols) {
+    __shared__ float xs[TILE][TILE];
+    __shared__ float ws[TILE][TILE + 1];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int b0 = blockIdx.y * TILE, o0 = blockIdx.x * TILE;
+    const int b = b0 + ty;
+    float acc[2] = {0.0f, 0.0f};
+    for (int k0 = 0; k0 < in_f; k0 += TILE) {
+        for (int kx = tx; kx < TILE; kx += TILE / 2) {
+            const int k = k0 + kx;
+            xs[ty][kx] = b < batch && k < in_f ? x[(size_t)b * in_f + k] : 0.0f;
+            ws[ty][kx] = o0 + ty < out_f && k < in_f ? weight[(size_t)(o0 + ty) * in_f + k] : 0.0f;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < TILE; kk++)
+            for (int j = 0; j < 2; j++) acc[j] += xs[ty][kk] * ws[2 * tx + j][kk];
+        __syncthreads();
+    }
+    for (int j = 0; j < cols; j++) {
+        const int o = o0 + 2 * tx + j;
+        if (b < batch && o < out_f) y[(size_t)b * out_f + o] = acc[j] + bias[o]; // expect: memcheck mm_regtile_le
+    }
+}
+
+__global__ void mm_regtile(const float *x, const float *weight, const float *bias, float *y, int batch, int in_f,
+                           int out_f) {
+    regtile(x, weight, bias, y, batch, in_f, out_f, 2);
+}
+
+__global__ void mm_regtile_le(const float *x, const float *weight, const float *bias, float *y, int batch, int in_f,
+                              int out_f) {
+    regtile(x, weight, bias, y, batch, in_f, out_f, 3); /* the bug: j <= 2 */
 }

@@ -13,6 +13,10 @@
  *                   block's x = -1 reads before the image (before the buffer in row 0)
  *   st_halo_le      the right halo loop runs `i <= R`: one value past the static
  *                   shared row
+ *   st_const_ok     the filter in __constant__ memory (F_c[filter][p][q], the
+ *                   config's "constants" fill it), read straight from global memory
+ *   st_const_shift  st_const_ok indexing the filter F_c[k][p + r][q + r] with p
+ *                   and q already from 0: an index past the filter's row
  *   st_dyn_le       st_ok with the tile's last column stored `tx <= ...` one
  *                   float past the dynamic shared memory
  */
@@ -154,4 +158,35 @@ __global__ void st_dyn_le(const float *in, float *out, const float *filter, int 
         __syncthreads();
     }
     if (computes && inside) out[((size_t)o * h + y) * w + x] = acc;
+}
+
+__constant__ float F_c[4][3][3]; /* out_ch * in_ch filters of 3 x 3 */
+
+__device__ float const_stencil(const float *in, int h, int w, int in_channels, int filter_size, float pad,
+                               bool shifted) {
+    const int r = (filter_size - 1) / 2, x = blockIdx.x * BLOCK + threadIdx.x, y = blockIdx.y, o = blockIdx.z;
+    float acc = 0;
+    for (int c = 0; c < in_channels; c++)
+        for (int p = 0; p < filter_size; p++)
+            for (int q = 0; q < filter_size; q++) {
+                const int yy = y + p - r, xx = x + q - r;
+                const float v = yy >= 0 && yy < h && xx >= 0 && xx < w ? in[((size_t)c * h + yy) * w + xx] : pad;
+                const int k = o * in_channels + c;
+                acc += v * (shifted ? F_c[k][p + r][q + r] : F_c[k][p][q]); // expect: memcheck st_const_shift
+            }
+    return acc;
+}
+
+__global__ void st_const_ok(const float *in, float *out, const float *filter, int h, int w, int in_channels,
+                            int out_channels, int filter_size, float pad) {
+    const int x = blockIdx.x * BLOCK + threadIdx.x;
+    const float acc = const_stencil(in, h, w, in_channels, filter_size, pad, false);
+    if (x < w) out[((size_t)blockIdx.z * h + blockIdx.y) * w + x] = acc;
+}
+
+__global__ void st_const_shift(const float *in, float *out, const float *filter, int h, int w, int in_channels,
+                               int out_channels, int filter_size, float pad) {
+    const int x = blockIdx.x * BLOCK + threadIdx.x;
+    const float acc = const_stencil(in, h, w, in_channels, filter_size, pad, true);
+    if (x < w) out[((size_t)blockIdx.z * h + blockIdx.y) * w + x] = acc;
 }
