@@ -28,6 +28,15 @@ typedef struct {
     hn_check_result res;
 } check_part;
 
+/* Whether element i is all 0xFF bytes, as hn_poison_outputs leaves it. */
+static int all_ones(const void *buf, hn_dtype dtype, int64_t i) {
+    size_t n = hn_dtype_size(dtype);
+    const unsigned char *b = (const unsigned char *)buf + (size_t)i * n;
+    for (size_t k = 0; k < n; k++)
+        if (b[k] != 0xFF) return 0;
+    return 1;
+}
+
 static void check_range(check_part *p) {
     hn_check_result *res = &p->res;
     memset(res, 0, sizeof *res);
@@ -38,6 +47,9 @@ static void check_range(check_part *p) {
         res->checked++;
         if (!isfinite(o)) {
             res->nonfinite++;
+            if (all_ones(p->out, p->dtype, e)) {
+                if (!res->poisoned++ || e < res->first_poisoned) res->first_poisoned = e;
+            }
         } else {
             double abs_err = fabs(o - r);
             if (abs_err > res->max_abs_err) res->max_abs_err = abs_err;
@@ -81,12 +93,16 @@ void hn_check_buffer(const void *out, hn_dtype dtype, const hn_ref *ref, double 
     }
     check_range(&parts[0]);
     memset(res, 0, sizeof *res);
+    res->first_poisoned = -1;
     for (int t = 0; t < n_parts; t++) {
         if (t > 0 && threads[t]) pthread_join(threads[t], NULL);
         const hn_check_result *r = &parts[t].res;
         res->checked += r->checked;
         res->matched += r->matched;
         res->nonfinite += r->nonfinite;
+        if (r->poisoned && (!res->poisoned || r->first_poisoned < res->first_poisoned))
+            res->first_poisoned = r->first_poisoned;
+        res->poisoned += r->poisoned;
         if (r->max_abs_err > res->max_abs_err) res->max_abs_err = r->max_abs_err;
         if (r->max_rel_err > res->max_rel_err) res->max_rel_err = r->max_rel_err;
         for (int b = 0; b < r->n_bad && res->n_bad < HN_CHECK_MAX_BAD; b++) res->bad[res->n_bad++] = r->bad[b];

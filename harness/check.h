@@ -19,6 +19,9 @@ typedef struct {
     int64_t checked;     /* elements compared */
     int64_t matched;
     int64_t nonfinite;   /* NaN or Inf among the compared outputs */
+    int64_t poisoned;    /* of those, elements still all 0xFF bytes: the poison outputs start
+                            from, never written (a float kernel's own NaN is not all ones) */
+    int64_t first_poisoned; /* the lowest such element index (-1: none) */
     double max_abs_err;
     double max_rel_err;
     double match_fraction; /* matched / checked (1 when nothing was checked) */

@@ -44,6 +44,7 @@ static const corpus_kernel bugs[] = {
     {"misaligned_helper_twice", 1, 32, 64, 0, 32},
     {"race_atomic_after_store", 1, 64, 64, 0, 64},
     {"race_read_before_atomics", 1, 64, 64, 0, 1},
+    {"race_volatile_warp", 1, 64, 64, 0, 1},
 };
 
 static const corpus_kernel correct[] = {
@@ -55,7 +56,7 @@ static const corpus_kernel correct[] = {
     {"ok_atomic_handoff", 1, 64, 64, 0, 1},
     {"ok_own_bytes", 1, 64, 64, 0, 64},
     {"ok_read_own_write", 1, 64, 64, 0, 64},
-    {"ok_volatile_flag", 1, 64, 64, 0, 1},
+    {"ok_volatile_syncwarp", 1, 64, 64, 0, 1},
     {"ok_double_buffer", 1, 64, 64, 0, 64},
     {"ok_broadcast", 1, 64, 64, 0, 64},
     {"ok_tail_guard", 2, 64, 100, 0, 128},

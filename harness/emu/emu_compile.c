@@ -54,7 +54,7 @@
 #endif
 
 /* Bump when the generated code or compile flags change meaning. */
-#define EMU_GEN_VERSION "hn-emu-gen-4"
+#define EMU_GEN_VERSION "hn-emu-gen-5"
 
 static const char *const emu_flags[] = {
     "-std=c++17", "-O2", "-fPIC", "-shared", "-g1",
@@ -83,6 +83,9 @@ static const char *const instr_flags_gcc[] = {
      * __ubsan_handle_type_mismatch_v1): tsan sees only sizes, and a float4
      * load is often split into four 4-byte ones */
     "-fsanitize=alignment",
+    /* an index past an array's declared size (the stub's
+     * __ubsan_handle_out_of_bounds): a local array, a row of a 2D tile */
+    "-fsanitize=bounds",
 };
 static const char *const instr_flags_clang[] = {
     "-fsanitize=thread", "-mllvm", "-tsan-distinguish-volatile=1", "-mllvm",
@@ -92,7 +95,7 @@ static const char *const instr_flags_clang[] = {
     "-mllvm", "-tsan-compound-read-before-write=1",
     "-fno-builtin-memcpy", "-fno-builtin-memmove", "-fno-builtin-memset", /* as for GCC */
     "-fno-optimize-sibling-calls",
-    "-fsanitize=alignment",
+    "-fsanitize=alignment", "-fsanitize=array-bounds",
 };
 /* The module's own memcpy/memmove/memset calls go through the stub too. */
 static const char *const instr_link_flags[] = {

@@ -28,10 +28,12 @@ enum {
     W_OOB_GLOBAL, W_OOB_SHARED, W_MISALIGNED, /* mem */
     W_UNINIT_SHARED, W_UNINIT_GLOBAL,    /* init */
     W_SYNC,                              /* sync */
+    W_OOB_INDEX,                         /* mem */
 };
 static const int what_class[] = {HN_SAN_C_RACE, HN_SAN_C_RACE, HN_SAN_C_RACE,
                                  HN_SAN_C_MEM,  HN_SAN_C_MEM,  HN_SAN_C_MEM,
-                                 HN_SAN_C_INIT, HN_SAN_C_INIT, HN_SAN_C_SYNC};
+                                 HN_SAN_C_INIT, HN_SAN_C_INIT, HN_SAN_C_SYNC,
+                                 HN_SAN_C_MEM};
 static const char *const class_names[HN_SAN_NCLASS] = {"race", "memcheck", "initcheck", "synccheck"};
 
 /* ------------------------------------------------------------------------- */
@@ -126,7 +128,8 @@ typedef struct {
     int active;
     san_who who;
     int what;
-    int atomic;                 /* the later access is an atomic (its name in the message) */
+    int atomic;                 /* the later access is an atomic (1: its name in the message) or
+                                   volatile (2: the message's hint when both are lanes of a warp) */
     unsigned other;
     uint32_t other_pc;
     const san_region *r;
@@ -153,6 +156,8 @@ struct emu_san_worker {
     san_seen seen[SEEN_SLOTS];
     int n_seen;
     san_pending pending;
+    uintptr_t type_told;        /* the address of the access whose type's alignment was just
+                                   reported (its size's alignment is the same finding) */
     emu_prof_worker *prof;      /* created on the first profiled launch */
     int profiling;              /* bound to a profiling emu_san */
     int profiled_block;         /* the running block is one the profile records */
@@ -695,7 +700,7 @@ __attribute__((noinline)) static void report_misaligned(emu_san_worker *w, uintp
 /* An access inside device buffer b. */
 static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t a, size_t n,
                                  unsigned long long info, uintptr_t pc) {
-    if (__builtin_expect((w->checks & HN_SAN_MEM) && misaligned(a, n, info), 0)) {
+    if (__builtin_expect((w->checks & HN_SAN_MEM) && misaligned(a, n, info), 0) && a != w->type_told) {
         char what[128], text[80];
         emu_buf_text(b->id, b->name, text, sizeof text);
         snprintf(what, sizeof what, "%s + %zu", text, (size_t)(a - b->data));
@@ -734,11 +739,17 @@ __attribute__((noinline)) static void race_by(emu_san_worker *w, const san_who *
     static const char *const mine[] = {"read", "write", "write"};
     static const char *const mine_atomic[] = {"atomic load", "atomic", "atomic"};
     static const char *const theirs[] = {"wrote", "read", "wrote"};
+    /* the pre-Volta warp-synchronous idiom: the message says what replaced it */
+    unsigned me = who->tid.x + who->bdim.x * (who->tid.y + who->bdim.y * who->tid.z);
+    const char *hint = atomic == 2 && me / HN_EMU_WARP_SIZE == other / HN_EMU_WARP_SIZE
+                           ? "; volatile does not keep the lanes of a warp in step, which are not in lockstep "
+                             "since Volta: put __syncwarp() between the steps"
+                           : "";
     /* \x1f: where the source lines of this access and of the other go */
     found_by(w, who, what, pc, w->text_lo + other_pc, (int)other,
              "%s of %s\x1f after thread %s %s it\x1f, with no barrier or other synchronisation between them (%s "
-             "hazard)",
-             (atomic ? mine_atomic : mine)[what], obj, o, theirs[what], kind[what]);
+             "hazard%s)",
+             (atomic == 1 ? mine_atomic : mine)[what], obj, o, theirs[what], kind[what], hint);
 }
 
 /* A write that races with an earlier read or write is harmless when it leaves
@@ -753,13 +764,14 @@ static void flush_pending(emu_san_worker *w) {
     race_by(w, &p->who, p->what, p->atomic, p->other, p->other_pc, p->r, p->off, p->n, p->pc);
 }
 
-static void race(emu_san_worker *w, int what, int atomic, unsigned other, uint32_t other_pc, const san_region *r,
-                 size_t off, size_t n, uintptr_t pc) {
+/* Returns 1 when the finding waits (flush_pending decides), 0 when it is made. */
+static int race(emu_san_worker *w, int what, int atomic, unsigned other, uint32_t other_pc, const san_region *r,
+                size_t off, size_t n, uintptr_t pc) {
     san_who who;
     who_now(w, &who);
     if (what == W_RAW || n > sizeof w->pending.old || w->pending.active) {
         race_by(w, &who, what, atomic, other, other_pc, r, off, n, pc);
-        return;
+        return 0;
     }
     san_pending *p = &w->pending;
     p->active = 1;
@@ -773,6 +785,7 @@ static void race(emu_san_worker *w, int what, int atomic, unsigned other, uint32
     p->n = n;
     p->pc = pc;
     memcpy(p->old, (const void *)(r->data + off), n);
+    return 1;
 }
 
 __attribute__((noinline)) static void uninit_shared(emu_san_worker *w, const san_region *r, size_t off, size_t n,
@@ -793,6 +806,7 @@ typedef struct {
     unsigned me;
     uint32_t now, start, tb, pco;
     int reads, writes, sync, atomic, race_on, check_init;
+    int plain;                  /* what race() is told of a plain access: 2 when volatile */
 } san_unit_ctx;
 
 /* The checks and updates of one access on one unit of `len` bytes (4: a word
@@ -841,15 +855,20 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
             uninit_shared(w, u->r, u->off, u->n, u->info, u->pc);
             u->check_init = 0;
         }
+        /* A racing write whose finding waits (it may leave the bytes as they
+         * were) keeps the cell's readers. Otherwise a thread that first adds
+         * 0 to a cell (s[t] += s[t + k], the partner's value still 0) and then
+         * really changes it hides the race behind its harmless first write. */
+        int waits = 0;
         if (u->race_on) {
             if (c->wt >= tb && c->w != me && c->w != SYNC_ID && !ordered(w, me, c->w, c->wt)) {
-                race(w, W_WAW, 0, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+                waits = race(w, W_WAW, u->plain, c->w, c->wpc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             } else if (c->r1t >= tb && c->r1 != me && !ordered(w, me, c->r1, c->r1t)) {
-                race(w, W_WAR, 0, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
+                waits = race(w, W_WAR, u->plain, c->r1, c->r1pc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             } else if (c->r2t >= tb && c->r2 != me && !ordered(w, me, c->r2, c->r2t)) {
-                race(w, W_WAR, 0, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
+                waits = race(w, W_WAR, u->plain, c->r2, c->r2pc, u->r, u->off, u->n, u->pc);
                 u->race_on = 0;
             }
         }
@@ -857,7 +876,7 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
         c->wt = u->now;
         c->w = (uint16_t)me;
         c->wpc = u->pco;
-        c->r1t = c->r2t = 0;
+        if (!waits) c->r1t = c->r2t = 0;
         return;
     }
     if (c->wt < u->start) {
@@ -868,7 +887,7 @@ static inline void unit_access(san_unit_ctx *u, san_cell *c, const unsigned char
     } else if (u->race_on && c->wt >= tb && c->w != me && c->w != SYNC_ID && memcmp(&c->prev, mem, (size_t)len) != 0 &&
                !ordered(w, me, c->w, c->wt)) {
         /* (a write that left the bytes as they were cannot be read out of order) */
-        race(w, W_RAW, 0, c->w, c->wpc, u->r, u->off, u->n, u->pc);
+        race(w, W_RAW, u->plain, c->w, c->wpc, u->r, u->off, u->n, u->pc);
         u->race_on = 0;
     }
     if (!(w->checks & HN_SAN_RACE)) return;
@@ -940,7 +959,7 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
         return;
     }
     size_t off = a - r->data;
-    if (__builtin_expect((w->checks & HN_SAN_MEM) && misaligned(a, n, info), 0)) {
+    if (__builtin_expect((w->checks & HN_SAN_MEM) && misaligned(a, n, info), 0) && a != w->type_told) {
         char what[256];
         shared_name(r, off, n, what, sizeof what);
         report_misaligned(w, a, n, info, pc, what);
@@ -962,11 +981,15 @@ static void shared_access(emu_san_worker *w, const san_region *r, uintptr_t a, s
                       .writes = (info & HN_EMU_SAN_WRITE) != 0,
                       .race_on = (w->checks & HN_SAN_RACE) != 0};
     u.check_init = (w->checks & HN_SAN_INIT) && u.reads;
-    if (info & (HN_EMU_SAN_ATOMIC | HN_EMU_SAN_VOLATILE)) {
+    if (info & HN_EMU_SAN_ATOMIC) {
         u.sync = 1; /* never racy with each other; atomic exchanges and stores only write */
-        u.atomic = (info & HN_EMU_SAN_ATOMIC) != 0;
-        if (info & HN_EMU_SAN_ATOMIC) u.reads = u.reads && u.writes ? 1 : !u.writes;
+        u.atomic = 1;
+        u.reads = u.reads && u.writes ? 1 : !u.writes;
     }
+    /* volatile orders nothing: the lanes of a warp do not run in lockstep (Volta
+     * and later, and the emulator), so the old warp-synchronous reduction through
+     * volatile shared memory without __syncwarp is a race (and computes wrong) */
+    u.plain = (info & HN_EMU_SAN_VOLATILE) ? 2 : 0;
     if (u.check_init && n > 4 && any_written(r, off, n, u.start)) u.check_init = 0; /* see global_access */
     const unsigned char *mem = (const unsigned char *)a;
     if (!(off & 3) && !(n & 3)) {
@@ -1072,6 +1095,7 @@ static inline void san_dispatch(emu_san_worker *w, uintptr_t a, size_t n, unsign
 __attribute__((noinline, cold)) static void san_type_align(emu_san_worker *w, uintptr_t a, size_t align,
                                                            unsigned long long info, uintptr_t pc) {
     if (!(w->checks & HN_SAN_MEM) || w->profiling) return;
+    w->type_told = a; /* the access itself comes next */
     char what[256];
     const char *kind = info & HN_EMU_SAN_WRITE ? "write" : "read";
     for (int i = 0; i < w->n_cur; i++) {
@@ -1093,6 +1117,30 @@ __attribute__((noinline, cold)) static void san_type_align(emu_san_worker *w, ui
           (void *)a, what, align);
 }
 
+/* UBSan's description of a type (its ABI, which GCC and clang share): the
+ * name follows two 16-bit fields; integers' info is (log2 bits) << 1 | signed. */
+typedef struct {
+    uint16_t kind, info;
+    char name[];
+} san_ubsan_type;
+typedef struct {
+    const char *file;
+    unsigned line, column;
+    const san_ubsan_type *array_type, *index_type;
+} san_ubsan_oob;
+
+/* An index past an array's declared size (HN_EMU_SAN_BOUNDSCHK). The access
+ * itself comes next: inside the memory of something else, it is not otherwise
+ * seen (a 2D tile's next row, a thread's neighbouring local). */
+__attribute__((noinline, cold)) static void san_bounds(emu_san_worker *w, const san_ubsan_oob *d, uint32_t index,
+                                                       uintptr_t pc) {
+    if (!(w->checks & HN_SAN_MEM) || w->profiling) return;
+    const san_ubsan_type *it = d->index_type;
+    long long i = it && it->kind == 0 && (it->info & 1) ? (long long)(int32_t)index : (long long)index;
+    found(w, W_OOB_INDEX, pc, 0, -1, "index %lld out of bounds for type %s", i,
+          d->array_type ? d->array_type->name : "?");
+}
+
 static void san_access(void *addr, unsigned long long info, void *pcv) {
     emu_san_worker *w = emu_san_tl;
     if (__builtin_expect(!w, 0)) return;
@@ -1103,6 +1151,10 @@ static void san_access(void *addr, unsigned long long info, void *pcv) {
         san_type_align(w, a, n, info, pc);
         return;
     }
+    if (__builtin_expect(info & HN_EMU_SAN_BOUNDSCHK, 0)) {
+        san_bounds(w, (const san_ubsan_oob *)addr, (uint32_t)n, pc);
+        return;
+    }
     if (w->profiling) {
         if (w->profiled_block) profile_access(w, a, n, info, pc);
         return;
@@ -1111,11 +1163,13 @@ static void san_access(void *addr, unsigned long long info, void *pcv) {
         /* checked as of before it (a plain access of another thread is not
          * ordered before an atomic by that atomic itself), then counted */
         san_dispatch(w, a, n, info, pc);
+        w->type_told = 0;
         const hn_emu_tctx *t = emu_tl_cur;
         if (t) w->atl[t->linear] = ++w->gclk;
         return;
     }
     san_dispatch(w, a, n, info, pc);
+    w->type_told = 0;
 }
 
 /* Where an access goes: a recent buffer, a shared variable, a gap, or a search. */
@@ -1151,6 +1205,7 @@ static void san_shared(void *addr, unsigned long long info, void *pcv, int var) 
         return;
     }
     if (__builtin_expect(emu_tl_cur != NULL, 1)) shared_access(w, w->cur[var], a, n, info, pc);
+    w->type_told = 0;
 }
 
 static void san_fence(void *pc) {

@@ -264,7 +264,7 @@ static char *static_shared_decl(const char *s, const toks *ts, int start, int en
     int *keep = xmalloc((size_t)(end - start + 1) * sizeof *keep);
     int nk = 0;
     char *align = NULL;
-    int ok = 1;
+    int ok = 1, body = 0;
     for (int k = start; k < end && ok;) {
         const tok *p = &ts->t[k];
         if (p->k == T_IDENT && (is(s, p, "__shared__") || is(s, p, "static"))) {
@@ -303,7 +303,28 @@ static char *static_shared_decl(const char *s, const toks *ts, int start, int en
             k = skip_group(s, ts, k, end); /* [[attribute]] */
             continue;
         }
-        if (p->k == T_DIRECTIVE || is_punct(s, p, '=') || is_punct(s, p, '{')) ok = 0;
+        if (is_punct(s, p, '{')) {
+            /* a struct defined in place, `__shared__ struct { float v[N]; int n; } sm;`:
+             * its body is part of the type, kept whole (then one declarator only) */
+            int tagged = 0;
+            for (int q = 0; q < nk; q++)
+                if (is(s, &ts->t[keep[q]], "struct") || is(s, &ts->t[keep[q]], "union") ||
+                    is(s, &ts->t[keep[q]], "class"))
+                    tagged = 1;
+            int depth = 0;
+            for (; tagged && k < end; k++) {
+                const tok *q = &ts->t[k];
+                if (q->k == T_DIRECTIVE || is_punct(s, q, '=') || (q->k == T_IDENT && is(s, q, "static"))) ok = 0;
+                keep[nk++] = k;
+                if (is_punct(s, q, '{')) depth++;
+                else if (is_punct(s, q, '}') && --depth == 0) break;
+            }
+            if (!tagged || k >= end) ok = 0;
+            body = 1;
+            k++;
+            continue;
+        }
+        if (p->k == T_DIRECTIVE || is_punct(s, p, '=')) ok = 0;
         keep[nk++] = k++;
     }
     hn_sb rep;
@@ -316,11 +337,11 @@ static char *static_shared_decl(const char *s, const toks *ts, int start, int en
         int b = a, paren = 0, angle = 0, br = -1;
         for (; b < nk; b++) {
             const tok *p = &ts->t[keep[b]];
-            if (is_punct(s, p, '(') || is_punct(s, p, '[')) {
+            if (is_punct(s, p, '(') || is_punct(s, p, '[') || is_punct(s, p, '{')) {
                 if (is_punct(s, p, '(') && paren == 0 && angle == 0) ok = 0; /* f(), (*p)[] */
                 if (is_punct(s, p, '[') && paren == 0 && br < 0) br = b;
                 paren++;
-            } else if (is_punct(s, p, ')') || is_punct(s, p, ']')) {
+            } else if (is_punct(s, p, ')') || is_punct(s, p, ']') || is_punct(s, p, '}')) {
                 paren--;
             } else if (paren == 0 && is_punct(s, p, '<')) {
                 angle++;
@@ -330,7 +351,7 @@ static char *static_shared_decl(const char *s, const toks *ts, int start, int en
                 break;
             }
         }
-        if (paren != 0 || angle != 0) ok = 0;
+        if (paren != 0 || angle != 0 || (body && n_decl > 0)) ok = 0; /* two types of one body */
         if (!ok) break;
         int name_at = br >= 0 ? br - 1 : b - 1;
         if (name_at < a || ts->t[keep[name_at]].k != T_IDENT) {

@@ -448,6 +448,12 @@ static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, const 
                  "; every element is one less than its reference, as when counts are added to the poison (-1) the "
                  "integer outputs start from: give the variant \"zero\": [\"%s\"]",
                  name);
+    /* part of the output still the poison: a grid or a loop that does not cover it */
+    if (!*hint && cr->poisoned > 0 && cr->nonfinite < cr->checked)
+        snprintf(hint, sizeof hint,
+                 "; %lld of them still hold the poison the outputs start from: never written by the kernel (the "
+                 "first at element %lld of '%s'; does the grid, or each thread's loop, cover every output?)",
+                 (long long)cr->poisoned, (long long)cr->first_poisoned, name);
     snprintf(buf, size, "%s: %.4f%% of %lld elements%s match (need %.4g%%), %lld NaN/Inf, max abs err %.3g%s", when,
              cr->match_fraction * 100.0, (long long)cr->checked, which, rc->min_match * 100.0,
              (long long)cr->nonfinite, cr->max_abs_err, hint);

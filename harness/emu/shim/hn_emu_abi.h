@@ -171,7 +171,11 @@ typedef struct hn_emu_rt {
  * bits) that addr lacks (-fsanitize=alignment: a float4 load at an odd float,
  * which the compiler may then split into aligned 4-byte loads) */
 #define HN_EMU_SAN_ALIGNCHK (1ull << 37)
-#define HN_EMU_SAN_ABI 6
+/* not an access: an array indexed out of its declared bounds (-fsanitize=bounds:
+ * `float acc[4]; acc[i]`, `__shared__ float t[8][8]; t[r][8]`); addr is the UBSan
+ * out-of-bounds data (its array type's name), the size bits the index's low 32 */
+#define HN_EMU_SAN_BOUNDSCHK (1ull << 38)
+#define HN_EMU_SAN_ABI 7
 typedef struct hn_emu_san_rt {
     int abi;
     void (*access)(void *addr, unsigned long long info, void *pc);

@@ -172,6 +172,20 @@ HN_SAN_HIDDEN void __ubsan_handle_type_mismatch_v1_abort(hn_san_ubsan_mismatch *
     __ubsan_handle_type_mismatch_v1(d, p);
 }
 
+/* -fsanitize=bounds: an index past the declared size of an array whose size the
+ * type says (a thread's local array, a static __shared__ or __constant__ one, a
+ * row of a 2D one); the runtime reports it with the array's type */
+struct hn_san_ubsan_oob {
+    hn_san_ubsan_loc loc;
+    const void *array_type, *index_type;
+};
+HN_SAN_HIDDEN void __ubsan_handle_out_of_bounds(hn_san_ubsan_oob *d, unsigned long index) {
+    HN_SAN_ACCESS(d, (index & HN_EMU_SAN_SIZE) | HN_EMU_SAN_BOUNDSCHK);
+}
+HN_SAN_HIDDEN void __ubsan_handle_out_of_bounds_abort(hn_san_ubsan_oob *d, unsigned long index) {
+    __ubsan_handle_out_of_bounds(d, index);
+}
+
 /* the rest of what the instrumentation may call */
 HN_SAN_HIDDEN void __tsan_init(void) {}
 HN_SAN_HIDDEN void __tsan_func_entry(void *) {}

@@ -31,6 +31,8 @@
  *                          store, the others atomicAdd to it with no barrier
  *   race_read_before_atomics thread 0 reads a shared sum with a plain load
  *                          while the others still atomicAdd to it
+ *   race_volatile_warp     the pre-Volta warp-synchronous reduction through
+ *                          volatile shared memory, without __syncwarp
  *   uninit_shared          one element of a tile is never written
  *   uninit_tile_edge       a tile loaded for 30 of 32 threads, read by all
  *   uninit_output          reads its (poisoned) output before writing it
@@ -220,4 +222,17 @@ __global__ void race_read_before_atomics(const float *in, float *out, int n) {
     __syncthreads();
     atomicAdd(&sum, in[t % n]); // expect: race race_read_before_atomics
     if (t == 0) out[0] = sum; // expect: race race_read_before_atomics
+}
+
+__global__ void race_volatile_warp(const float *in, float *out, int n) {
+    volatile __shared__ float vs[64];
+    int t = threadIdx.x;
+    vs[t] = in[t % n];
+    __syncthreads();
+    if (t < 32) {
+        vs[t] += vs[t + 32]; // expect: race race_volatile_warp
+        if (t < 16) vs[t] += vs[t + 16]; // expect: race race_volatile_warp
+    }
+    __syncthreads();
+    if (t == 0) out[0] = vs[0];
 }

@@ -18,8 +18,8 @@
  *   ok_own_bytes          each thread writes then reads its own bytes of a
  *                         char array (neighbours share words, not bytes)
  *   ok_read_own_write     a thread reads back what it wrote, no barrier
- *   ok_volatile_flag      warp-synchronous code through volatile shared
- *                         memory (never called a race)
+ *   ok_volatile_syncwarp  warp-synchronous code through volatile shared
+ *                         memory with __syncwarp between its steps
  *   ok_double_buffer      two tiles alternating, one barrier per step
  *   ok_broadcast          every thread reads the one value thread 0 wrote
  *                         before a barrier, then thread 0 overwrites it
@@ -165,14 +165,18 @@ __global__ void ok_read_own_write(const float *in, float *out, int n) {
     out[t] = s[t];
 }
 
-__global__ void ok_volatile_flag(const float *in, float *out, int n) {
+__global__ void ok_volatile_syncwarp(const float *in, float *out, int n) {
     volatile __shared__ float vs[64];
     int t = threadIdx.x;
     vs[t] = in[t % n];
     __syncthreads();
     if (t < 32) {
-        /* the pre-Volta warp-synchronous idiom, through volatile memory */
-        vs[t] += vs[t + 32];
+        /* the warp-synchronous idiom through volatile memory, with the
+         * __syncwarp Volta needs between the steps */
+        float v = vs[t] + vs[t + 32];
+        __syncwarp();
+        vs[t] = v;
+        __syncwarp();
         if (t < 16) vs[t] += vs[t + 16];
     }
     __syncthreads();
