@@ -714,6 +714,8 @@ HN_EMU_MINMAX_FN(int, unsigned int, unsigned int)
 HN_EMU_MINMAX_FN(unsigned int, int, unsigned int)
 HN_EMU_MINMAX_FN(long, long, long)
 HN_EMU_MINMAX_FN(unsigned long, unsigned long, unsigned long)
+HN_EMU_MINMAX_FN(long, unsigned long, unsigned long)
+HN_EMU_MINMAX_FN(unsigned long, long, unsigned long)
 HN_EMU_MINMAX_FN(long long, long long, long long)
 HN_EMU_MINMAX_FN(unsigned long long, unsigned long long, unsigned long long)
 HN_EMU_MINMAX_FN(long long, unsigned long long, unsigned long long)
@@ -759,21 +761,6 @@ static __inline__ double __hiloint2double(int hi, int lo) {
     return __longlong_as_double((long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo));
 }
 
-static __inline__ float __fadd_rn(float a, float b) { return a + b; }
-static __inline__ float __fsub_rn(float a, float b) { return a - b; }
-static __inline__ float __fmul_rn(float a, float b) { return a * b; }
-static __inline__ float __fdiv_rn(float a, float b) { return a / b; }
-static __inline__ float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-static __inline__ float __frcp_rn(float a) { return 1.0f / a; }
-static __inline__ float __fsqrt_rn(float a) { return sqrtf(a); }
-static __inline__ float __frsqrt_rn(float a) { return 1.0f / sqrtf(a); }
-static __inline__ double __dadd_rn(double a, double b) { return a + b; }
-static __inline__ double __dsub_rn(double a, double b) { return a - b; }
-static __inline__ double __dmul_rn(double a, double b) { return a * b; }
-static __inline__ double __ddiv_rn(double a, double b) { return a / b; }
-static __inline__ double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
-static __inline__ double __drcp_rn(double a) { return 1.0 / a; }
-static __inline__ double __dsqrt_rn(double a) { return sqrt(a); }
 static __inline__ float __fdividef(float a, float b) { return a / b; }
 static __inline__ float fdividef(float a, float b) { return a / b; }
 static __inline__ float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
@@ -808,41 +795,10 @@ static __inline__ void sincospif(float x, float *s, float *c) {
 }
 static __inline__ float normcdff(float x) { return 0.5f * erfcf(-x * (float)M_SQRT1_2); }
 static __inline__ double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
-static __inline__ float rhypotf(float x, float y) { return 1.0f / hypotf(x, y); }
-static __inline__ float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
-static __inline__ float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
 
-#define HN_EMU_CVT(NAME, FROM, TO, EXPR)                                                    \
-    static __inline__ TO NAME(FROM x) { return (TO)(EXPR); }
-HN_EMU_CVT(__float2int_rn, float, int, rintf(x))
-HN_EMU_CVT(__float2int_rz, float, int, truncf(x))
-HN_EMU_CVT(__float2int_rd, float, int, floorf(x))
-HN_EMU_CVT(__float2int_ru, float, int, ceilf(x))
-HN_EMU_CVT(__float2uint_rn, float, unsigned int, rintf(x))
-HN_EMU_CVT(__float2uint_rz, float, unsigned int, truncf(x))
-HN_EMU_CVT(__float2uint_rd, float, unsigned int, floorf(x))
-HN_EMU_CVT(__float2uint_ru, float, unsigned int, ceilf(x))
-HN_EMU_CVT(__float2ll_rn, float, long long, rintf(x))
-HN_EMU_CVT(__float2ll_rz, float, long long, truncf(x))
-HN_EMU_CVT(__float2ull_rn, float, unsigned long long, rintf(x))
-HN_EMU_CVT(__float2ull_rz, float, unsigned long long, truncf(x))
-HN_EMU_CVT(__double2int_rn, double, int, rint(x))
-HN_EMU_CVT(__double2int_rz, double, int, trunc(x))
-HN_EMU_CVT(__double2int_rd, double, int, floor(x))
-HN_EMU_CVT(__double2int_ru, double, int, ceil(x))
-HN_EMU_CVT(__double2uint_rn, double, unsigned int, rint(x))
-HN_EMU_CVT(__double2uint_rz, double, unsigned int, trunc(x))
-HN_EMU_CVT(__double2ll_rn, double, long long, rint(x))
-HN_EMU_CVT(__double2ll_rz, double, long long, trunc(x))
-HN_EMU_CVT(__double2float_rn, double, float, x)
-HN_EMU_CVT(__int2float_rn, int, float, x)
-HN_EMU_CVT(__uint2float_rn, unsigned int, float, x)
-HN_EMU_CVT(__ll2float_rn, long long, float, x)
-HN_EMU_CVT(__ull2float_rn, unsigned long long, float, x)
-HN_EMU_CVT(__int2double_rn, int, double, x)
-HN_EMU_CVT(__uint2double_rn, unsigned int, double, x)
-HN_EMU_CVT(__ll2double_rn, long long, double, x)
-HN_EMU_CVT(__ull2double_rn, unsigned long long, double, x)
+/* conversions with a rounding mode, directed-rounding arithmetic, the math
+ * functions the host library lacks, SIMD and dot-product intrinsics */
+#include "hn_emu_math.h"
 
 /* ------------------------------------------------------------------------- */
 /* printf: formatted here, written whole by the runtime (in order, to stdout) */

@@ -1,0 +1,331 @@
+/*
+ * test_emu_features.c: CUDA device-code features as real kernels use them, on
+ * the CPU emulator, with kernels in tests/kernels/emufeat/:
+ *   math.cu   the intrinsics of shim/hn_emu_math.h: directed-rounding arithmetic
+ *             and conversions against C under fesetround, float and double to
+ *             integer conversions saturating as PTX's cvt does (NaN -> 0), the
+ *             inverse error functions, erfcx and the Bessel I0/I1 against their
+ *             definitions, norms, __dp4a/__dp2a and the SIMD intrinsics against
+ *             hand-computed words, min/max of long and unsigned long;
+ * and every kernel file compiled by NVRTC for sm_90 (so each is valid CUDA).
+ */
+#define _GNU_SOURCE
+#include <fenv.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "test_emu_common.h"
+
+static hn_backend *be;
+static int bad;
+#define EXPECT(cond, ...)                                                                    \
+    do {                                                                                     \
+        if (!(cond) && bad++ < 12) {                                                         \
+            fprintf(stderr, "  mismatch: ");                                                 \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fprintf(stderr, "\n");                                                           \
+        }                                                                                    \
+    } while (0)
+
+static char *feat_path(const char *name) {
+    return xasprintf("%s/tests/kernels/emufeat/%s", emu_root(), name);
+}
+
+/* Compiles `file` with one kernel and loads it (the test stops on errors). */
+static hn_kernel *load_one(const char *file, const char *name, hn_module_image *img) {
+    char *path = feat_path(file);
+    const char *names[] = {name};
+    char *log = NULL;
+    hn_err err;
+    if (emu_compile_file(path, names, 1, NULL, 0, img, &log, &err) != 0) {
+        fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
+        exit(1);
+    }
+    free(log);
+    free(path);
+    return emu_load(be, img, 0);
+}
+
+static void run(hn_kernel *k, unsigned threads, size_t shared, void **args) {
+    hn_err err;
+    CHECK_MSG(emu_launch(be, k, 1, 1, 1, threads, 1, 1, shared, args, &err) == 0, "%s", err.msg);
+}
+
+static uint64_t seed = 777;
+static float rand_float(void) { /* any sign, exponents from 2^-20 to 2^20 */
+    double m = 1.0 + (double)hn_rand_below(&seed, 1u << 23) / (1u << 23);
+    int e = (int)hn_rand_below(&seed, 41) - 20;
+    return (float)(hn_rand_below(&seed, 2) ? -ldexp(m, e) : ldexp(m, e));
+}
+static unsigned fbits(float f) {
+    unsigned u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static uint64_t dbits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+
+/* ------------------------------------------------------------------------- */
+/* math.cu: rounded */
+
+#define ROUNDED_N 24
+/* One operation under a rounding mode; volatile keeps it between the calls. */
+#define UNDER(dst, mode, T, expr)                                                            \
+    do {                                                                                     \
+        volatile T r_;                                                                       \
+        fesetround(mode);                                                                    \
+        r_ = (expr);                                                                         \
+        fesetround(FE_TONEAREST);                                                            \
+        (dst) = r_;                                                                          \
+    } while (0)
+
+static void ref_rounded(float xa, float ya, float *f, double *d) {
+    volatile float x = xa, y = ya;
+    volatile double dx = x, dy = (double)ya * 1.0000001;
+    volatile double q = dx / dy;
+    int xi, yi;
+    memcpy(&xi, &xa, 4);
+    memcpy(&yi, &ya, 4);
+    volatile unsigned long long u = 0xffffffffffffffffull - (unsigned long long)fbits(xa);
+    volatile int vxi = xi, vyi = yi;
+    volatile float ax = fabsf(xa);
+    UNDER(f[0], FE_DOWNWARD, float, x + y);
+    UNDER(f[1], FE_UPWARD, float, x + y);
+    UNDER(f[2], FE_TOWARDZERO, float, x + y);
+    UNDER(f[3], FE_DOWNWARD, float, x - y);
+    UNDER(f[4], FE_UPWARD, float, x - y);
+    UNDER(f[5], FE_DOWNWARD, float, x * y);
+    UNDER(f[6], FE_UPWARD, float, x * y);
+    UNDER(f[7], FE_TOWARDZERO, float, x * y);
+    UNDER(f[8], FE_DOWNWARD, float, x / y);
+    UNDER(f[9], FE_UPWARD, float, x / y);
+    UNDER(f[10], FE_TOWARDZERO, float, x / y);
+    UNDER(f[11], FE_DOWNWARD, float, sqrtf(ax));
+    UNDER(f[12], FE_UPWARD, float, sqrtf(ax));
+    UNDER(f[13], FE_DOWNWARD, float, 1.0f / y);
+    UNDER(f[14], FE_UPWARD, float, 1.0f / y);
+    UNDER(f[15], FE_TOWARDZERO, float, fmaf(x, y, x));
+    UNDER(f[16], FE_DOWNWARD, float, fmaf(x, y, y));
+    UNDER(f[17], FE_UPWARD, float, fmaf(x, x, y));
+    UNDER(f[18], FE_DOWNWARD, float, (float)q);
+    UNDER(f[19], FE_UPWARD, float, (float)q);
+    UNDER(f[20], FE_TOWARDZERO, float, (float)q);
+    UNDER(f[21], FE_DOWNWARD, float, (float)vxi);
+    UNDER(f[22], FE_UPWARD, float, (float)vyi);
+    UNDER(f[23], FE_TOWARDZERO, float, (float)u);
+    UNDER(d[0], FE_DOWNWARD, double, dx + dy);
+    UNDER(d[1], FE_UPWARD, double, dx * dy);
+    UNDER(d[2], FE_TOWARDZERO, double, dx / dy);
+}
+
+static void test_rounded(void) {
+    enum { N = 64 };
+    float a[N], b[N];
+    for (int i = 0; i < N; i++) a[i] = rand_float(), b[i] = rand_float();
+    a[0] = 1.0f, b[0] = 3.0f; /* 1/3: every mode differs */
+    a[1] = 16777216.0f, b[1] = 1.0f; /* 2^24 + 1: a tie */
+    hn_module_image img;
+    hn_kernel *k = load_one("math.cu", "rounded", &img);
+    size_t words = (size_t)N * ROUNDED_N + (size_t)N * 3 * 2;
+    hn_dptr da = emu_buf(be, a, sizeof a), db = emu_buf(be, b, sizeof b);
+    hn_dptr dout = emu_buf(be, NULL, words * 4);
+    void *args[] = {&da, &db, &dout};
+    run(k, N, 0, args);
+    unsigned *o = xmalloc(words * 4);
+    emu_get(be, o, dout, words * 4);
+    const uint64_t *q = (const uint64_t *)(o + N * ROUNDED_N);
+    int differ = 0;
+    for (int i = 0; i < N; i++) {
+        float f[ROUNDED_N];
+        double d[3];
+        ref_rounded(a[i], b[i], f, d);
+        for (int j = 0; j < ROUNDED_N; j++)
+            EXPECT(o[i * ROUNDED_N + j] == fbits(f[j]), "rounded[%d] op %d of %a, %a: 0x%08x, want 0x%08x",
+                   i, j, a[i], b[i], o[i * ROUNDED_N + j], fbits(f[j]));
+        for (int j = 0; j < 3; j++)
+            EXPECT(q[i * 3 + j] == dbits(d[j]), "rounded[%d] double op %d: 0x%016llx, want 0x%016llx", i,
+                   j, (unsigned long long)q[i * 3 + j], (unsigned long long)dbits(d[j]));
+        differ += f[0] != f[1];
+    }
+    /* the modes really differ (else the reference proves nothing) */
+    CHECK_MSG(differ > N / 2, "rd and ru agree on %d of %d sums", N - differ, N);
+    free(o);
+    be->ops->free(be, da), be->ops->free(be, db), be->ops->free(be, dout);
+    be->ops->kernel_free(be, k);
+    hn_module_image_free(&img);
+}
+
+/* ------------------------------------------------------------------------- */
+/* math.cu: convert (PTX cvt: round, saturate, NaN -> 0) */
+
+static long long sat(double r, double lo, double hi) {
+    if (r != r) return 0;
+    if (r <= lo) return (long long)lo;
+    if (r >= hi) return hi >= 9.2e18 ? LLONG_MAX : (long long)hi;
+    return (long long)r;
+}
+static long long satu64(double r) { /* as the kernel stores it: the bits */
+    if (r != r || r <= 0) return 0;
+    if (r >= 18446744073709551616.0) return -1;
+    return (long long)(unsigned long long)r;
+}
+
+static void test_convert(void) {
+    float a[] = {2.5f, -1.5f, 3.5e9f, -3.5e9f, NAN, -0.4f, 1e20f, -1e20f, 4294967295.0f,
+                 -5.0f, INFINITY, -INFINITY, 7.75f, 2863311530.0f, 1e19f, 0.0f};
+    enum { N = sizeof a / sizeof *a };
+    hn_module_image img;
+    hn_kernel *k = load_one("math.cu", "convert", &img);
+    hn_dptr da = emu_buf(be, a, sizeof a), dout = emu_buf(be, NULL, N * 16 * 8);
+    void *args[] = {&da, &dout};
+    run(k, N, 0, args);
+    long long o[N * 16];
+    emu_get(be, o, dout, sizeof o);
+    const double I = 2147483647.0, U = 4294967295.0, L = 9223372036854775807.0;
+    for (int i = 0; i < N; i++) {
+        double x = a[i], dx = (double)a[i] * 1.5;
+        long long want[16] = {
+            sat(nearbyint(x), -I - 1, I), sat(trunc(x), -I - 1, I), sat(floor(x), -I - 1, I),
+            sat(ceil(x), -I - 1, I), sat(nearbyint(x), 0, U), sat(trunc(x), 0, U),
+            sat(floor(x), -L - 1, L), sat(ceil(x), -L - 1, L), satu64(nearbyint(x)),
+            sat(nearbyint(dx), -I - 1, I), sat(ceil(dx), 0, U), sat(trunc(dx), -L - 1, L),
+            satu64(floor(dx)), sat(floor(dx), 0, U), sat(ceil(dx), -L - 1, L),
+            isnan(dx) + 2 * !!isinf(dx) + 4 * !!signbit(dx) + 8 * !!isfinite(dx)};
+        for (int j = 0; j < 16; j++)
+            EXPECT(o[i * 16 + j] == want[j], "convert %g, conversion %d: %lld, want %lld", x, j,
+                   o[i * 16 + j], want[j]);
+    }
+    be->ops->free(be, da), be->ops->free(be, dout);
+    be->ops->kernel_free(be, k);
+    hn_module_image_free(&img);
+}
+
+/* ------------------------------------------------------------------------- */
+/* math.cu: special functions, against their definitions */
+
+static int close_to(double got, double want, double rel) {
+    return fabs(got - want) <= rel * fabs(want) || (isinf(got) && got == want);
+}
+
+static double bessel_i(double x, int order) { /* (1/pi) int_0^pi e^{x cos t} cos(nt) dt */
+    int n = 20000;
+    double s = 0;
+    for (int k = 0; k <= n; k++) {
+        double t = M_PI * k / n, w = (k == 0 || k == n) ? 0.5 : 1.0;
+        s += w * exp(x * cos(t)) * cos(order * t);
+    }
+    return s / n;
+}
+
+static void test_special(void) {
+    enum { N = 40 };
+    float a[N];
+    for (int i = 0; i < N; i++) a[i] = (float)(-0.999 + 1.998 * i / (N - 1));
+    a[N - 1] = 0.99999f;
+    hn_module_image img;
+    hn_kernel *k = load_one("math.cu", "special", &img);
+    hn_dptr da = emu_buf(be, a, sizeof a), dout = emu_buf(be, NULL, N * 12 * 4);
+    void *args[] = {&da, &dout};
+    run(k, N, 0, args);
+    float o[N * 12];
+    emu_get(be, o, dout, sizeof o);
+    const double eps = 4 * FLT_EPSILON;
+    for (int i = 0; i < N; i++) {
+        double x = a[i];
+        const float *r = o + i * 12;
+        EXPECT(close_to(erf(r[0]), x, eps * 4), "erf(erfinvf(%g)) = %.9g", x, erf(r[0]));
+        EXPECT(close_to(erfc(r[1]), (double)(1.0f - a[i]), eps * (2 * r[1] * r[1] + 4)),
+               "erfc(erfcinvf(%g)) = %.9g", (double)(1.0f - a[i]), erfc(r[1]));
+        double p = (double)(0.5f + 0.5f * a[i]);
+        EXPECT(close_to(0.5 * erfc(-r[2] / M_SQRT2), p, eps * 8), "normcdf(normcdfinvf(%g)) = %.9g", p,
+               0.5 * erfc(-r[2] / M_SQRT2));
+        double z = (double)(30.0f * a[i]), cx = z < 20 ? exp(z * z) * erfc(z) : 1 / (z * sqrt(M_PI)) * (1 - 1 / (2 * z * z) + 3 / (4 * z * z * z * z) - 15 / (8 * pow(z, 6)));
+        cx = (double)(float)cx; /* past FLT_MAX: inf */
+        EXPECT(close_to(r[3], cx, eps), "erfcxf(%g) = %.9g, want %.9g", z, r[3], cx);
+        EXPECT(close_to(r[4], bessel_i(4 * x, 0), eps), "cyl_bessel_i0f(%g) = %.9g", 4 * x, r[4]);
+        EXPECT(close_to(r[5], bessel_i(4 * x, 1), eps) || fabs(r[5]) < 1e-6, "cyl_bessel_i1f(%g) = %.9g, want %.9g", 4 * x, r[5], bessel_i(4 * x, 1));
+        EXPECT(close_to(erf(r[6]), x, eps), "erf(erfinv(%g))", x);
+        double tiny = ldexp(1.0, -60 * (i + 1));
+        EXPECT(i >= 15 || close_to(erfc(r[7]), tiny, eps * (2 * r[7] * r[7] + 1)), "erfc(erfcinv(2^-%d)) = %g", 60 * (i + 1), erfc(r[7]));
+        EXPECT(close_to(r[8], sqrt(5 * x * x + 25), eps), "norm4df");
+        EXPECT(close_to(r[9], 1 / sqrt(x * x + 5), eps), "rnormf");
+        EXPECT(close_to(r[10], 1 / sqrt(x * x + 1), eps), "rhypotf");
+        double t2 = ldexp(1.0, -20 * (i % 6 + 1));
+        EXPECT(close_to(erfc(r[11]), t2, eps * (2 * r[11] * r[11] + 1)), "erfc(erfcinvf(2^-%d)) = %g", 20 * (i % 6 + 1), erfc(r[11]));
+    }
+    be->ops->free(be, da), be->ops->free(be, dout);
+    be->ops->kernel_free(be, k);
+    hn_module_image_free(&img);
+}
+
+static void test_simd(void) {
+    hn_module_image img;
+    hn_kernel *k = load_one("math.cu", "simd", &img);
+    hn_dptr dout = emu_buf(be, NULL, 16 * 4);
+    void *args[] = {&dout};
+    run(k, 1, 0, args);
+    unsigned o[16];
+    emu_get(be, o, dout, sizeof o);
+    /* worked by hand, byte by byte (low byte first) */
+    const unsigned want[] = {
+        32u,          /* 3*5 + 2*4 + (-1)*3 + 1*2 + 10 */
+        3*5 + 2*4 + 255*3 + 1*2 + 10,
+        3 * 4 + (unsigned)(-2 * 3) + 1, /* halves 3, -2 times bytes 4, 3 of the low pair */
+        3 * 2 + (unsigned)(-2 * 1) + 1, /* ... times bytes 2, 1 of the high pair */
+        0x00020304u, 0xffffff00u /* CUDA's own example */, 0x7fff0000u, 8u, 0x7f020102u,
+        0x02020202u, 0x00010000u, 0xffff0002u, 0x00010002u, 0x44332211u,
+        0xfffffffdu + 4u /* max(-3l, 4ul) compares as unsigned long, as in CUDA */};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        EXPECT(o[i] == want[i], "simd word %zu: 0x%08x, want 0x%08x", i, o[i], want[i]);
+    be->ops->free(be, dout);
+    be->ops->kernel_free(be, k);
+    hn_module_image_free(&img);
+}
+
+/* ------------------------------------------------------------------------- */
+/* every kernel file through NVRTC for sm_90 (CUDA's own headers) */
+
+static void test_nvrtc(void) {
+    static const char *const math_k[] = {"rounded", "convert", "special", "simd"};
+    const struct {
+        const char *file;
+        const char *const *kernels;
+        int n;
+    } files[] = {{"math.cu", math_k, 4}};
+    char *cache = emu_cache();
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char *path = feat_path(files[i].file);
+        hn_compile_req req = {0};
+        req.src_path = path;
+        req.kernels = files[i].kernels;
+        req.n_kernels = files[i].n;
+        req.arch = "sm_90";
+        req.cache_dir = cache;
+        hn_module_image img;
+        char *log = NULL;
+        hn_err err;
+        int rc = hn_compile_cuda(&req, &img, &log, &err);
+        CHECK_MSG(rc == 0, "NVRTC %s: %s\n%s", files[i].file, err.msg, log ? log : "");
+        if (rc == 0) hn_module_image_free(&img);
+        free(log);
+        free(path);
+    }
+    free(cache);
+}
+
+int main(void) {
+    be = emu_backend(2, 30.0);
+    test_rounded();
+    test_convert();
+    test_special();
+    test_simd();
+    CHECK_MSG(bad == 0, "%d mismatches", bad);
+    test_nvrtc();
+    hn_backend_destroy(be);
+    return hn_test_exit();
+}
