@@ -7,6 +7,11 @@
  *             inverse error functions, erfcx and the Bessel I0/I1 against their
  *             definitions, norms, __dp4a/__dp2a and the SIMD intrinsics against
  *             hand-computed words, min/max of long and unsigned long;
+ *   warpsync.cu  pre-Volta warp-synchronous code through volatile memory: the
+ *             classic reduce6 with warpReduce(volatile float *) and no __syncwarp
+ *             against the same float additions in a GPU's lockstep order, a
+ *             volatile __shared__ flag spin answered by another warp of the block,
+ *             a warp scan through volatile shared memory;
  * and every kernel file compiled by NVRTC for sm_90 (so each is valid CUDA).
  */
 #define _GNU_SOURCE
@@ -287,16 +292,93 @@ static void test_simd(void) {
     hn_module_image_free(&img);
 }
 
+
+/* ------------------------------------------------------------------------- */
+/* warpsync.cu: volatile accesses take turns, as lockstep lanes do */
+
+/* reduce6<256> in a GPU's order: per thread its grid-stride sum, the shared
+ * tree, then each warpReduce step reading every lane's operands before any
+ * lane writes (one instruction of 32 lanes). */
+static float ref_reduce6(const float *x, unsigned n, unsigned blk, unsigned grid) {
+    float s[256];
+    for (unsigned t = 0; t < 256; t++) {
+        s[t] = 0;
+        for (unsigned i = blk * 512 + t; i < n; i += 512 * grid) s[t] += x[i] + x[i + 256];
+    }
+    for (unsigned h = 128; h >= 64; h /= 2)
+        for (unsigned t = 0; t < h; t++) s[t] += s[t + h];
+    for (unsigned h = 32; h >= 1; h /= 2) {
+        float next[32];
+        for (unsigned t = 0; t < 32; t++) next[t] = s[t] + s[t + h];
+        for (unsigned t = 0; t < 32; t++) s[t] = next[t];
+    }
+    return s[0];
+}
+
+static void test_warpsync(void) {
+    static const char *const names[] = {"reduce6<256>", "flag_spin", "scan_warp"};
+    char *path = feat_path("warpsync.cu");
+    hn_module_image img;
+    char *log = NULL;
+    hn_err err;
+    if (emu_compile_file(path, (const char *const *)names, 3, NULL, 0, &img, &log, &err) != 0) {
+        fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
+        exit(1);
+    }
+    free(log);
+    free(path);
+    hn_kernel *k[3];
+    for (int i = 0; i < 3; i++) k[i] = emu_load(be, &img, i);
+
+    enum { N = 8192, GRID = 4 };
+    float *x = xmalloc(N * sizeof *x);
+    for (int i = 0; i < N; i++) x[i] = rand_float() * 1e-3f;
+    hn_dptr dx = emu_buf(be, x, N * sizeof *x), dy = emu_buf(be, NULL, GRID * 4);
+    unsigned n = N;
+    void *args[] = {&dx, &dy, &n};
+    CHECK_MSG(emu_launch(be, k[0], GRID, 1, 1, 256, 1, 1, 0, args, &err) == 0, "%s", err.msg);
+    float y[GRID];
+    emu_get(be, y, dy, sizeof y);
+    for (unsigned b = 0; b < GRID; b++) {
+        float want = ref_reduce6(x, N, b, GRID);
+        EXPECT(fbits(y[b]) == fbits(want), "reduce6 block %u: %.9g, want %.9g", b, y[b], want);
+    }
+
+    hn_dptr dflag = emu_buf(be, NULL, GRID * 4);
+    void *fargs[] = {&dflag};
+    CHECK_MSG(emu_launch(be, k[1], GRID, 1, 1, 64, 1, 1, 0, fargs, &err) == 0, "flag_spin: %s", err.msg);
+    int flags[GRID];
+    emu_get(be, flags, dflag, sizeof flags);
+    for (int b = 0; b < GRID; b++) EXPECT(flags[b] == 42 + b, "flag_spin block %d: %d", b, flags[b]);
+
+    int in[64], out[64];
+    for (int i = 0; i < 64; i++) in[i] = (int)hn_rand_below(&seed, 1000);
+    hn_dptr din = emu_buf(be, in, sizeof in), dout = emu_buf(be, NULL, sizeof out);
+    void *sargs[] = {&din, &dout};
+    CHECK_MSG(emu_launch(be, k[2], 1, 1, 1, 64, 1, 1, 0, sargs, &err) == 0, "scan_warp: %s", err.msg);
+    emu_get(be, out, dout, sizeof out);
+    for (int i = 0, acc = 0; i < 64; i++) {
+        acc = (i % 32 ? acc : 0) + in[i];
+        EXPECT(out[i] == acc, "scan_warp[%d]: %d, want %d", i, out[i], acc);
+    }
+    free(x);
+    be->ops->free(be, dx), be->ops->free(be, dy), be->ops->free(be, dflag);
+    be->ops->free(be, din), be->ops->free(be, dout);
+    for (int i = 0; i < 3; i++) be->ops->kernel_free(be, k[i]);
+    hn_module_image_free(&img);
+}
+
 /* ------------------------------------------------------------------------- */
 /* every kernel file through NVRTC for sm_90 (CUDA's own headers) */
 
 static void test_nvrtc(void) {
     static const char *const math_k[] = {"rounded", "convert", "special", "simd"};
+    static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
     const struct {
         const char *file;
         const char *const *kernels;
         int n;
-    } files[] = {{"math.cu", math_k, 4}};
+    } files[] = {{"math.cu", math_k, 4}, {"warpsync.cu", warpsync_k, 3}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *path = feat_path(files[i].file);
@@ -324,6 +406,7 @@ int main(void) {
     test_convert();
     test_special();
     test_simd();
+    test_warpsync();
     CHECK_MSG(bad == 0, "%d mismatches", bad);
     test_nvrtc();
     hn_backend_destroy(be);

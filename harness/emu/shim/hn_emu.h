@@ -140,6 +140,27 @@ HN_EMU_EXPORT void hn_emu_module_init(const hn_emu_rt *rt, long tls_offset) {
     hn_emu_tls_off_ = tls_offset;
 }
 
+#ifdef HN_EMU_INSTRUMENTED
+/* Called by the callback stub before every volatile load and store. The thread
+ * yields, so the other ready threads of the block make their own next access
+ * first: a warp's lanes take turns access by access, as in SIMT lockstep, and
+ * the pre-Volta warp-synchronous code through volatile shared memory (the
+ * classic `warpReduce(volatile float *s, tid)` without __syncwarp) computes
+ * what a GPU computes. A module whose source uses `volatile` is always built
+ * instrumented for this (emu_compile.c). */
+extern "C" __attribute__((visibility("hidden"), noinline)) void hn_emu_volatile_step(void *pc) {
+    hn_emu_tctx *s = hn_emu_self();
+    if (s) HN_EMU_PEEK(hn_emu_rt_)->yield_at(s, pc);
+}
+/* Called by the stub for an access whose type wants 16-byte alignment or more
+ * at an address without it, outside a sanitized launch: fails as the plain
+ * module's aligned vector instruction does (a general-protection fault, which
+ * the runtime reports as a misaligned vector access at the user's line). */
+extern "C" __attribute__((visibility("hidden"), noinline)) void hn_emu_misaligned_vector(const void *p) {
+    __asm__ volatile("movaps (%0), %%xmm0" : : "r"(p) : "xmm0", "memory");
+}
+#endif
+
 static __inline__ void *hn_emu_dyn_shared() {
     return HN_EMU_PEEK(HN_EMU_PEEK(hn_emu_self()->blk)->dyn_shared);
 }
