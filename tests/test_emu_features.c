@@ -12,6 +12,11 @@
  *             against the same float additions in a GPU's lockstep order, a
  *             volatile __shared__ flag spin answered by another warp of the block,
  *             a warp scan through volatile shared memory;
+ *   libs.cu   CUB's BlockReduce (float sums bit for bit in CUB's order: warp
+ *             shuffles at offsets 1, 2, 4 ..., then the warp totals in order),
+ *             WarpReduce, BlockScan (aggregate, items per thread, a running
+ *             prefix callback), WarpScan; cuda::atomic_ref and
+ *             cuda::std::atomic_ref, with a same-block hand-off through them;
  * and every kernel file compiled by NVRTC for sm_90 (so each is valid CUDA).
  */
 #define _GNU_SOURCE
@@ -369,16 +374,126 @@ static void test_warpsync(void) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* libs.cu: CUB and libcu++ atomics */
+
+/* CUB's warp reduction of v[0..valid) as lane 0 gets it: offsets 1, 2, 4 ... */
+static float ref_warp_sum(const float *v, int valid) {
+    float a[32];
+    for (int i = 0; i < 32; i++) a[i] = i < valid ? v[i] : 0;
+    for (int off = 1; off < 32; off *= 2)
+        for (int i = 0; i + off < valid; i++)
+            if (i % (2 * off) == 0) a[i] += a[i + off];
+    return a[0];
+}
+static float ref_block_sum(const float *v, int valid) {
+    float s = ref_warp_sum(v, valid < 32 ? valid : 32);
+    for (int w = 1; w * 32 < valid; w++) s += ref_warp_sum(v + 32 * w, valid - 32 * w < 32 ? valid - 32 * w : 32);
+    return s;
+}
+
+static void test_libs(void) {
+    static const char *const names[] = {"cub_reduce", "cub_scan", "atomic_refs"};
+    char *path = feat_path("libs.cu");
+    hn_module_image img;
+    char *log = NULL;
+    hn_err err;
+    if (emu_compile_file(path, (const char *const *)names, 3, NULL, 0, &img, &log, &err) != 0) {
+        fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
+        exit(1);
+    }
+    free(log);
+    free(path);
+    hn_kernel *k[3];
+    for (int i = 0; i < 3; i++) k[i] = emu_load(be, &img, i);
+
+    float x[128], out[4];
+    int xi[128], iout[20];
+    for (int i = 0; i < 128; i++) x[i] = rand_float(), xi[i] = (int)hn_rand_below(&seed, 2000) - 1000;
+    hn_dptr dx = emu_buf(be, x, sizeof x), dxi = emu_buf(be, xi, sizeof xi);
+    hn_dptr dout = emu_buf(be, NULL, sizeof out), diout = emu_buf(be, NULL, sizeof iout);
+    void *args[] = {&dx, &dxi, &dout, &diout};
+    CHECK_MSG(emu_launch(be, k[0], 1, 1, 1, 128, 1, 1, 0, args, &err) == 0, "cub_reduce: %s", err.msg);
+    emu_get(be, out, dout, sizeof out);
+    emu_get(be, iout, diout, sizeof iout);
+    float mx = x[0], s4 = 0;
+    for (int i = 0; i < 128; i++) mx = x[i] > mx ? x[i] : mx;
+    for (int i = 0; i < 128; i++) s4 += 10.0f * x[i];
+    EXPECT(fbits(out[0]) == fbits(ref_block_sum(x, 128)), "BlockReduce Sum %.9g, want %.9g", out[0], ref_block_sum(x, 128));
+    EXPECT(out[1] == mx, "BlockReduce max %g, want %g", out[1], mx);
+    EXPECT(fbits(out[2]) == fbits(ref_block_sum(x, 100)), "BlockReduce Sum of 100 %.9g, want %.9g", out[2], ref_block_sum(x, 100));
+    EXPECT(fabsf(out[3] - s4) <= 1e-5f * 128 * fabsf(mx) * 10, "BlockReduce Sum of items %g, want %g", out[3], s4);
+    for (int w = 0; w < 4; w++) {
+        int want = 0;
+        for (int i = 0; i < 32; i++) want += xi[32 * w + i];
+        EXPECT(iout[w] == want, "WarpReduce %d: %d, want %d", w, iout[w], want);
+    }
+    for (int g = 0; g < 16; g++) {
+        int want = 0;
+        for (int i = 0; i < 8; i++) want += xi[8 * g + i];
+        EXPECT(iout[4 + g] == want, "WarpReduce<int, 8> %d: %d, want %d", g, iout[4 + g], want);
+    }
+
+    enum { SCAN_WORDS = 1153 };
+    int *so = xmalloc(SCAN_WORDS * sizeof *so);
+    hn_dptr dso = emu_buf(be, NULL, SCAN_WORDS * sizeof *so);
+    void *sargs[] = {&dxi, &dso};
+    CHECK_MSG(emu_launch(be, k[1], 1, 1, 1, 128, 1, 1, 0, sargs, &err) == 0, "cub_scan: %s", err.msg);
+    emu_get(be, so, dso, SCAN_WORDS * sizeof *so);
+    int acc = 0;
+    for (int t = 0; t < 128; t++) {
+        EXPECT(so[t] == acc, "ExclusiveSum[%d]: %d, want %d", t, so[t], acc);
+        acc += xi[t];
+        EXPECT(so[128 + t] == acc, "InclusiveSum[%d]: %d, want %d", t, so[128 + t], acc);
+        int wacc = 0;
+        for (int i = t / 32 * 32; i <= t; i++) wacc += xi[i];
+        EXPECT(so[768 + t] == wacc, "WarpScan[%d]: %d, want %d", t, so[768 + t], wacc);
+    }
+    EXPECT(so[1152] == acc, "aggregate %d, want %d", so[1152], acc);
+    acc = 0;
+    for (int j = 0; j < 512; j++) {
+        EXPECT(so[256 + j] == acc, "ExclusiveSum of items [%d]: %d, want %d", j, so[256 + j], acc);
+        acc += xi[j % 128] + j % 4;
+    }
+    acc = 1000;
+    for (int kk = 0; kk < 2; kk++)
+        for (int t = 0; t < 128; t++) {
+            EXPECT(so[896 + 128 * kk + t] == acc, "prefix tile %d [%d]: %d, want %d", kk, t, so[896 + 128 * kk + t], acc);
+            acc += xi[(t + 64 * kk) % 128];
+        }
+
+    unsigned ao[12];
+    hn_dptr dao = emu_buf(be, NULL, sizeof ao);
+    void *aargs[] = {&dao};
+    CHECK_MSG(emu_launch(be, k[2], 1, 1, 1, 128, 1, 1, 0, aargs, &err) == 0, "atomic_refs: %s", err.msg);
+    emu_get(be, ao, dao, sizeof ao);
+    float f1;
+    double d8;
+    memcpy(&f1, ao + 1, 4);
+    memcpy(&d8, ao + 8, 8);
+    EXPECT(ao[0] == 128 && f1 == 64.0f && ao[2] == 127 && ao[3] == 384 && ao[4] == 1 && ao[5] == 42 &&
+               ao[6] >= 1 && ao[6] <= 128 && ao[7] == 41 && d8 == 32.0 && ao[10] == 384,
+           "atomic_refs: %u %g %u %u %u %u %u %u %g %u", ao[0], f1, ao[2], ao[3], ao[4], ao[5], ao[6], ao[7], d8,
+           ao[10]);
+    free(so);
+    be->ops->free(be, dx), be->ops->free(be, dxi), be->ops->free(be, dout), be->ops->free(be, diout);
+    be->ops->free(be, dso), be->ops->free(be, dao);
+    for (int i = 0; i < 3; i++) be->ops->kernel_free(be, k[i]);
+    hn_module_image_free(&img);
+}
+
+/* ------------------------------------------------------------------------- */
 /* every kernel file through NVRTC for sm_90 (CUDA's own headers) */
 
 static void test_nvrtc(void) {
     static const char *const math_k[] = {"rounded", "convert", "special", "simd"};
     static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
+    static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs"};
     const struct {
         const char *file;
         const char *const *kernels;
         int n;
-    } files[] = {{"math.cu", math_k, 4}, {"warpsync.cu", warpsync_k, 3}};
+    } files[] = {{"math.cu", math_k, 4}, {"warpsync.cu", warpsync_k, 3},
+                   {"libs.cu", libs_k, 3}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *path = feat_path(files[i].file);
@@ -407,6 +522,7 @@ int main(void) {
     test_special();
     test_simd();
     test_warpsync();
+    test_libs();
     CHECK_MSG(bad == 0, "%d mismatches", bad);
     test_nvrtc();
     hn_backend_destroy(be);

@@ -499,6 +499,10 @@ static __inline__ unsigned long long __globaltimer() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
+/* programmatic dependent launch (sm_90): launches are synchronous here, so the
+ * previous grid has always finished and there is nothing to wait for or signal */
+static __inline__ void cudaGridDependencySynchronize() {}
+static __inline__ void cudaTriggerProgrammaticLaunchCompletion() {}
 #define __trap() hn_emu_rt_->trap(hn_emu_self(), "__trap() called", __LINE__, __FILE__)
 #define __brkpt() hn_emu_rt_->trap(hn_emu_self(), "__brkpt() called", __LINE__, __FILE__)
 
