@@ -6,7 +6,8 @@
  *             integer conversions saturating as PTX's cvt does (NaN -> 0), the
  *             inverse error functions, erfcx and the Bessel I0/I1 against their
  *             definitions, norms, __dp4a/__dp2a and the SIMD intrinsics against
- *             hand-computed words, min/max of long and unsigned long;
+ *             hand-computed words, min/max of long and unsigned long, sinpif and
+ *             cospif (exact zeros and ones at integers and halves, as on a GPU);
  *   warpsync.cu  pre-Volta warp-synchronous code through volatile memory: the
  *             classic reduce6 with warpReduce(volatile float *) and no __syncwarp
  *             against the same float additions in a GPU's lockstep order, a
@@ -298,6 +299,39 @@ static void test_simd(void) {
 }
 
 
+static void test_trigpi(void) {
+    float a[] = {0.0f, 1.0f, -1.0f, 2.0f, 0.5f, -0.5f, 1.5f, 1e6f, 1e6f + 0.5f, 0.25f, 0.125f, -3.75f,
+                 8388607.5f, 0.1f, -0.3f, 123.456f};
+    enum { N = sizeof a / sizeof *a };
+    hn_module_image img;
+    hn_kernel *k = load_one("math.cu", "trigpi", &img);
+    hn_dptr da = emu_buf(be, a, sizeof a), dout = emu_buf(be, NULL, N * 4 * 4);
+    void *args[] = {&da, &dout};
+    run(k, N, 0, args);
+    float o[N * 4];
+    emu_get(be, o, dout, sizeof o);
+    for (int i = 0; i < N; i++) {
+        /* exact reference: reduce x mod 2 in long double, where x - 2k is exact */
+        long double r = fmodl(a[i], 2.0L), pi = 3.141592653589793238462643383279503L;
+        float ws = (float)sinl(pi * r), wc = (float)cosl(pi * r);
+        double twice = 2.0 * a[i];
+        if (twice == nearbyint(twice)) { /* integers and halves: exact 0 and +-1 */
+            long long h = (long long)nearbyint(twice) & 3;
+            ws = h == 0 || h == 2 ? (signbit(a[i]) ? -0.0f : 0.0f) : (h == 1 ? 1.0f : -1.0f);
+            wc = h == 1 || h == 3 ? 0.0f : (h == 0 ? 1.0f : -1.0f);
+        }
+        EXPECT(fbits(o[i * 4]) == fbits(ws) || (ws != 0 && fabsf(o[i * 4] - ws) <= 2 * FLT_EPSILON * fabsf(ws)),
+               "sinpif(%.9g) = %a, want %a", a[i], o[i * 4], ws);
+        EXPECT(fbits(o[i * 4 + 1]) == fbits(wc) || (wc != 0 && fabsf(o[i * 4 + 1] - wc) <= 2 * FLT_EPSILON * fabsf(wc)),
+               "cospif(%.9g) = %a, want %a", a[i], o[i * 4 + 1], wc);
+        EXPECT(o[i * 4 + 2] == 0 && o[i * 4 + 3] == 0, "sincospif/sinpi/cospi of %g differ: %g %g", a[i],
+               o[i * 4 + 2], o[i * 4 + 3]);
+    }
+    be->ops->free(be, da), be->ops->free(be, dout);
+    be->ops->kernel_free(be, k);
+    hn_module_image_free(&img);
+}
+
 /* ------------------------------------------------------------------------- */
 /* warpsync.cu: volatile accesses take turns, as lockstep lanes do */
 
@@ -485,14 +519,14 @@ static void test_libs(void) {
 /* every kernel file through NVRTC for sm_90 (CUDA's own headers) */
 
 static void test_nvrtc(void) {
-    static const char *const math_k[] = {"rounded", "convert", "special", "simd"};
+    static const char *const math_k[] = {"rounded", "convert", "special", "simd", "trigpi"};
     static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
     static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs"};
     const struct {
         const char *file;
         const char *const *kernels;
         int n;
-    } files[] = {{"math.cu", math_k, 4}, {"warpsync.cu", warpsync_k, 3},
+    } files[] = {{"math.cu", math_k, 5}, {"warpsync.cu", warpsync_k, 3},
                    {"libs.cu", libs_k, 3}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
@@ -521,6 +555,7 @@ int main(void) {
     test_convert();
     test_special();
     test_simd();
+    test_trigpi();
     test_warpsync();
     test_libs();
     CHECK_MSG(bad == 0, "%d mismatches", bad);

@@ -810,14 +810,6 @@ static __inline__ float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static __inline__ double rsqrt(double x) { return 1.0 / sqrt(x); }
 static __inline__ float rcbrtf(float x) { return 1.0f / cbrtf(x); }
 static __inline__ double rcbrt(double x) { return 1.0 / cbrt(x); }
-static __inline__ float sinpif(float x) { return (float)sin(M_PI * (double)x); }
-static __inline__ float cospif(float x) { return (float)cos(M_PI * (double)x); }
-static __inline__ double sinpi(double x) { return sin(M_PI * x); }
-static __inline__ double cospi(double x) { return cos(M_PI * x); }
-static __inline__ void sincospif(float x, float *s, float *c) {
-    *s = sinpif(x);
-    *c = cospif(x);
-}
 static __inline__ float normcdff(float x) { return 0.5f * erfcf(-x * (float)M_SQRT1_2); }
 static __inline__ double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
 

@@ -308,9 +308,30 @@ static __inline__ float normf(int n, const float *a) {
     return (float)sqrt(s);
 }
 static __inline__ float rnormf(int n, const float *a) { return (float)(1.0 / (double)normf(n, a)); }
+/* sin(pi x) and cos(pi x) with the argument reduced exactly (x mod 2 and the
+ * nearest multiple of 1/2 are exact), so sinpi(n) is 0 and cospi(n + 1/2) is +0
+ * as on a GPU, where sin(M_PI * x) gave 1.2e-16 for x = 1 */
+static __inline__ double hn_emu_trigpi(double x, int cosine) {
+    if (!std::isfinite(x)) return NAN;
+    double r = fmod(x, 2.0);     /* exact, in (-2, 2) */
+    double n = nearbyint(2.0 * r); /* quadrant, -4 ... 4 */
+    double t = M_PI * (r - 0.5 * n); /* |r - n/2| <= 1/4, exact before the product */
+    int q = ((int)n + (cosine ? 1 : 0)) & 3;
+    double v = q == 0 ? sin(t) : q == 1 ? cos(t) : q == 2 ? -sin(t) : -cos(t);
+    if (v == 0.0) return cosine ? 0.0 : copysign(0.0, x);
+    return v;
+}
+static __inline__ double sinpi(double x) { return hn_emu_trigpi(x, 0); }
+static __inline__ double cospi(double x) { return hn_emu_trigpi(x, 1); }
+static __inline__ float sinpif(float x) { return (float)hn_emu_trigpi(x, 0); }
+static __inline__ float cospif(float x) { return (float)hn_emu_trigpi(x, 1); }
 static __inline__ void sincospi(double x, double *s, double *c) {
-    *s = sin(M_PI * x);
-    *c = cos(M_PI * x);
+    *s = sinpi(x);
+    *c = cospi(x);
+}
+static __inline__ void sincospif(float x, float *s, float *c) {
+    *s = sinpif(x);
+    *c = cospif(x);
 }
 static __inline__ double fdivide(double a, double b) { return a / b; }
 

@@ -12,6 +12,8 @@
  *   simd         __dp4a, __dp2a_lo/hi, __vadd4, __vcmpges4, __vaddss4, __vsadu4,
  *                __vabsss4, __vavgu4, __vsetltu2, __vsub2, __vmaxs2, __nv_bswap32;
  *                min/max of long and unsigned long
+ *   trigpi       sinpif, cospif, sincospif, sinpi, cospi (exact zeros at
+ *                integers and half-integers)
  */
 #define ROUNDED_N 24
 
@@ -94,4 +96,15 @@ __global__ void simd(unsigned *o) {
     long l = -3;
     unsigned long ul = 4;
     o[14] = (unsigned)max(l, ul) + (unsigned)min(ul, 9l);
+}
+
+/* sinpif, cospif, sincospif and the double forms of a[i] */
+__global__ void trigpi(const float *a, float *o) {
+    int i = threadIdx.x;
+    float x = a[i], s, c;
+    sincospif(x, &s, &c);
+    o[i * 4 + 0] = sinpif(x);
+    o[i * 4 + 1] = cospif(x);
+    o[i * 4 + 2] = s - (float)sinpi((double)x);
+    o[i * 4 + 3] = c - (float)cospi((double)x);
 }
