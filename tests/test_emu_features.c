@@ -18,6 +18,8 @@
  *             WarpReduce, BlockScan (aggregate, items per thread, a running
  *             prefix callback), WarpScan; cuda::atomic_ref and
  *             cuda::std::atomic_ref, with a same-block hand-off through them;
+ *   refused.cu  compile errors naming __isShared (at the user's line), CUB's
+ *             block_load and <cuda/barrier>;
  * and every kernel file compiled by NVRTC for sm_90 (so each is valid CUDA).
  */
 #define _GNU_SOURCE
@@ -277,10 +279,10 @@ static void test_special(void) {
 static void test_simd(void) {
     hn_module_image img;
     hn_kernel *k = load_one("math.cu", "simd", &img);
-    hn_dptr dout = emu_buf(be, NULL, 16 * 4);
+    hn_dptr dout = emu_buf(be, NULL, 24 * 4);
     void *args[] = {&dout};
     run(k, 1, 0, args);
-    unsigned o[16];
+    unsigned o[24];
     emu_get(be, o, dout, sizeof o);
     /* worked by hand, byte by byte (low byte first) */
     const unsigned want[] = {
@@ -290,7 +292,9 @@ static void test_simd(void) {
         3 * 2 + (unsigned)(-2 * 1) + 1, /* ... times bytes 2, 1 of the high pair */
         0x00020304u, 0xffffff00u /* CUDA's own example */, 0x7fff0000u, 8u, 0x7f020102u,
         0x02020202u, 0x00010000u, 0xffff0002u, 0x00010002u, 0x44332211u,
-        0xfffffffdu + 4u /* max(-3l, 4ul) compares as unsigned long, as in CUDA */};
+        0xfffffffdu + 4u /* max(-3l, 4ul) compares as unsigned long, as in CUDA */,
+        4u, 13u, 7u, 0xffffffffu /* __fns: the first set bit from 0 up, the second from 8 up,
+                                    the first from 11 down, none */};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         EXPECT(o[i] == want[i], "simd word %zu: 0x%08x, want 0x%08x", i, o[i], want[i]);
     be->ops->free(be, dout);
@@ -516,6 +520,35 @@ static void test_libs(void) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* refused.cu: compile errors that name the construct */
+
+static void check_refused(const char *define, const char *needle, const char *marker) {
+    char *path = feat_path("refused.cu");
+    const char *names[] = {"refused"};
+    const char *defs[] = {define};
+    hn_module_image img;
+    char *log = NULL;
+    hn_err err;
+    int rc = emu_compile_file(path, names, 1, defs, 1, &img, &log, &err);
+    CHECK_MSG(rc != 0, "%s: compiled", define);
+    if (rc == 0) hn_module_image_free(&img);
+    CHECK_MSG(strstr(err.msg, needle) != NULL, "%s: expected \"%s\" in: %s", define, needle, err.msg);
+    if (marker) {
+        char *at = emu_marker_at(path, "refused.cu", marker);
+        CHECK_MSG(strstr(err.msg, at) != NULL, "%s: expected %s in: %s", define, at, err.msg);
+        free(at);
+    }
+    free(log);
+    free(path);
+}
+
+static void test_refused(void) {
+    check_refused("SPACE", "__isShared is not supported", "space");
+    check_refused("CUB_LOAD", "<cub/block/block_load.cuh> is not supported: of CUB the emulator provides BlockReduce", NULL);
+    check_refused("BARRIER", "<cuda/barrier> (cuda::barrier) is not supported", NULL);
+}
+
+/* ------------------------------------------------------------------------- */
 /* every kernel file through NVRTC for sm_90 (CUDA's own headers) */
 
 static void test_nvrtc(void) {
@@ -559,6 +592,7 @@ int main(void) {
     test_warpsync();
     test_libs();
     CHECK_MSG(bad == 0, "%d mismatches", bad);
+    test_refused();
     test_nvrtc();
     hn_backend_destroy(be);
     return hn_test_exit();

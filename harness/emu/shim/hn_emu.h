@@ -499,6 +499,11 @@ static __inline__ unsigned long long __globaltimer() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
+#if !defined(__clang__)
+/* clang's (and NVCC's) optimisation hint; GCC has none: the condition is not evaluated */
+#define __builtin_assume(cond) ((void)sizeof((cond) ? 1 : 0))
+#endif
+
 /* programmatic dependent launch (sm_90): launches are synchronous here, so the
  * previous grid has always finished and there is nothing to wait for or signal */
 static __inline__ void cudaGridDependencySynchronize() {}
@@ -894,6 +899,20 @@ struct texture {
     static_assert(hn_emu_false<_HnT>::value,
                   "harness CPU emulator: texture references are not supported (use global memory)");
 };
+#define HN_EMU_SPACE(NAME) HN_EMU_UNSUPPORTED(NAME, "the address-space predicates (__isGlobal, __isShared, __isConstant, __isLocal) and conversions (__cvta_*) have no meaning on the CPU, where every space is host memory")
+HN_EMU_SPACE(__isGlobal)
+HN_EMU_SPACE(__isShared)
+HN_EMU_SPACE(__isConstant)
+HN_EMU_SPACE(__isLocal)
+HN_EMU_SPACE(__isGridConstant)
+HN_EMU_SPACE(__cvta_generic_to_shared)
+HN_EMU_SPACE(__cvta_generic_to_global)
+HN_EMU_SPACE(__cvta_generic_to_local)
+HN_EMU_SPACE(__cvta_generic_to_constant)
+HN_EMU_SPACE(__cvta_shared_to_generic)
+HN_EMU_SPACE(__cvta_global_to_generic)
+HN_EMU_SPACE(__cvta_local_to_generic)
+HN_EMU_SPACE(__cvta_constant_to_generic)
 #define HN_EMU_DYNPAR(NAME) HN_EMU_UNSUPPORTED(NAME, "dynamic parallelism (launching work from device code)")
 HN_EMU_DYNPAR(cudaDeviceSynchronize)
 HN_EMU_DYNPAR(cudaGetParameterBuffer)

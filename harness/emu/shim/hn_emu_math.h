@@ -344,6 +344,18 @@ static __inline__ unsigned long long __nv_bswap64(unsigned long long x) {
     return __builtin_bswap64(x);
 }
 
+/* The position of the offset-th set bit of mask counted from bit base (itself
+ * included) toward the high bits (offset > 0) or the low bits (offset < 0);
+ * offset 0: base if that bit is set. 0xffffffff when there is none (PTX fns). */
+static __inline__ unsigned int __fns(unsigned int mask, unsigned int base, int offset) {
+    if (base > 31) return 0xffffffffu;
+    if (offset == 0) return (mask >> base) & 1u ? base : 0xffffffffu;
+    int step = offset > 0 ? 1 : -1, left = offset > 0 ? offset : -offset;
+    for (int b = (int)base; b >= 0 && b < 32; b += step)
+        if ((mask >> b) & 1u && --left == 0) return (unsigned int)b;
+    return 0xffffffffu;
+}
+
 /* the four signed or unsigned bytes of a and b, multiplied and summed, plus c */
 static __inline__ int __dp4a(int a, int b, int c) {
     for (int i = 0; i < 4; i++) c += (int)(signed char)(a >> 8 * i) * (signed char)(b >> 8 * i);

@@ -11,7 +11,7 @@
  *                their double forms, norm4df, rnormf, rhypotf
  *   simd         __dp4a, __dp2a_lo/hi, __vadd4, __vcmpges4, __vaddss4, __vsadu4,
  *                __vabsss4, __vavgu4, __vsetltu2, __vsub2, __vmaxs2, __nv_bswap32;
- *                min/max of long and unsigned long
+ *                min/max of long and unsigned long, __fns, __builtin_assume
  *   trigpi       sinpif, cospif, sincospif, sinpi, cospi (exact zeros at
  *                integers and half-integers)
  */
@@ -96,6 +96,11 @@ __global__ void simd(unsigned *o) {
     long l = -3;
     unsigned long ul = 4;
     o[14] = (unsigned)max(l, ul) + (unsigned)min(ul, 9l);
+    __builtin_assume(ul > 0);
+    o[15] = __fns(0xf0f0u, 0, 1);
+    o[16] = __fns(0xf0f0u, 8, 2);
+    o[17] = __fns(0xf0f0u, 11, -1);
+    o[18] = __fns(0x1u, 1, 1);
 }
 
 /* sinpif, cospif, sincospif and the double forms of a[i] */
