@@ -18,6 +18,9 @@
  *             WarpReduce, BlockScan (aggregate, items per thread, a running
  *             prefix callback), WarpScan; cuda::atomic_ref and
  *             cuda::std::atomic_ref, with a same-block hand-off through them;
+ *   groups.cu  a 16-lane tile's reduce then a warp's scan (overlapping masks
+ *             pending at once, which is legal), partitions, ranks; a half-warp
+ *             shuffle then __syncwarp() and a full-mask reduce;
  *   refused.cu  compile errors naming __isShared (at the user's line), CUB's
  *             block_load and <cuda/barrier>;
  * and every kernel file compiled by NVRTC for sm_90 (so each is valid CUDA).
@@ -520,6 +523,54 @@ static void test_libs(void) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* groups.cu: collectives of different masks pending in one warp */
+
+static void test_groups(void) {
+    static const char *const names[] = {"mixed_tiles", "warp_then_half"};
+    char *path = feat_path("groups.cu");
+    hn_module_image img;
+    char *log = NULL;
+    hn_err err;
+    if (emu_compile_file(path, (const char *const *)names, 2, NULL, 0, &img, &log, &err) != 0) {
+        fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
+        exit(1);
+    }
+    free(log);
+    free(path);
+    hn_kernel *k0 = emu_load(be, &img, 0), *k1 = emu_load(be, &img, 1);
+    enum { T = 64 };
+    unsigned o[T * 8];
+    hn_dptr d = emu_buf(be, NULL, sizeof o);
+    void *args[] = {&d};
+    CHECK_MSG(emu_launch(be, k0, 1, 1, 1, T, 1, 1, 0, args, &err) == 0, "mixed_tiles: %s", err.msg);
+    emu_get(be, o, d, sizeof o);
+    for (unsigned r = 0; r < T; r++) {
+        unsigned w0 = r / 32 * 32, t0 = r / 16 * 16, lane = r % 32, lab = 0, odd = 0;
+        for (unsigned l = w0; l < w0 + 32; l++) lab += l % 3 == r % 3 ? l : 0;
+        for (unsigned l = w0; l < r; l++) odd += (l & 1) == (r & 1);
+        float f = 0; /* exact: halves of small integers */
+        for (unsigned l = w0; l < w0 + 32; l++) f += (float)l * 0.5f;
+        unsigned want[8] = {t0 + 15, lane ? (1u << lane) - 1 : 0, t0 + 1, 32 + (lane / 16) * 100 + T * 1000,
+                            lab, 1600 + odd, 800 + r % 8, (unsigned)f + (T << 16)};
+        for (int j = 0; j < 8; j++)
+            EXPECT(o[r * 8 + j] == want[j], "mixed_tiles thread %u word %d: %u, want %u", r, j, o[r * 8 + j], want[j]);
+    }
+    CHECK_MSG(emu_launch(be, k1, 1, 1, 1, T, 1, 1, 0, args, &err) == 0, "warp_then_half: %s", err.msg);
+    emu_get(be, o, d, T * 2 * 4);
+    for (unsigned t = 0; t < T; t++) {
+        unsigned w0 = t / 32 * 32, sum = 0;
+        for (unsigned l = w0; l < w0 + 32; l++) sum += l % 32 < 16 ? w0 + (l % 32 + 1) % 16 : l;
+        unsigned v = t % 32 < 16 ? w0 + (t % 32 + 1) % 16 : t;
+        EXPECT(o[t * 2] == v && o[t * 2 + 1] == sum, "warp_then_half thread %u: %u %u, want %u %u", t, o[t * 2],
+               o[t * 2 + 1], v, sum);
+    }
+    be->ops->free(be, d);
+    be->ops->kernel_free(be, k0);
+    be->ops->kernel_free(be, k1);
+    hn_module_image_free(&img);
+}
+
+/* ------------------------------------------------------------------------- */
 /* refused.cu: compile errors that name the construct */
 
 static void check_refused(const char *define, const char *needle, const char *marker) {
@@ -555,12 +606,13 @@ static void test_nvrtc(void) {
     static const char *const math_k[] = {"rounded", "convert", "special", "simd", "trigpi"};
     static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
     static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs"};
+    static const char *const groups_k[] = {"mixed_tiles", "warp_then_half"};
     const struct {
         const char *file;
         const char *const *kernels;
         int n;
     } files[] = {{"math.cu", math_k, 5}, {"warpsync.cu", warpsync_k, 3},
-                   {"libs.cu", libs_k, 3}};
+                   {"libs.cu", libs_k, 3}, {"groups.cu", groups_k, 2}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *path = feat_path(files[i].file);
@@ -591,6 +643,7 @@ int main(void) {
     test_trigpi();
     test_warpsync();
     test_libs();
+    test_groups();
     CHECK_MSG(bad == 0, "%d mismatches", bad);
     test_refused();
     test_nvrtc();

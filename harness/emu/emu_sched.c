@@ -685,7 +685,11 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
         emu_wgroup *o = &wp->g[i];
         if (o->mask == mask) {
             g = o;
-        } else if (o->mask & mask) {
+        } else if ((o->mask >> lane & 1u) && (o->arrived & mask)) {
+            /* a deadlock: that collective waits for this lane, this one for
+             * lanes waiting there. Overlapping masks alone are fine: lanes
+             * 0-15 done with a 16-lane tile's reduce may wait in a whole
+             * warp's collective while lanes 16-31 do their tile's reduce */
             lanes_str(o->arrived, buf, sizeof buf);
             fail(s, me,
                  "%s at %s:%d with mask 0x%08x, while lanes %s wait in %s at %s:%d with mask "
