@@ -18,6 +18,7 @@
  *             WarpReduce, BlockScan (aggregate, items per thread, a running
  *             prefix callback), WarpScan; cuda::atomic_ref and
  *             cuda::std::atomic_ref, with a same-block hand-off through them;
+ *             cuda::std::numeric_limits<__half> and <__nv_bfloat16>;
  *   groups.cu  a 16-lane tile's reduce then a warp's scan (overlapping masks
  *             pending at once, which is legal), partitions, ranks; a half-warp
  *             shuffle then __syncwarp() and a full-mask reduce;
@@ -433,19 +434,19 @@ static float ref_block_sum(const float *v, int valid) {
 }
 
 static void test_libs(void) {
-    static const char *const names[] = {"cub_reduce", "cub_scan", "atomic_refs"};
+    static const char *const names[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits"};
     char *path = feat_path("libs.cu");
     hn_module_image img;
     char *log = NULL;
     hn_err err;
-    if (emu_compile_file(path, (const char *const *)names, 3, NULL, 0, &img, &log, &err) != 0) {
+    if (emu_compile_file(path, (const char *const *)names, 4, NULL, 0, &img, &log, &err) != 0) {
         fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
         exit(1);
     }
     free(log);
     free(path);
-    hn_kernel *k[3];
-    for (int i = 0; i < 3; i++) k[i] = emu_load(be, &img, i);
+    hn_kernel *k[4];
+    for (int i = 0; i < 4; i++) k[i] = emu_load(be, &img, i);
 
     float x[128], out[4];
     int xi[128], iout[20];
@@ -515,10 +516,22 @@ static void test_libs(void) {
                ao[6] >= 1 && ao[6] <= 128 && ao[7] == 41 && d8 == 32.0 && ao[10] == 384,
            "atomic_refs: %u %g %u %u %u %u %u %u %g %u", ao[0], f1, ao[2], ao[3], ao[4], ao[5], ao[6], ao[7], d8,
            ao[10]);
+    float neg[8];
+    for (int i = 0; i < 8; i++) neg[i] = -1.0f - (float)i; /* max -1: half 0xbc00 */
+    unsigned lo[17];
+    hn_dptr dneg = emu_buf(be, neg, sizeof neg), dlo = emu_buf(be, NULL, sizeof lo);
+    void *largs[] = {&dneg, &dlo};
+    CHECK_MSG(emu_launch(be, k[3], 1, 1, 1, 1, 1, 1, 0, largs, &err) == 0, "half_limits: %s", err.msg);
+    emu_get(be, lo, dlo, sizeof lo);
+    const unsigned want_l[17] = {0x7bff, 0xfbff, 0x0400, 0x1400, 0x7c00, 0x0001, 1 + 2 + 4 * 11, 0,
+                                 0x7f7f, 0xff7f, 0x0080, 0x3c00, 0x7f80, 0x0001, 1 + 2 + 4 * 8, 0, 0xbc00};
+    for (int i = 0; i < 17; i++)
+        if (i != 7 && i != 15) EXPECT(lo[i] == want_l[i], "half_limits word %d: 0x%x, want 0x%x", i, lo[i], want_l[i]);
+    be->ops->free(be, dneg), be->ops->free(be, dlo);
     free(so);
     be->ops->free(be, dx), be->ops->free(be, dxi), be->ops->free(be, dout), be->ops->free(be, diout);
     be->ops->free(be, dso), be->ops->free(be, dao);
-    for (int i = 0; i < 3; i++) be->ops->kernel_free(be, k[i]);
+    for (int i = 0; i < 4; i++) be->ops->kernel_free(be, k[i]);
     hn_module_image_free(&img);
 }
 
@@ -605,14 +618,14 @@ static void test_refused(void) {
 static void test_nvrtc(void) {
     static const char *const math_k[] = {"rounded", "convert", "special", "simd", "trigpi"};
     static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
-    static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs"};
+    static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits"};
     static const char *const groups_k[] = {"mixed_tiles", "warp_then_half"};
     const struct {
         const char *file;
         const char *const *kernels;
         int n;
     } files[] = {{"math.cu", math_k, 5}, {"warpsync.cu", warpsync_k, 3},
-                   {"libs.cu", libs_k, 3}, {"groups.cu", groups_k, 2}};
+                   {"libs.cu", libs_k, 4}, {"groups.cu", groups_k, 2}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *path = feat_path(files[i].file);

@@ -13,6 +13,9 @@
  *                  fetch_max, ++, +=, compare_exchange_strong, a same-block
  *                  hand-off through load(acquire) / store(release),
  *                  cuda::std::atomic_ref fetch_add
+ *   half_limits    cuda::std::numeric_limits<__half> and <__nv_bfloat16>:
+ *                  max, lowest, min, epsilon, infinity, as bit patterns, and
+ *                  a max-reduction seeded with -infinity()
  */
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -21,6 +24,9 @@
 #include <cuda/atomic>
 #include <cuda/functional>
 #include <cuda/std/atomic>
+#include <cuda/std/limits>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 /* out: [0] sum, [1] max, [2] sum of the first 100, [3] sum of 4 items per thread,
  * [4 + w] warp sums, [8 + t / 8] sums of 8 lanes */
@@ -120,4 +126,21 @@ __global__ void atomic_refs(unsigned *o) {
     d.fetch_add(0.25);
     cuda::std::atomic_ref<unsigned> s(o[10]);
     s.fetch_add(3);
+}
+
+/* out: bit patterns (half in the low 16 bits) */
+template <class T>
+__device__ void limits_of(unsigned *o) {
+    typedef cuda::std::numeric_limits<T> L;
+    T v[6] = {L::max(), L::lowest(), L::min(), L::epsilon(), L::infinity(), L::denorm_min()};
+    for (int i = 0; i < 6; i++) o[i] = *(const unsigned short *)&v[i];
+    o[6] = L::is_specialized + 2 * L::has_infinity + 4 * L::digits;
+}
+__global__ void half_limits(const float *x, unsigned *o) {
+    limits_of<__half>(o);
+    limits_of<__nv_bfloat16>(o + 8);
+    /* a max over negative values seeded with -infinity (softmax's first pass) */
+    __half m = -cuda::std::numeric_limits<__half>::infinity();
+    for (int i = 0; i < 8; i++) m = __hmax(m, __float2half(x[i]));
+    o[16] = __half_as_ushort(m);
 }
