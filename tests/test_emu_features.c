@@ -21,7 +21,8 @@
  *             cuda::std::numeric_limits<__half> and <__nv_bfloat16>;
  *   groups.cu  a 16-lane tile's reduce then a warp's scan (overlapping masks
  *             pending at once, which is legal), partitions, ranks; a half-warp
- *             shuffle then __syncwarp() and a full-mask reduce;
+ *             shuffle then __syncwarp() and a full-mask reduce; reduce_update_async
+ *             and reduce_store_async into a cuda::atomic_ref;
  *   refused.cu  compile errors naming __isShared (at the user's line), CUB's
  *             block_load and <cuda/barrier>;
  * and every kernel file compiled by NVRTC for sm_90 (so each is valid CUDA).
@@ -539,18 +540,18 @@ static void test_libs(void) {
 /* groups.cu: collectives of different masks pending in one warp */
 
 static void test_groups(void) {
-    static const char *const names[] = {"mixed_tiles", "warp_then_half"};
+    static const char *const names[] = {"mixed_tiles", "warp_then_half", "update_async"};
     char *path = feat_path("groups.cu");
     hn_module_image img;
     char *log = NULL;
     hn_err err;
-    if (emu_compile_file(path, (const char *const *)names, 2, NULL, 0, &img, &log, &err) != 0) {
+    if (emu_compile_file(path, (const char *const *)names, 3, NULL, 0, &img, &log, &err) != 0) {
         fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
         exit(1);
     }
     free(log);
     free(path);
-    hn_kernel *k0 = emu_load(be, &img, 0), *k1 = emu_load(be, &img, 1);
+    hn_kernel *k0 = emu_load(be, &img, 0), *k1 = emu_load(be, &img, 1), *k2 = emu_load(be, &img, 2);
     enum { T = 64 };
     unsigned o[T * 8];
     hn_dptr d = emu_buf(be, NULL, sizeof o);
@@ -577,9 +578,19 @@ static void test_groups(void) {
         EXPECT(o[t * 2] == v && o[t * 2 + 1] == sum, "warp_then_half thread %u: %u %u, want %u %u", t, o[t * 2],
                o[t * 2 + 1], v, sum);
     }
+    int u[2 + 3 * T / 8];
+    hn_dptr du = emu_buf(be, NULL, sizeof u);
+    void *uargs[] = {&du};
+    CHECK_MSG(emu_launch(be, k2, 3, 1, 1, T, 1, 1, 0, uargs, &err) == 0, "update_async: %s", err.msg);
+    emu_get(be, u, du, sizeof u);
+    EXPECT(u[0] == 3 * T * (3 * T - 1) / 2 && u[1] == 3 * T - 1, "update_async: sum %d, max %d", u[0], u[1]);
+    for (int t = 0; t < 3 * T / 8; t++)
+        EXPECT(u[2 + t] == 64 * t + 28, "reduce_store_async tile %d: %d", t, u[2 + t]);
+    be->ops->free(be, du);
     be->ops->free(be, d);
     be->ops->kernel_free(be, k0);
     be->ops->kernel_free(be, k1);
+    be->ops->kernel_free(be, k2);
     hn_module_image_free(&img);
 }
 
@@ -619,13 +630,13 @@ static void test_nvrtc(void) {
     static const char *const math_k[] = {"rounded", "convert", "special", "simd", "trigpi"};
     static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
     static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits"};
-    static const char *const groups_k[] = {"mixed_tiles", "warp_then_half"};
+    static const char *const groups_k[] = {"mixed_tiles", "warp_then_half", "update_async"};
     const struct {
         const char *file;
         const char *const *kernels;
         int n;
     } files[] = {{"math.cu", math_k, 5}, {"warpsync.cu", warpsync_k, 3},
-                   {"libs.cu", libs_k, 4}, {"groups.cu", groups_k, 2}};
+                   {"libs.cu", libs_k, 4}, {"groups.cu", groups_k, 3}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *path = feat_path(files[i].file);

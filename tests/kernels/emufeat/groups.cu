@@ -12,6 +12,8 @@
  *   warp_then_half  the same with plain intrinsics: lanes 0-15 shuffle with
  *                 mask 0x0000ffff, then every lane meets in __syncwarp() and a
  *                 full-mask __reduce_add_sync
+ *   update_async  cg::reduce_update_async and reduce_store_async of 8-lane
+ *                 tiles into a cuda::atomic_ref (a sum and a max)
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -45,4 +47,14 @@ __global__ void warp_then_half(unsigned *o) {
     __syncwarp();
     o[t * 2] = v;
     o[t * 2 + 1] = __reduce_add_sync(0xffffffffu, v);
+}
+
+/* out[0] += the sum of every thread's index, out[1] = max(out[1], every index),
+ * out[2 + tile] = the tile's sum */
+__global__ void update_async(int *out) {
+    auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+    int v = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    cg::reduce_update_async(tile, cuda::atomic_ref<int, cuda::thread_scope_device>(out[0]), v, cg::plus<int>());
+    cg::reduce_update_async(tile, cuda::atomic_ref<int, cuda::thread_scope_device>(out[1]), v, cg::greater<int>());
+    cg::reduce_store_async(tile, out + 2 + v / 8, v, cg::plus<int>());
 }
