@@ -18,7 +18,7 @@
  *             WarpReduce, BlockScan (aggregate, items per thread, a running
  *             prefix callback), WarpScan; cuda::atomic_ref and
  *             cuda::std::atomic_ref, with a same-block hand-off through them;
- *             cuda::std::numeric_limits<__half> and <__nv_bfloat16>;
+ *             cuda::std::numeric_limits<__half> and <__nv_bfloat16>; <cuda/std/bit>;
  *   groups.cu  a 16-lane tile's reduce then a warp's scan (overlapping masks
  *             pending at once, which is legal), partitions, ranks; a half-warp
  *             shuffle then __syncwarp() and a full-mask reduce; reduce_update_async
@@ -435,19 +435,19 @@ static float ref_block_sum(const float *v, int valid) {
 }
 
 static void test_libs(void) {
-    static const char *const names[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits"};
+    static const char *const names[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits", "bits"};
     char *path = feat_path("libs.cu");
     hn_module_image img;
     char *log = NULL;
     hn_err err;
-    if (emu_compile_file(path, (const char *const *)names, 4, NULL, 0, &img, &log, &err) != 0) {
+    if (emu_compile_file(path, (const char *const *)names, 5, NULL, 0, &img, &log, &err) != 0) {
         fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
         exit(1);
     }
     free(log);
     free(path);
-    hn_kernel *k[4];
-    for (int i = 0; i < 4; i++) k[i] = emu_load(be, &img, i);
+    hn_kernel *k[5];
+    for (int i = 0; i < 5; i++) k[i] = emu_load(be, &img, i);
 
     float x[128], out[4];
     int xi[128], iout[20];
@@ -528,11 +528,16 @@ static void test_libs(void) {
                                  0x7f7f, 0xff7f, 0x0080, 0x3c00, 0x7f80, 0x0001, 1 + 2 + 4 * 8, 0, 0xbc00};
     for (int i = 0; i < 17; i++)
         if (i != 7 && i != 15) EXPECT(lo[i] == want_l[i], "half_limits word %d: 0x%x, want 0x%x", i, lo[i], want_l[i]);
+    CHECK_MSG(emu_launch(be, k[4], 1, 1, 1, 1, 1, 1, 0, largs + 1, &err) == 0, "bits: %s", err.msg);
+    emu_get(be, lo, dlo, 5 * 4);
+    const unsigned want_b[5] = {0x3f800000u, 4 + 31 * 100 + 3 * 10000, 3 + 8 * 10 + 4 * 1000 + 100000, 3 + 7 * 0x100,
+                                8 + 1};
+    for (int i = 0; i < 5; i++) EXPECT(lo[i] == want_b[i], "bits word %d: 0x%x, want 0x%x", i, lo[i], want_b[i]);
     be->ops->free(be, dneg), be->ops->free(be, dlo);
     free(so);
     be->ops->free(be, dx), be->ops->free(be, dxi), be->ops->free(be, dout), be->ops->free(be, diout);
     be->ops->free(be, dso), be->ops->free(be, dao);
-    for (int i = 0; i < 4; i++) be->ops->kernel_free(be, k[i]);
+    for (int i = 0; i < 5; i++) be->ops->kernel_free(be, k[i]);
     hn_module_image_free(&img);
 }
 
@@ -629,14 +634,14 @@ static void test_refused(void) {
 static void test_nvrtc(void) {
     static const char *const math_k[] = {"rounded", "convert", "special", "simd", "trigpi"};
     static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
-    static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits"};
+    static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits", "bits"};
     static const char *const groups_k[] = {"mixed_tiles", "warp_then_half", "update_async"};
     const struct {
         const char *file;
         const char *const *kernels;
         int n;
     } files[] = {{"math.cu", math_k, 5}, {"warpsync.cu", warpsync_k, 3},
-                   {"libs.cu", libs_k, 4}, {"groups.cu", groups_k, 3}};
+                   {"libs.cu", libs_k, 5}, {"groups.cu", groups_k, 3}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *path = feat_path(files[i].file);

@@ -16,6 +16,9 @@
  *   half_limits    cuda::std::numeric_limits<__half> and <__nv_bfloat16>:
  *                  max, lowest, min, epsilon, infinity, as bit patterns, and
  *                  a max-reduction seeded with -infinity()
+ *   bits           <cuda/std/bit> in C++17: bit_cast, popcount, countl_zero,
+ *                  countr_zero, bit_width, bit_ceil, bit_floor, has_single_bit,
+ *                  rotl, countl_one, endian
  */
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -24,6 +27,8 @@
 #include <cuda/atomic>
 #include <cuda/functional>
 #include <cuda/std/atomic>
+#include <cuda/std/bit>
+#include <cuda/std/cstdint>
 #include <cuda/std/limits>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -143,4 +148,14 @@ __global__ void half_limits(const float *x, unsigned *o) {
     __half m = -cuda::std::numeric_limits<__half>::infinity();
     for (int i = 0; i < 8; i++) m = __hmax(m, __float2half(x[i]));
     o[16] = __half_as_ushort(m);
+}
+
+__global__ void bits(unsigned *o) {
+    float f = 1.0f;
+    o[0] = cuda::std::bit_cast<cuda::std::uint32_t>(f);
+    o[1] = cuda::std::popcount(0xf0u) + cuda::std::countl_zero(1u) * 100 + cuda::std::countr_zero(8u) * 10000;
+    o[2] = cuda::std::bit_width(5u) + cuda::std::bit_ceil(5u) * 10 + cuda::std::bit_floor(5u) * 1000 +
+           cuda::std::has_single_bit(4u) * 100000;
+    o[3] = cuda::std::rotl(0x80000001u, 1) + cuda::std::countl_zero((unsigned char)1) * 0x100;
+    o[4] = cuda::std::countl_one(0xff000000u) + (cuda::std::endian::native == cuda::std::endian::little);
 }
