@@ -23,6 +23,8 @@
  *             pending at once, which is legal), partitions, ranks; a half-warp
  *             shuffle then __syncwarp() and a full-mask reduce; reduce_update_async
  *             and reduce_store_async into a cuda::atomic_ref;
+ *   shapes.cu  warp intrinsics in a 10 x 7 block (a partial third warp), a grid
+ *             of 70000 x 2 x 2 blocks;
  *   refused.cu  compile errors naming __isShared (at the user's line), CUB's
  *             block_load and <cuda/barrier>;
  * and every kernel file compiled by NVRTC for sm_90 (so each is valid CUDA).
@@ -600,6 +602,53 @@ static void test_groups(void) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* shapes.cu: 2D blocks with a partial warp, a grid of more than 65535 blocks */
+
+static void test_shapes(void) {
+    static const char *const names[] = {"warp2d", "grid3d"};
+    char *path = feat_path("shapes.cu");
+    hn_module_image img;
+    char *log = NULL;
+    hn_err err;
+    if (emu_compile_file(path, (const char *const *)names, 2, NULL, 0, &img, &log, &err) != 0) {
+        fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
+        exit(1);
+    }
+    free(log);
+    free(path);
+    hn_kernel *k0 = emu_load(be, &img, 0), *k1 = emu_load(be, &img, 1);
+    enum { NT = 70 };
+    unsigned o[NT * 8];
+    hn_dptr d = emu_buf(be, NULL, sizeof o);
+    void *args[] = {&d};
+    CHECK_MSG(emu_launch(be, k0, 1, 1, 1, 10, 7, 1, 0, args, &err) == 0, "warp2d: %s", err.msg);
+    emu_get(be, o, d, sizeof o);
+    for (unsigned t = 0; t < NT; t++) {
+        unsigned w0 = t / 32 * 32, n = NT - w0 < 32 ? NT - w0 : 32, lane = t % 32;
+        unsigned act = n == 32 ? 0xffffffffu : (1u << n) - 1, ballot = 0, sum = 0;
+        for (unsigned l = 0; l < n; l++) ballot |= ((w0 + l) & 1) << l, sum += w0 + l;
+        unsigned up = lane % 8 >= 3 ? t - 3 : t;
+        unsigned xl = lane ^ 5, x = xl < n ? w0 + xl : t; /* stays in its 16 lanes */
+        unsigned m = 0;
+        for (unsigned l = 0; l < n; l++) m |= ((w0 + l) / 4 == t / 4) << l;
+        unsigned want[8] = {lane, t / 32, act, ballot, sum, up, x, m};
+        for (int j = 0; j < 8; j++)
+            EXPECT(o[t * 8 + j] == want[j], "warp2d thread %u word %d: 0x%x, want 0x%x", t, j, o[t * 8 + j], want[j]);
+    }
+    unsigned long long g[5];
+    hn_dptr dg = emu_buf(be, NULL, sizeof g);
+    void *gargs[] = {&dg};
+    CHECK_MSG(emu_launch(be, k1, 70000, 2, 2, 32, 1, 1, 0, gargs, &err) == 0, "grid3d: %s", err.msg);
+    emu_get(be, g, dg, sizeof g);
+    for (int i = 0; i < 4; i++) EXPECT(g[i] == 70000ull * 70001 / 2, "grid3d (y, z) %d: %llu", i, g[i]);
+    EXPECT(g[4] == 7000000ull + 20 + 2, "grid3d gridDim: %llu", g[4]);
+    be->ops->free(be, d), be->ops->free(be, dg);
+    be->ops->kernel_free(be, k0);
+    be->ops->kernel_free(be, k1);
+    hn_module_image_free(&img);
+}
+
+/* ------------------------------------------------------------------------- */
 /* refused.cu: compile errors that name the construct */
 
 static void check_refused(const char *define, const char *needle, const char *marker) {
@@ -636,12 +685,14 @@ static void test_nvrtc(void) {
     static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
     static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits", "bits"};
     static const char *const groups_k[] = {"mixed_tiles", "warp_then_half", "update_async"};
+    static const char *const shapes_k[] = {"warp2d", "grid3d"};
     const struct {
         const char *file;
         const char *const *kernels;
         int n;
     } files[] = {{"math.cu", math_k, 5}, {"warpsync.cu", warpsync_k, 3},
-                   {"libs.cu", libs_k, 5}, {"groups.cu", groups_k, 3}};
+                   {"libs.cu", libs_k, 5}, {"groups.cu", groups_k, 3},
+                   {"shapes.cu", shapes_k, 2}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *path = feat_path(files[i].file);
@@ -673,6 +724,7 @@ int main(void) {
     test_warpsync();
     test_libs();
     test_groups();
+    test_shapes();
     CHECK_MSG(bad == 0, "%d mismatches", bad);
     test_refused();
     test_nvrtc();
