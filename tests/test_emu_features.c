@@ -18,7 +18,7 @@
  *             WarpReduce, BlockScan (aggregate, items per thread, a running
  *             prefix callback), WarpScan; cuda::atomic_ref and
  *             cuda::std::atomic_ref, with a same-block hand-off through them;
- *             cuda::std::numeric_limits<__half> and <__nv_bfloat16>; <cuda/std/bit>;
+ *             cuda::std::numeric_limits<__half> and <__nv_bfloat16>; <cuda/std/bit>, <cuda/std/span>;
  *   groups.cu  a 16-lane tile's reduce then a warp's scan (overlapping masks
  *             pending at once, which is legal), partitions, ranks; a half-warp
  *             shuffle then __syncwarp() and a full-mask reduce; reduce_update_async
@@ -437,19 +437,19 @@ static float ref_block_sum(const float *v, int valid) {
 }
 
 static void test_libs(void) {
-    static const char *const names[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits", "bits"};
+    static const char *const names[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits", "bits", "spans"};
     char *path = feat_path("libs.cu");
     hn_module_image img;
     char *log = NULL;
     hn_err err;
-    if (emu_compile_file(path, (const char *const *)names, 5, NULL, 0, &img, &log, &err) != 0) {
+    if (emu_compile_file(path, (const char *const *)names, 6, NULL, 0, &img, &log, &err) != 0) {
         fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
         exit(1);
     }
     free(log);
     free(path);
-    hn_kernel *k[5];
-    for (int i = 0; i < 5; i++) k[i] = emu_load(be, &img, i);
+    hn_kernel *k[6];
+    for (int i = 0; i < 6; i++) k[i] = emu_load(be, &img, i);
 
     float x[128], out[4];
     int xi[128], iout[20];
@@ -535,11 +535,19 @@ static void test_libs(void) {
     const unsigned want_b[5] = {0x3f800000u, 4 + 31 * 100 + 3 * 10000, 3 + 8 * 10 + 4 * 1000 + 100000, 3 + 7 * 0x100,
                                 8 + 1};
     for (int i = 0; i < 5; i++) EXPECT(lo[i] == want_b[i], "bits word %d: 0x%x, want 0x%x", i, lo[i], want_b[i]);
+    float sp[8] = {0, 0, 0, 0, 0, 0, 0.5f, 0.25f};
+    int spn = 8;
+    hn_dptr dsp = emu_buf(be, sp, sizeof sp);
+    void *spargs[] = {&dsp, &spn};
+    CHECK_MSG(emu_launch(be, k[5], 1, 1, 1, 1, 1, 1, 0, spargs, &err) == 0, "spans: %s", err.msg);
+    emu_get(be, sp, dsp, sizeof sp);
+    EXPECT(sp[0] == 19.75f, "spans: %g, want 19.75", sp[0]);
+    be->ops->free(be, dsp);
     be->ops->free(be, dneg), be->ops->free(be, dlo);
     free(so);
     be->ops->free(be, dx), be->ops->free(be, dxi), be->ops->free(be, dout), be->ops->free(be, diout);
     be->ops->free(be, dso), be->ops->free(be, dao);
-    for (int i = 0; i < 5; i++) be->ops->kernel_free(be, k[i]);
+    for (int i = 0; i < 6; i++) be->ops->kernel_free(be, k[i]);
     hn_module_image_free(&img);
 }
 
@@ -683,7 +691,7 @@ static void test_refused(void) {
 static void test_nvrtc(void) {
     static const char *const math_k[] = {"rounded", "convert", "special", "simd", "trigpi"};
     static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
-    static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits", "bits"};
+    static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits", "bits", "spans"};
     static const char *const groups_k[] = {"mixed_tiles", "warp_then_half", "update_async"};
     static const char *const shapes_k[] = {"warp2d", "grid3d"};
     const struct {
@@ -691,7 +699,7 @@ static void test_nvrtc(void) {
         const char *const *kernels;
         int n;
     } files[] = {{"math.cu", math_k, 5}, {"warpsync.cu", warpsync_k, 3},
-                   {"libs.cu", libs_k, 5}, {"groups.cu", groups_k, 3},
+                   {"libs.cu", libs_k, 6}, {"groups.cu", groups_k, 3},
                    {"shapes.cu", shapes_k, 2}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {

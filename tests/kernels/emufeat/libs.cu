@@ -19,6 +19,8 @@
  *   bits           <cuda/std/bit> in C++17: bit_cast, popcount, countl_zero,
  *                  countr_zero, bit_width, bit_ceil, bit_floor, has_single_bit,
  *                  rotl, countl_one, endian
+ *   spans          <cuda/std/span> in C++17: dynamic and static extents, range
+ *                  for, subspan, first, last
  */
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -30,6 +32,7 @@
 #include <cuda/std/bit>
 #include <cuda/std/cstdint>
 #include <cuda/std/limits>
+#include <cuda/std/span>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -158,4 +161,17 @@ __global__ void bits(unsigned *o) {
            cuda::std::has_single_bit(4u) * 100000;
     o[3] = cuda::std::rotl(0x80000001u, 1) + cuda::std::countl_zero((unsigned char)1) * 0x100;
     o[4] = cuda::std::countl_one(0xff000000u) + (cuda::std::endian::native == cuda::std::endian::little);
+}
+
+__device__ float span_sum(cuda::std::span<const float> s) {
+    float r = 0;
+    for (float v : s) r += v;
+    return r;
+}
+/* o[0] = 1 + 2 + 3 + 4 + 4 + 2 + 3 + o[n - 2] + o[n - 1] */
+__global__ void spans(float *o, int n) {
+    cuda::std::span<float> all(o, n);
+    float loc[4] = {1, 2, 3, 4};
+    cuda::std::span<float, 4> fixed(loc);
+    all[0] = span_sum(fixed) + fixed.size() + all.subspan(1, 2).size() + all.first<3>().size() + span_sum(all.last(2));
 }
