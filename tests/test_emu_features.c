@@ -638,7 +638,7 @@ static void test_shapes(void) {
         unsigned up = lane % 8 >= 3 ? t - 3 : t;
         unsigned xl = lane ^ 5, x = xl < n ? w0 + xl : t; /* stays in its 16 lanes */
         unsigned m = 0;
-        for (unsigned l = 0; l < n; l++) m |= ((w0 + l) / 4 == t / 4) << l;
+        for (unsigned l = 0; l < n; l++) m |= (unsigned)((w0 + l) / 4 == t / 4) << l;
         unsigned want[8] = {lane, t / 32, act, ballot, sum, up, x, m};
         for (int j = 0; j < 8; j++)
             EXPECT(o[t * 8 + j] == want[j], "warp2d thread %u word %d: 0x%x, want 0x%x", t, j, o[t * 8 + j], want[j]);
