@@ -24,7 +24,7 @@
  *             shuffle then __syncwarp() and a full-mask reduce; reduce_update_async
  *             and reduce_store_async into a cuda::atomic_ref;
  *   shapes.cu  warp intrinsics in a 10 x 7 block (a partial third warp), a grid
- *             of 70000 x 2 x 2 blocks;
+ *             of 70000 x 2 x 2 blocks, atomicAdd on float2 and float4;
  *   refused.cu  compile errors naming __isShared (at the user's line), CUB's
  *             block_load and <cuda/barrier>;
  * and every kernel file compiled by NVRTC for sm_90 (so each is valid CUDA).
@@ -613,18 +613,18 @@ static void test_groups(void) {
 /* shapes.cu: 2D blocks with a partial warp, a grid of more than 65535 blocks */
 
 static void test_shapes(void) {
-    static const char *const names[] = {"warp2d", "grid3d"};
+    static const char *const names[] = {"warp2d", "grid3d", "vec_atomics"};
     char *path = feat_path("shapes.cu");
     hn_module_image img;
     char *log = NULL;
     hn_err err;
-    if (emu_compile_file(path, (const char *const *)names, 2, NULL, 0, &img, &log, &err) != 0) {
+    if (emu_compile_file(path, (const char *const *)names, 3, NULL, 0, &img, &log, &err) != 0) {
         fprintf(stderr, "%s\n%s\n", err.msg, log ? log : "");
         exit(1);
     }
     free(log);
     free(path);
-    hn_kernel *k0 = emu_load(be, &img, 0), *k1 = emu_load(be, &img, 1);
+    hn_kernel *k0 = emu_load(be, &img, 0), *k1 = emu_load(be, &img, 1), *k2 = emu_load(be, &img, 2);
     enum { NT = 70 };
     unsigned o[NT * 8];
     hn_dptr d = emu_buf(be, NULL, sizeof o);
@@ -650,9 +650,18 @@ static void test_shapes(void) {
     emu_get(be, g, dg, sizeof g);
     for (int i = 0; i < 4; i++) EXPECT(g[i] == 70000ull * 70001 / 2, "grid3d (y, z) %d: %llu", i, g[i]);
     EXPECT(g[4] == 7000000ull + 20 + 2, "grid3d gridDim: %llu", g[4]);
-    be->ops->free(be, d), be->ops->free(be, dg);
+    float va[8 + 128];
+    hn_dptr dva = emu_buf(be, NULL, sizeof va);
+    void *vargs[] = {&dva};
+    CHECK_MSG(emu_launch(be, k2, 1, 1, 1, 128, 1, 1, 0, vargs, &err) == 0, "vec_atomics: %s", err.msg);
+    emu_get(be, va, dva, sizeof va);
+    EXPECT(va[0] == 128 && va[1] == 256 && va[2] == 384 && va[3] == 512 && va[4] == 64 && va[5] == 32,
+           "vec_atomics: %g %g %g %g %g %g", va[0], va[1], va[2], va[3], va[4], va[5]);
+    for (int t = 0; t < 128; t++) EXPECT(va[8 + t] == 1.0f, "vec_atomics old value of thread %d", t);
+    be->ops->free(be, d), be->ops->free(be, dg), be->ops->free(be, dva);
     be->ops->kernel_free(be, k0);
     be->ops->kernel_free(be, k1);
+    be->ops->kernel_free(be, k2);
     hn_module_image_free(&img);
 }
 
@@ -693,14 +702,14 @@ static void test_nvrtc(void) {
     static const char *const warpsync_k[] = {"reduce6<256>", "flag_spin", "scan_warp"};
     static const char *const libs_k[] = {"cub_reduce", "cub_scan", "atomic_refs", "half_limits", "bits", "spans"};
     static const char *const groups_k[] = {"mixed_tiles", "warp_then_half", "update_async"};
-    static const char *const shapes_k[] = {"warp2d", "grid3d"};
+    static const char *const shapes_k[] = {"warp2d", "grid3d", "vec_atomics"};
     const struct {
         const char *file;
         const char *const *kernels;
         int n;
     } files[] = {{"math.cu", math_k, 5}, {"warpsync.cu", warpsync_k, 3},
                    {"libs.cu", libs_k, 6}, {"groups.cu", groups_k, 3},
-                   {"shapes.cu", shapes_k, 2}};
+                   {"shapes.cu", shapes_k, 3}};
     char *cache = emu_cache();
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *path = feat_path(files[i].file);

@@ -577,6 +577,13 @@ static __inline__ float atomicAdd(float *p, float v) {
 static __inline__ double atomicAdd(double *p, double v) {
     return hn_emu_cas_loop<double, unsigned long long>(p, [v](double o) { return o + v; });
 }
+/* sm_90's vector atomicAdd: atomic per element, as CUDA guarantees (not as a whole) */
+static __inline__ float2 atomicAdd(float2 *p, float2 v) {
+    return make_float2(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y));
+}
+static __inline__ float4 atomicAdd(float4 *p, float4 v) {
+    return make_float4(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y), atomicAdd(&p->z, v.z), atomicAdd(&p->w, v.w));
+}
 static __inline__ float atomicSub(float *p, float v) {
     return hn_emu_cas_loop<float, unsigned int>(p, [v](float o) { return o - v; });
 }

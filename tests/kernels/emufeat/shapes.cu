@@ -7,6 +7,8 @@
  *              (width 16), __match_any_sync, all on the active mask
  *   grid3d     a grid of 70000 x 2 x 2 blocks: blockIdx and gridDim in 3D, more
  *              than 65535 blocks in x
+ *   vec_atomics  sm_90's atomicAdd on float2 and float4 (per element), and the
+ *              old value it returns
  */
 __global__ void warp2d(unsigned *o) {
     int lin = threadIdx.y * blockDim.x + threadIdx.x;
@@ -26,4 +28,12 @@ __global__ void grid3d(unsigned long long *o) {
     if (threadIdx.x == 0) atomicAdd(o + blockIdx.z * 2 + blockIdx.y, blockIdx.x + 1ull);
     if (blockIdx.x == gridDim.x - 1 && blockIdx.y == 1 && blockIdx.z == 1 && threadIdx.x == 0)
         o[4] = gridDim.x * 100 + gridDim.y * 10 + gridDim.z;
+}
+
+/* o[0..3] += (1, 2, 3, 4), o[4..5] += (0.5, 0.25) per thread; o[8 + t]: 1 when the
+ * returned old float4 is a multiple of (1, 2, 3, 4) */
+__global__ void vec_atomics(float *o) {
+    float4 old = atomicAdd((float4 *)o, make_float4(1.0f, 2.0f, 3.0f, 4.0f));
+    atomicAdd((float2 *)(o + 4), make_float2(0.5f, 0.25f));
+    o[8 + threadIdx.x] = old.y == 2.0f * old.x && old.z == 3.0f * old.x && old.w == 4.0f * old.x;
 }
