@@ -54,7 +54,7 @@
 #endif
 
 /* Bump when the generated code or compile flags change meaning. */
-#define EMU_GEN_VERSION "hn-emu-gen-5"
+#define EMU_GEN_VERSION "hn-emu-gen-6"
 
 static const char *const emu_flags[] = {
     "-std=c++17", "-O2", "-fPIC", "-shared", "-g1",
@@ -108,6 +108,7 @@ static const char *const instr_link_flags[] = {
 typedef struct {
     int unsupported;   /* inline asm or <<< tokens (maybe in inactive #if) */
     int noinline;      /* uses __noinline__ */
+    int uses_volatile; /* names `volatile`: built instrumented (hn_emu_volatile_step) */
     char what[1024];   /* the first unsupported one */
 } src_scan;
 
@@ -500,6 +501,7 @@ static void scan_tree(const char *rewritten, const char *abs_src, const char *sr
     memset(sc, 0, sizeof *sc);
     sc->unsupported = emu_src_scan_unsupported(rewritten, abs_src, 0, NULL, sc->what, sizeof sc->what);
     sc->noinline = emu_src_uses_ident(rewritten, "__noinline__");
+    sc->uses_volatile = emu_src_uses_ident(rewritten, "volatile");
     char **files = NULL;
     int nf = 0;
     emu_src_quoted_includes(rewritten, src_dir, req->include_dirs, req->n_include_dirs, &files,
@@ -512,6 +514,7 @@ static void scan_tree(const char *rewritten, const char *abs_src, const char *sr
         if (h && !sc->unsupported) snprintf(sc->what, sizeof sc->what, "%s", w);
         sc->unsupported += h;
         sc->noinline |= emu_src_uses_ident(text, "__noinline__");
+        sc->uses_volatile |= emu_src_uses_ident(text, "volatile");
         char *dir = hn_dirname(files[i]);
         emu_src_quoted_includes(text, dir, req->include_dirs, req->n_include_dirs, &files, &nf);
         free(dir);
@@ -721,8 +724,11 @@ static int compile_module(const hn_compile_req *req, hn_module_image *out, char 
 
     /* compile */
     tmp_path = hn_cache_tmp_name(so_path);
-    if (instrument_of(req)) {
-        if (compile_instrumented(req, cmd, shim_dir, src_dir, &sc, tu_path, tmp_path, &log, err) != 0) goto done;
+    /* volatile accesses take turns (hn_emu_volatile_step) only through the
+     * instrumentation's callbacks; the key needs no mark: the source decides */
+    if (instrument_of(req) || sc.uses_volatile) {
+        if (compile_instrumented(req, cmd, shim_dir, src_dir, &sc, tu_path, tmp_path, &log, err) != 0)
+            goto done;
     } else {
         add_compile_args(&a, cmd, shim_dir, src_dir, req, &sc);
         argv_add(&a, "-x");

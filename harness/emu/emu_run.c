@@ -68,6 +68,7 @@ typedef struct emu_worker {
     unsigned long long fail_block;
     char msg[2048];
     uintptr_t stop_pc;
+    int stop_frames; /* f_frames are the stop's (an interrupt) */
     int stop_thread;
     struct hn_emu_u3 stop_bid;
 } emu_worker;
@@ -154,8 +155,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
             w->f_code = si->si_code;
             w->f_addr = (uintptr_t)si->si_addr;
             w->f_write = sig == SIGSEGV && write_fault;
-            w->f_nframes = backtrace(w->f_frames, MAX_FRAMES);
         }
+        /* an interrupt inside a callback of an instrumented module (an atomic,
+         * a volatile access) names the kernel's line through the frames */
+        w->f_nframes = backtrace(w->f_frames, MAX_FRAMES);
         w->f_pc = pc;
         w->f_tid = cur->tid;
         w->f_bid = cur->blk->block_idx;
@@ -273,6 +276,7 @@ static void run_launch(emu_worker *w) {
     w->result = 0;
     w->fault = FAULT_NONE;
     w->stop_pc = 0;
+    w->stop_frames = 0;
     w->msg[0] = '\0';
     emu_sched_kernel k = {.name = r->name, .fn = r->fn, .args = r->args, .abort = &p->abort};
     if (sigsetjmp(w->jb, 1)) {
@@ -289,6 +293,7 @@ static void run_launch(emu_worker *w) {
         } else {
             w->result = -2;
             w->stop_pc = w->f_pc;
+            w->stop_frames = 1;
             w->stop_thread = (int)(w->f_tid.x + w->f_tid.y * r->block.x +
                                    w->f_tid.z * r->block.x * r->block.y);
             w->stop_bid = w->f_bid;
@@ -469,7 +474,9 @@ static int addr2line(const char *so, uintptr_t off, char *out, size_t size) {
     while (fn) {
         char *loc = strtok_r(NULL, "\n", &save);
         if (!loc) break;
-        if (strncmp(loc, "??", 2) != 0 && !strstr(loc, "hn_emu.h:") && !strstr(loc, "/emu-shim-")) {
+        /* hn_emu_ functions are the shim's wherever the line tables put them */
+        if (strncmp(loc, "??", 2) != 0 && !strstr(loc, "hn_emu.h:") && !strstr(loc, "/emu-shim-") &&
+            strncmp(fn, "hn_emu_", 7) != 0) {
             const char *slash = strrchr(loc, '/');
             char *disc = strstr(loc, " (discriminator");
             if (disc) *disc = '\0';
@@ -481,6 +488,15 @@ static int addr2line(const char *so, uintptr_t off, char *out, size_t size) {
     }
     hn_sb_free(&sb);
     return found;
+}
+
+/* The user's line of pc into out: 0, or -1 when pc has none (outside the
+ * module, or in the shim). */
+static int describe_line(const emu_launch_req *req, uintptr_t pc, char *out, size_t size) {
+    if (req->plain.fn && pc >= req->plain.text_lo && pc < req->plain.text_hi && req->plain.so_path)
+        return addr2line(req->plain.so_path, pc - req->plain.so_base, out, size);
+    if (pc < req->text_lo || pc >= req->text_hi || !req->so_path) return -1;
+    return addr2line(req->so_path, pc - req->so_base, out, size);
 }
 
 void emu_run_describe_pc(const emu_launch_req *req, uintptr_t pc, char *out, size_t size) {
@@ -529,7 +545,11 @@ static uintptr_t kernel_pc(const emu_launch_req *r, const emu_worker *w) {
 
 static void fault_message(const emu_launch_req *r, const emu_worker *w, hn_err *err) {
     char where[512], near[512] = "";
-    emu_run_describe_pc(r, kernel_pc(r, w), where, sizeof where);
+    int found = describe_line(r, kernel_pc(r, w), where, sizeof where) == 0;
+    /* a fault inside the shim's code (hn_emu_misaligned_vector): the first frame with a line */
+    for (int i = 0; !found && i < w->f_nframes; i++)
+        found = describe_line(r, (uintptr_t)w->f_frames[i] - 1, where, sizeof where) == 0;
+    if (!found) emu_run_describe_pc(r, kernel_pc(r, w), where, sizeof where);
     hn_sb sb;
     hn_sb_init(&sb);
     hn_sb_addf(&sb, "kernel '%s' block (%u,%u,%u) thread (%u,%u,%u): ", r->name, w->f_bid.x,
@@ -698,7 +718,11 @@ int emu_pool_launch(emu_pool *p, const emu_launch_req *req, hn_err *err) {
             if (p->w[i].result == -2 && p->w[i].stop_pc) at = &p->w[i];
         if (at) {
             char where[512];
-            emu_run_describe_pc(req, at->stop_pc, where, sizeof where);
+            int found = describe_line(req, at->stop_pc, where, sizeof where) == 0;
+            /* stopped inside the shim's callbacks: the first frame with a line */
+            for (int i = 0; !found && at->stop_frames && i < at->f_nframes; i++)
+                found = describe_line(req, (uintptr_t)at->f_frames[i] - 1, where, sizeof where) == 0;
+            if (!found) emu_run_describe_pc(req, at->stop_pc, where, sizeof where);
             unsigned bx = req->block.x, by = req->block.y, t = (unsigned)at->stop_thread;
             hn_errf(err,
                     "kernel '%s' block (%u,%u,%u) thread (%u,%u,%u): timed out after %.3g s "

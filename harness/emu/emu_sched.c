@@ -41,6 +41,7 @@ typedef struct emu_fiber {
     /* its input to a warp collective */
     unsigned long long w_val;
     int w_param, w_width;
+    void *yield_pc; /* where it yielded (a spin, a volatile access): a stop names it */
     void *asan_fake;
 } emu_fiber;
 
@@ -232,7 +233,7 @@ __attribute__((format(printf, 3, 4), noreturn)) static void fail(emu_sched *s, e
 
 static void check_abort(emu_sched *s, emu_fiber *me) {
     if (atomic_load_explicit(s->abort, memory_order_relaxed))
-        stop(s, me, NULL);
+        stop(s, me, me->yield_pc);
 }
 
 /* Switches from `from` (which has recorded why it waits) to `to`; returns when
@@ -334,6 +335,7 @@ static void upgrade(emu_sched *s) {
     }
     s->f[t] = lf;
     lf->state = F_RUNNING;
+    lf->yield_pc = NULL;
     s->ndone = t;
     s->upgraded_at = t;
     hn_emu_tctx c;
@@ -357,6 +359,7 @@ static void upgrade(emu_sched *s) {
         fu->ctx.linear = (unsigned)u;
         fu->ctx.blk = &s->blk;
         fu->ctx.spins = 0;
+        fu->yield_pc = NULL;
         fu->state = F_READY;
         /* staggered starts keep the fibers' hot frames out of one cache set */
         fu->sp = emu_fiber_prepare(fu->hi - (u % 64) * 64, thread_entry, fu);
@@ -682,7 +685,11 @@ __attribute__((noinline)) static unsigned long long warp_op(emu_sched *s, emu_fi
         emu_wgroup *o = &wp->g[i];
         if (o->mask == mask) {
             g = o;
-        } else if (o->mask & mask) {
+        } else if ((o->mask >> lane & 1u) && (o->arrived & mask)) {
+            /* a deadlock: that collective waits for this lane, this one for
+             * lanes waiting there. Overlapping masks alone are fine: lanes
+             * 0-15 done with a 16-lane tile's reduce may wait in a whole
+             * warp's collective while lanes 16-31 do their tile's reduce */
             lanes_str(o->arrived, buf, sizeof buf);
             fail(s, me,
                  "%s at %s:%d with mask 0x%08x, while lanes %s wait in %s at %s:%d with mask "
@@ -791,11 +798,11 @@ static unsigned long long rt_collective(hn_emu_tctx *self, int op, unsigned int 
     return warp_op(s, me, op, mask, value, param, width, site, line, file);
 }
 
-static void rt_yield(hn_emu_tctx *self) {
+/* rt_yield, with pc the place a stopped launch names */
+static void yield_at(hn_emu_tctx *self, void *pc) {
     emu_sched *s = tl_sched;
     emu_fiber *me = (emu_fiber *)self;
-    if (atomic_load_explicit(s->abort, memory_order_relaxed))
-        stop(s, me, __builtin_return_address(0));
+    if (atomic_load_explicit(s->abort, memory_order_relaxed)) stop(s, me, pc);
     if (s->mode == MODE_LOOP) upgrade(s);
     me->ctx.spins = 0;
     coalesce_settle(s, me); /* a spinning lane is not converged with the others */
@@ -807,7 +814,13 @@ static void rt_yield(hn_emu_tctx *self) {
     }
     me->state = F_READY;
     push(s, me->id);
+    me->yield_pc = pc;
     block_me(s, me);
+    me->yield_pc = NULL;
+}
+
+static void rt_yield(hn_emu_tctx *self) {
+    yield_at(self, __builtin_return_address(0));
 }
 
 void emu_sched_sanitizer_trap(const char *msg) {
@@ -907,6 +920,7 @@ static const hn_emu_rt rt_table = {
     .abi = HN_EMU_ABI_VERSION,
     .collective = rt_collective,
     .yield = rt_yield,
+    .yield_at = yield_at,
     .trap = rt_trap,
     .print = rt_print,
     .static_shared = rt_static_shared,

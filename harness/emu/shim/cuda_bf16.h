@@ -259,4 +259,32 @@ static __inline__ __nv_bfloat162 __lowhigh2highlow(const __nv_bfloat162 a) {
 
 HN_EMU_FP_OPS(__nv_bfloat16, __nv_bfloat162, hn_emu_fmt_bf16, hn_emu_bf2f, hn_emu_bfmake, bf)
 
+/* std::numeric_limits<__nv_bfloat16> (so cuda::std::numeric_limits, which libcu++
+ * specialises for __nv_bfloat16 too): without it the primary template answered 0 for
+ * max(), infinity() ..., silently */
+namespace std {
+template <>
+class numeric_limits<__nv_bfloat16> {
+  public:
+    static constexpr bool is_specialized = true, is_signed = true, is_integer = false, is_exact = false;
+    static constexpr bool has_infinity = true, has_quiet_NaN = true, has_signaling_NaN = true;
+    static constexpr float_denorm_style has_denorm = denorm_present;
+    static constexpr bool has_denorm_loss = false, is_iec559 = true, is_bounded = true, is_modulo = false;
+    static constexpr bool traps = false, tinyness_before = false;
+    static constexpr float_round_style round_style = round_to_nearest;
+    static constexpr int digits = 8, digits10 = 2, max_digits10 = 4, radix = 2;
+    static constexpr int min_exponent = -125, min_exponent10 = -37;
+    static constexpr int max_exponent = 128, max_exponent10 = 38;
+    static constexpr __nv_bfloat16 min() noexcept { return __nv_bfloat16_raw{0x0080u}; }
+    static constexpr __nv_bfloat16 max() noexcept { return __nv_bfloat16_raw{0x7f7fu}; }
+    static constexpr __nv_bfloat16 lowest() noexcept { return __nv_bfloat16_raw{0xff7fu}; }
+    static constexpr __nv_bfloat16 epsilon() noexcept { return __nv_bfloat16_raw{0x3c00u}; }
+    static constexpr __nv_bfloat16 round_error() noexcept { return __nv_bfloat16_raw{0x3f00u}; }
+    static constexpr __nv_bfloat16 infinity() noexcept { return __nv_bfloat16_raw{0x7f80u}; }
+    static constexpr __nv_bfloat16 quiet_NaN() noexcept { return __nv_bfloat16_raw{0x7fc0u}; }
+    static constexpr __nv_bfloat16 signaling_NaN() noexcept { return __nv_bfloat16_raw{0x7fa0u}; }
+    static constexpr __nv_bfloat16 denorm_min() noexcept { return __nv_bfloat16_raw{0x0001u}; }
+};
+} // namespace std
+
 #endif

@@ -697,4 +697,32 @@ static __inline__ __half2 __lowhigh2highlow(const __half2 a) { return __half2(a.
 static __inline__ unsigned short hn_emu_bits(const __half h) { return hn_emu_hbits(h); }
 HN_EMU_FP_OPS(__half, __half2, hn_emu_fmt_f16, hn_emu_h2f, hn_emu_hmake, h)
 
+/* std::numeric_limits<__half> (so cuda::std::numeric_limits, which libcu++
+ * specialises for __half too): without it the primary template answered 0 for
+ * max(), infinity() ..., silently */
+namespace std {
+template <>
+class numeric_limits<__half> {
+  public:
+    static constexpr bool is_specialized = true, is_signed = true, is_integer = false, is_exact = false;
+    static constexpr bool has_infinity = true, has_quiet_NaN = true, has_signaling_NaN = true;
+    static constexpr float_denorm_style has_denorm = denorm_present;
+    static constexpr bool has_denorm_loss = false, is_iec559 = true, is_bounded = true, is_modulo = false;
+    static constexpr bool traps = false, tinyness_before = false;
+    static constexpr float_round_style round_style = round_to_nearest;
+    static constexpr int digits = 11, digits10 = 3, max_digits10 = 5, radix = 2;
+    static constexpr int min_exponent = -13, min_exponent10 = -4;
+    static constexpr int max_exponent = 16, max_exponent10 = 4;
+    static constexpr __half min() noexcept { return __half_raw{0x0400u}; }
+    static constexpr __half max() noexcept { return __half_raw{0x7bffu}; }
+    static constexpr __half lowest() noexcept { return __half_raw{0xfbffu}; }
+    static constexpr __half epsilon() noexcept { return __half_raw{0x1400u}; }
+    static constexpr __half round_error() noexcept { return __half_raw{0x3800u}; }
+    static constexpr __half infinity() noexcept { return __half_raw{0x7c00u}; }
+    static constexpr __half quiet_NaN() noexcept { return __half_raw{0x7e00u}; }
+    static constexpr __half signaling_NaN() noexcept { return __half_raw{0x7d00u}; }
+    static constexpr __half denorm_min() noexcept { return __half_raw{0x0001u}; }
+};
+} // namespace std
+
 #endif

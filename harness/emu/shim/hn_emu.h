@@ -140,6 +140,27 @@ HN_EMU_EXPORT void hn_emu_module_init(const hn_emu_rt *rt, long tls_offset) {
     hn_emu_tls_off_ = tls_offset;
 }
 
+#ifdef HN_EMU_INSTRUMENTED
+/* Called by the callback stub before every volatile load and store. The thread
+ * yields, so the other ready threads of the block make their own next access
+ * first: a warp's lanes take turns access by access, as in SIMT lockstep, and
+ * the pre-Volta warp-synchronous code through volatile shared memory (the
+ * classic `warpReduce(volatile float *s, tid)` without __syncwarp) computes
+ * what a GPU computes. A module whose source uses `volatile` is always built
+ * instrumented for this (emu_compile.c). */
+extern "C" __attribute__((visibility("hidden"), noinline)) void hn_emu_volatile_step(void *pc) {
+    hn_emu_tctx *s = hn_emu_self();
+    if (s) HN_EMU_PEEK(hn_emu_rt_)->yield_at(s, pc);
+}
+/* Called by the stub for an access whose type wants 16-byte alignment or more
+ * at an address without it, outside a sanitized launch: fails as the plain
+ * module's aligned vector instruction does (a general-protection fault, which
+ * the runtime reports as a misaligned vector access at the user's line). */
+extern "C" __attribute__((visibility("hidden"), noinline)) void hn_emu_misaligned_vector(const void *p) {
+    __asm__ volatile("movaps (%0), %%xmm0" : : "r"(p) : "xmm0", "memory");
+}
+#endif
+
 static __inline__ void *hn_emu_dyn_shared() {
     return HN_EMU_PEEK(HN_EMU_PEEK(hn_emu_self()->blk)->dyn_shared);
 }
@@ -478,6 +499,15 @@ static __inline__ unsigned long long __globaltimer() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
+#if !defined(__clang__)
+/* clang's (and NVCC's) optimisation hint; GCC has none: the condition is not evaluated */
+#define __builtin_assume(cond) ((void)sizeof((cond) ? 1 : 0))
+#endif
+
+/* programmatic dependent launch (sm_90): launches are synchronous here, so the
+ * previous grid has always finished and there is nothing to wait for or signal */
+static __inline__ void cudaGridDependencySynchronize() {}
+static __inline__ void cudaTriggerProgrammaticLaunchCompletion() {}
 #define __trap() hn_emu_rt_->trap(hn_emu_self(), "__trap() called", __LINE__, __FILE__)
 #define __brkpt() hn_emu_rt_->trap(hn_emu_self(), "__brkpt() called", __LINE__, __FILE__)
 
@@ -546,6 +576,13 @@ static __inline__ float atomicAdd(float *p, float v) {
 }
 static __inline__ double atomicAdd(double *p, double v) {
     return hn_emu_cas_loop<double, unsigned long long>(p, [v](double o) { return o + v; });
+}
+/* sm_90's vector atomicAdd: atomic per element, as CUDA guarantees (not as a whole) */
+static __inline__ float2 atomicAdd(float2 *p, float2 v) {
+    return make_float2(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y));
+}
+static __inline__ float4 atomicAdd(float4 *p, float4 v) {
+    return make_float4(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y), atomicAdd(&p->z, v.z), atomicAdd(&p->w, v.w));
 }
 static __inline__ float atomicSub(float *p, float v) {
     return hn_emu_cas_loop<float, unsigned int>(p, [v](float o) { return o - v; });
@@ -714,6 +751,8 @@ HN_EMU_MINMAX_FN(int, unsigned int, unsigned int)
 HN_EMU_MINMAX_FN(unsigned int, int, unsigned int)
 HN_EMU_MINMAX_FN(long, long, long)
 HN_EMU_MINMAX_FN(unsigned long, unsigned long, unsigned long)
+HN_EMU_MINMAX_FN(long, unsigned long, unsigned long)
+HN_EMU_MINMAX_FN(unsigned long, long, unsigned long)
 HN_EMU_MINMAX_FN(long long, long long, long long)
 HN_EMU_MINMAX_FN(unsigned long long, unsigned long long, unsigned long long)
 HN_EMU_MINMAX_FN(long long, unsigned long long, unsigned long long)
@@ -759,21 +798,6 @@ static __inline__ double __hiloint2double(int hi, int lo) {
     return __longlong_as_double((long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo));
 }
 
-static __inline__ float __fadd_rn(float a, float b) { return a + b; }
-static __inline__ float __fsub_rn(float a, float b) { return a - b; }
-static __inline__ float __fmul_rn(float a, float b) { return a * b; }
-static __inline__ float __fdiv_rn(float a, float b) { return a / b; }
-static __inline__ float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-static __inline__ float __frcp_rn(float a) { return 1.0f / a; }
-static __inline__ float __fsqrt_rn(float a) { return sqrtf(a); }
-static __inline__ float __frsqrt_rn(float a) { return 1.0f / sqrtf(a); }
-static __inline__ double __dadd_rn(double a, double b) { return a + b; }
-static __inline__ double __dsub_rn(double a, double b) { return a - b; }
-static __inline__ double __dmul_rn(double a, double b) { return a * b; }
-static __inline__ double __ddiv_rn(double a, double b) { return a / b; }
-static __inline__ double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
-static __inline__ double __drcp_rn(double a) { return 1.0 / a; }
-static __inline__ double __dsqrt_rn(double a) { return sqrt(a); }
 static __inline__ float __fdividef(float a, float b) { return a / b; }
 static __inline__ float fdividef(float a, float b) { return a / b; }
 static __inline__ float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
@@ -798,51 +822,12 @@ static __inline__ float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static __inline__ double rsqrt(double x) { return 1.0 / sqrt(x); }
 static __inline__ float rcbrtf(float x) { return 1.0f / cbrtf(x); }
 static __inline__ double rcbrt(double x) { return 1.0 / cbrt(x); }
-static __inline__ float sinpif(float x) { return (float)sin(M_PI * (double)x); }
-static __inline__ float cospif(float x) { return (float)cos(M_PI * (double)x); }
-static __inline__ double sinpi(double x) { return sin(M_PI * x); }
-static __inline__ double cospi(double x) { return cos(M_PI * x); }
-static __inline__ void sincospif(float x, float *s, float *c) {
-    *s = sinpif(x);
-    *c = cospif(x);
-}
 static __inline__ float normcdff(float x) { return 0.5f * erfcf(-x * (float)M_SQRT1_2); }
 static __inline__ double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
-static __inline__ float rhypotf(float x, float y) { return 1.0f / hypotf(x, y); }
-static __inline__ float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
-static __inline__ float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
 
-#define HN_EMU_CVT(NAME, FROM, TO, EXPR)                                                    \
-    static __inline__ TO NAME(FROM x) { return (TO)(EXPR); }
-HN_EMU_CVT(__float2int_rn, float, int, rintf(x))
-HN_EMU_CVT(__float2int_rz, float, int, truncf(x))
-HN_EMU_CVT(__float2int_rd, float, int, floorf(x))
-HN_EMU_CVT(__float2int_ru, float, int, ceilf(x))
-HN_EMU_CVT(__float2uint_rn, float, unsigned int, rintf(x))
-HN_EMU_CVT(__float2uint_rz, float, unsigned int, truncf(x))
-HN_EMU_CVT(__float2uint_rd, float, unsigned int, floorf(x))
-HN_EMU_CVT(__float2uint_ru, float, unsigned int, ceilf(x))
-HN_EMU_CVT(__float2ll_rn, float, long long, rintf(x))
-HN_EMU_CVT(__float2ll_rz, float, long long, truncf(x))
-HN_EMU_CVT(__float2ull_rn, float, unsigned long long, rintf(x))
-HN_EMU_CVT(__float2ull_rz, float, unsigned long long, truncf(x))
-HN_EMU_CVT(__double2int_rn, double, int, rint(x))
-HN_EMU_CVT(__double2int_rz, double, int, trunc(x))
-HN_EMU_CVT(__double2int_rd, double, int, floor(x))
-HN_EMU_CVT(__double2int_ru, double, int, ceil(x))
-HN_EMU_CVT(__double2uint_rn, double, unsigned int, rint(x))
-HN_EMU_CVT(__double2uint_rz, double, unsigned int, trunc(x))
-HN_EMU_CVT(__double2ll_rn, double, long long, rint(x))
-HN_EMU_CVT(__double2ll_rz, double, long long, trunc(x))
-HN_EMU_CVT(__double2float_rn, double, float, x)
-HN_EMU_CVT(__int2float_rn, int, float, x)
-HN_EMU_CVT(__uint2float_rn, unsigned int, float, x)
-HN_EMU_CVT(__ll2float_rn, long long, float, x)
-HN_EMU_CVT(__ull2float_rn, unsigned long long, float, x)
-HN_EMU_CVT(__int2double_rn, int, double, x)
-HN_EMU_CVT(__uint2double_rn, unsigned int, double, x)
-HN_EMU_CVT(__ll2double_rn, long long, double, x)
-HN_EMU_CVT(__ull2double_rn, unsigned long long, double, x)
+/* conversions with a rounding mode, directed-rounding arithmetic, the math
+ * functions the host library lacks, SIMD and dot-product intrinsics */
+#include "hn_emu_math.h"
 
 /* ------------------------------------------------------------------------- */
 /* printf: formatted here, written whole by the runtime (in order, to stdout) */
@@ -921,6 +906,20 @@ struct texture {
     static_assert(hn_emu_false<_HnT>::value,
                   "harness CPU emulator: texture references are not supported (use global memory)");
 };
+#define HN_EMU_SPACE(NAME) HN_EMU_UNSUPPORTED(NAME, "the address-space predicates (__isGlobal, __isShared, __isConstant, __isLocal) and conversions (__cvta_*) have no meaning on the CPU, where every space is host memory")
+HN_EMU_SPACE(__isGlobal)
+HN_EMU_SPACE(__isShared)
+HN_EMU_SPACE(__isConstant)
+HN_EMU_SPACE(__isLocal)
+HN_EMU_SPACE(__isGridConstant)
+HN_EMU_SPACE(__cvta_generic_to_shared)
+HN_EMU_SPACE(__cvta_generic_to_global)
+HN_EMU_SPACE(__cvta_generic_to_local)
+HN_EMU_SPACE(__cvta_generic_to_constant)
+HN_EMU_SPACE(__cvta_shared_to_generic)
+HN_EMU_SPACE(__cvta_global_to_generic)
+HN_EMU_SPACE(__cvta_local_to_generic)
+HN_EMU_SPACE(__cvta_constant_to_generic)
 #define HN_EMU_DYNPAR(NAME) HN_EMU_UNSUPPORTED(NAME, "dynamic parallelism (launching work from device code)")
 HN_EMU_DYNPAR(cudaDeviceSynchronize)
 HN_EMU_DYNPAR(cudaGetParameterBuffer)

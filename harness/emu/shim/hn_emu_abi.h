@@ -27,7 +27,7 @@
 #ifndef HN_EMU_ABI_H
 #define HN_EMU_ABI_H
 
-#define HN_EMU_ABI_VERSION 4
+#define HN_EMU_ABI_VERSION 6
 
 #define HN_EMU_WARP_SIZE 32
 #define HN_EMU_MAX_THREADS 1024
@@ -126,6 +126,9 @@ typedef struct hn_emu_rt {
                                      int line, const char *file);
     /* Lets the other threads of the block run (spinning atomics, __nanosleep). */
     void (*yield)(hn_emu_tctx *self);
+    /* The same, for a volatile access at pc (the callback's return address: a
+     * launch stopped there names that line). */
+    void (*yield_at)(hn_emu_tctx *self, void *pc);
     /* Fails the launch with `what` at file:line; does not return. */
     void (*trap)(hn_emu_tctx *self, const char *what, int line, const char *file);
     /* Writes kernel printf output (one call per printf, kept whole). */

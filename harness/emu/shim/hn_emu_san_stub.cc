@@ -99,6 +99,9 @@ static inline __attribute__((always_inline)) bool hn_san_quick(void *a, void *pc
 }
 
 /* plain, unaligned and volatile loads and stores */
+/* the module's (hn_emu.h): a volatile access lets the other threads make theirs first */
+HN_SAN_HIDDEN void hn_emu_volatile_step(void *pc);
+HN_SAN_HIDDEN void hn_emu_misaligned_vector(const void *p);
 #define HN_SAN_RW(_HnN)                                                                        \
     HN_SAN_HIDDEN void __tsan_read##_HnN(void *a) {                                            \
         if (!hn_san_quick<_HnN, false>(a, HN_SAN_PC)) HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_READ);   \
@@ -113,9 +116,11 @@ static inline __attribute__((always_inline)) bool hn_san_quick(void *a, void *pc
         HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_WRITE | HN_EMU_SAN_UNALIGNED);                     \
     }                                                                                       \
     HN_SAN_HIDDEN void __tsan_volatile_read##_HnN(void *a) {                                   \
+        hn_emu_volatile_step(HN_SAN_PC);                                                    \
         HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_READ | HN_EMU_SAN_VOLATILE);                       \
     }                                                                                       \
     HN_SAN_HIDDEN void __tsan_volatile_write##_HnN(void *a) {                                  \
+        hn_emu_volatile_step(HN_SAN_PC);                                                    \
         HN_SAN_ACCESS(a, _HnN | HN_EMU_SAN_WRITE | HN_EMU_SAN_VOLATILE);                      \
     }
 HN_SAN_RW(1)
@@ -166,6 +171,7 @@ struct hn_san_ubsan_mismatch {
 HN_SAN_HIDDEN void __ubsan_handle_type_mismatch_v1(hn_san_ubsan_mismatch *d, unsigned long p) {
     unsigned long align = 1ul << d->log_alignment;
     if (!p || !(p & (align - 1))) return;
+    if (align >= 16 && !hn_san_fast()) hn_emu_misaligned_vector((const void *)p); /* no sanitizer */
     HN_SAN_ACCESS(p, align | (d->check_kind == 1 ? HN_EMU_SAN_WRITE : HN_EMU_SAN_READ) | HN_EMU_SAN_ALIGNCHK);
 }
 HN_SAN_HIDDEN void __ubsan_handle_type_mismatch_v1_abort(hn_san_ubsan_mismatch *d, unsigned long p) {

@@ -2,7 +2,9 @@
  * cooperative_groups/reduce.h: cooperative_groups::reduce for the CPU emulator,
  * over a thread_block_tile<N> (N <= 32) or a coalesced_group, with any operator
  * (cg::plus, less, greater, bit_and, bit_or, bit_xor or a callable), and
- * reduce_store_async to a plain pointer.
+ * reduce_store_async to a plain pointer, reduce_update_async and
+ * reduce_store_async to a cuda::atomic_ref or cuda::atomic (<cuda/atomic>, which CUDA's
+ * header includes too).
  *
  * Invariants: the combining order is CUDA's (a butterfly of shfl_xor from N/2
  * down to 1; for a coalesced group that is not a whole warp, a scan then a
@@ -16,6 +18,7 @@
 #define HN_EMU_CG_REDUCE_H
 
 #include "hn_emu_functional.h"
+#include <hn_emu_atomic.h>
 
 namespace cooperative_groups {
 
@@ -81,6 +84,39 @@ static __inline__ void reduce_store_async(const _HnG &g, _HnTyDst *dst, _HnT &&v
                                           hn_emu_site at = HN_EMU_HERE) {
     auto r = reduce(g, std::forward<_HnT>(val), std::forward<_HnOp>(op), at);
     if (g.thread_rank() == 0) *dst = r;
+}
+
+/* reduce, then rank 0 stores the result in the atomic */
+template <class _HnG, class _HnTyDst, ::cuda::thread_scope _HnS, class _HnT, class _HnOp>
+static __inline__ void reduce_store_async(const _HnG &g, const ::cuda::atomic_ref<_HnTyDst, _HnS> &dst, _HnT &&val,
+                                          _HnOp &&op, hn_emu_site at = HN_EMU_HERE) {
+    auto r = reduce(g, std::forward<_HnT>(val), std::forward<_HnOp>(op), at);
+    if (g.thread_rank() == 0) dst.store(r);
+}
+template <class _HnG, class _HnTyDst, ::cuda::thread_scope _HnS, class _HnT, class _HnOp>
+static __inline__ void reduce_store_async(const _HnG &g, ::cuda::atomic<_HnTyDst, _HnS> &dst, _HnT &&val,
+                                          _HnOp &&op, hn_emu_site at = HN_EMU_HERE) {
+    auto r = reduce(g, std::forward<_HnT>(val), std::forward<_HnOp>(op), at);
+    if (g.thread_rank() == 0) dst.store(r);
+}
+
+/* reduce, then rank 0 combines the result into the atomic with op (one
+ * read-modify-write, as CUDA's fetch_op) */
+template <class _HnG, class _HnTyDst, class _HnT, class _HnOp>
+static __inline__ void hn_emu_reduce_update(const _HnG &g, const ::cuda::hn_emu_atomic_ops<_HnTyDst> &dst,
+                                            _HnT &&val, _HnOp &&op, hn_emu_site at) {
+    auto r = reduce(g, std::forward<_HnT>(val), op, at);
+    if (g.thread_rank() == 0) dst.hn_rmw([&](_HnTyDst o) { return (_HnTyDst)op(o, r); });
+}
+template <class _HnG, class _HnTyDst, ::cuda::thread_scope _HnS, class _HnT, class _HnOp>
+static __inline__ void reduce_update_async(const _HnG &g, const ::cuda::atomic_ref<_HnTyDst, _HnS> &dst,
+                                           _HnT &&val, _HnOp &&op, hn_emu_site at = HN_EMU_HERE) {
+    hn_emu_reduce_update(g, dst, std::forward<_HnT>(val), std::forward<_HnOp>(op), at);
+}
+template <class _HnG, class _HnTyDst, ::cuda::thread_scope _HnS, class _HnT, class _HnOp>
+static __inline__ void reduce_update_async(const _HnG &g, ::cuda::atomic<_HnTyDst, _HnS> &dst, _HnT &&val,
+                                           _HnOp &&op, hn_emu_site at = HN_EMU_HERE) {
+    hn_emu_reduce_update(g, dst, std::forward<_HnT>(val), std::forward<_HnOp>(op), at);
 }
 
 } // namespace cooperative_groups

@@ -1,0 +1,3 @@
+/* Harness CPU emulator stand-in for CUB's <cub/block/block_reduce.cuh> (hn_emu_cub.h says what it provides). */
+#pragma once
+#include <hn_emu_cub.h>
