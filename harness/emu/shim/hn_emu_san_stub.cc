@@ -36,10 +36,15 @@ static const hn_emu_san_rt hn_san_none = {HN_EMU_SAN_ABI, hn_san_ignore, hn_san_
 static const hn_emu_san_rt *hn_san_rt = &hn_san_none;
 static long hn_san_tls_off; /* 0 until set: static TLS lives below %fs, never at 0 */
 
+/* A module instrumented only for its volatile accesses (HN_EMU_SAN_DETACHED)
+ * does not export the hook, so no backend attaches its sanitizer to it: its
+ * callbacks stay the no-ops above, and the volatile ones still take turns. */
+#ifndef HN_EMU_SAN_DETACHED
 extern "C" __attribute__((visibility("default"))) void hn_emu_module_san(const hn_emu_san_rt *rt) {
     hn_san_rt = rt && rt->abi == HN_EMU_SAN_ABI ? rt : &hn_san_none;
     hn_san_tls_off = hn_san_rt->tls_offset;
 }
+#endif
 
 #define HN_SAN_PC __builtin_return_address(0)
 #define HN_SAN_ACCESS(a, info) hn_san_rt->access((void *)(a), (info), HN_SAN_PC)
