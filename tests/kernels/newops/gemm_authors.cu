@@ -116,7 +116,11 @@ __global__ void sgemm_warptile(const float *A, const float *B, float *C, int M, 
         for (int e = tid; e < BK * BN; e += nthreads) {
             int p = e / BN, c = e % BN;
             int gp = k0 + p, gc = col0 + c;
+#ifdef BUG_K_TAIL
+            Bs[p][c] = (gp <= K && gc < N) ? B[(size_t)gp * N + gc] : 0.0f;
+#else
             Bs[p][c] = (gp < K && gc < N) ? B[(size_t)gp * N + gc] : 0.0f;
+#endif
         }
         __syncthreads();
         for (int p = 0; p < BK; p++)
@@ -156,7 +160,7 @@ __global__ void sgemm_splitk(const float *a, const float *b, float *c, int m, in
     for (int p = p0; p < p1; p++) {
         float av = trans_a ? a[(size_t)p * m + i] : a[(size_t)i * k + p];
 #ifdef BUG_TRANS_SWAPPED
-        float bv = trans_b ? b[(size_t)p * n + j] : b[(size_t)j * k + p];
+        float bv = trans_b ? b[(size_t)p * k + j] : b[(size_t)p * n + j]; /* T's index swapped */
 #else
         float bv = trans_b ? b[(size_t)j * k + p] : b[(size_t)p * n + j];
 #endif
