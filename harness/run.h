@@ -180,6 +180,10 @@ void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, do
  * NULL, every output. */
 int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *b, hn_row_check *rc, hn_err *err);
 
+/* Compares every input buffer on the device with the generated one and
+ * re-uploads any that differ. Returns the first buffer a kernel wrote into
+ * (with how many bytes differ in *n_diff), -1 if none, -2 on error. */
+int hn_verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err);
 /* Fills every output buffer with 0xFF bytes (NaN for floats), so elements a
  * kernel never writes show up as NaN, and the current scratch buffers too;
  * those of zero (bit i: buffer i, bit HN_ZERO_SCRATCH(i): scratch i, the

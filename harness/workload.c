@@ -351,6 +351,36 @@ static void expected_param(const hn_arg *a, hn_param_info *pi) {
     }
 }
 
+/* Compares every input buffer on the device with the generated one and
+ * re-uploads any that differ, so no variant sees another's writes. Returns the
+ * first buffer a kernel wrote into (and how many bytes differ), or -1. */
+int hn_verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
+    const hn_op *op = w->plan->op;
+    int first = -1;
+    *n_diff = 0;
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (op->buffers[i].role != HN_BUF_IN) continue;
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
+        unsigned char *now = xmalloc(bytes ? bytes : 1);
+        if (w->be->ops->download(w->be, now, w->dev[i], bytes, err) != 0) {
+            free(now);
+            return -2;
+        }
+        if (memcmp(now, w->host[i], bytes) != 0) {
+            const unsigned char *was = w->host[i];
+            size_t d = 0;
+            for (size_t b = 0; b < bytes; b++) d += now[b] != was[b];
+            if (first < 0) first = i, *n_diff = d;
+            if (w->be->ops->upload(w->be, w->dev[i], w->host[i], bytes, err) != 0) {
+                free(now);
+                return -2;
+            }
+        }
+        free(now);
+    }
+    return first;
+}
+
 /* The typed-argument prefix ("long", "double" ...) that passes a value as the
  * parameter pi wants, or NULL when none does (a pointer, a struct). */
 static const char *typed_prefix(const hn_param_info *pi) {

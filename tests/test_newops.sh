@@ -11,7 +11,8 @@
 #   - harness check finds nothing in them; --save-tensors agrees with numpy;
 #     harness debug runs launches and matches;
 #   - 16-bit accumulation (__hfma2) fails float tolerances and passes its own;
-#   - a misaligned wmma load faults naming ldm; a kernel writing x is reported;
+#   - a misaligned wmma load faults naming ldm; a kernel writing x is reported,
+#     by run and by debug;
 #   - planted bugs fail where they should and only there;
 #   - a tune with restrictions, its winner rerun by harness run.
 . "$(dirname "$0")/lib.sh"
@@ -150,6 +151,9 @@ r=$(reasons "$tmp/softmax_bugs.csv" bug_warp_mask)
 [ "$(grep -c 'fault .*mask 0x0000ffff does not include the calling lane 16' <<<"$r")" = 2 ] || fail "wrong warp mask: $r"
 r=$(reasons "$tmp/softmax_bugs.csv" bug_inplace)
 [ "$(grep -c "mismatch wrote into its input 'x'" <<<"$r")" = 2 ] || fail "softmax writing x: $r"
+# debug says so too (it printed "output matches the reference" and exited 0)
+expect 1 "verdict: output matches the reference; the kernel wrote into its input 'x'" "$h" debug \
+  "$tmp/softmax_bugs.json" --kernel bug_inplace --set cols=8 --out "$tmp/dbg"
 
 echo "== layernorm"
 run layernorm_authors --save-tensors "$tmp/st_ln"

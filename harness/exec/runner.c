@@ -370,36 +370,6 @@ static int restore_state(void *ctx, hn_err *err) {
     return hn_zero_outputs(w, ls->zero, err);
 }
 
-/* Compares every input buffer on the device with the generated one and
- * re-uploads any that differ, so no variant sees another's writes. Returns the
- * first buffer a kernel wrote into (and how many bytes differ), or -1. */
-static int verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
-    const hn_op *op = w->plan->op;
-    int first = -1;
-    *n_diff = 0;
-    for (int i = 0; i < op->n_buffers; i++) {
-        if (op->buffers[i].role != HN_BUF_IN) continue;
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
-        unsigned char *now = xmalloc(bytes ? bytes : 1);
-        if (w->be->ops->download(w->be, now, w->dev[i], bytes, err) != 0) {
-            free(now);
-            return -2;
-        }
-        if (memcmp(now, w->host[i], bytes) != 0) {
-            const unsigned char *was = w->host[i];
-            size_t d = 0;
-            for (size_t b = 0; b < bytes; b++) d += now[b] != was[b];
-            if (first < 0) first = i, *n_diff = d;
-            if (w->be->ops->upload(w->be, w->dev[i], w->host[i], bytes, err) != 0) {
-                free(now);
-                return -2;
-            }
-        }
-        free(now);
-    }
-    return first;
-}
-
 /* `s` is the row's variant spec (NULL for a baseline): a scratch buffer that
  * "zero" does not name starts as 0xFF bytes, so a block counter in one never
  * reaches its count and the output is never written; the hint names it. */
@@ -755,7 +725,7 @@ static void sanitize_row(runner *r, hn_workload *w, const row_job *j) {
             mismatch_reason(w, &rc, row_spec(r, j), row_zero(r, j), "check", reason, sizeof reason);
         }
         size_t n_diff = 0;
-        int clobbered = verify_inputs(w, &n_diff, &err);
+        int clobbered = hn_verify_inputs(w, &n_diff, &err);
         if (clobbered >= 0 && status == HN_ST_OK) {
             status = HN_ST_MISMATCH;
             snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
@@ -926,7 +896,7 @@ static void profile_row(runner *r, hn_workload *w, const row_job *j) {
         mismatch_reason(w, &rc, row_spec(r, j), row_zero(r, j), "check", reason, sizeof reason);
     }
     size_t n_diff = 0;
-    int clobbered = verify_inputs(w, &n_diff, &err);
+    int clobbered = hn_verify_inputs(w, &n_diff, &err);
     if (clobbered >= 0 && status == HN_ST_OK) {
         status = HN_ST_MISMATCH;
         snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
@@ -1027,7 +997,7 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     /* A kernel that writes into its inputs is wrong, and would corrupt the
      * inputs of every later variant: restore them and say so. */
     size_t n_diff = 0;
-    int clobbered = verify_inputs(w, &n_diff, &err);
+    int clobbered = hn_verify_inputs(w, &n_diff, &err);
     if (clobbered == -2) FAIL(launch_status(r, &err), err.msg);
     if (clobbered >= 0) {
         status = HN_ST_MISMATCH;
