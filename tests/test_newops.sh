@@ -12,7 +12,7 @@
 #     harness debug runs launches and matches;
 #   - 16-bit accumulation (__hfma2) fails float tolerances and passes its own;
 #   - a misaligned wmma load faults naming ldm; a kernel writing x is reported,
-#     by run and by debug;
+#     by run and by debug; a variant binding no output is refused;
 #   - planted bugs fail where they should and only there;
 #   - a tune with restrictions, its winner rerun by harness run.
 . "$(dirname "$0")/lib.sh"
@@ -151,6 +151,16 @@ r=$(reasons "$tmp/softmax_bugs.csv" bug_warp_mask)
 [ "$(grep -c 'fault .*mask 0x0000ffff does not include the calling lane 16' <<<"$r")" = 2 ] || fail "wrong warp mask: $r"
 r=$(reasons "$tmp/softmax_bugs.csv" bug_inplace)
 [ "$(grep -c "mismatch wrote into its input 'x'" <<<"$r")" = 2 ] || fail "softmax writing x: $r"
+# a softmax computed in place, its kernel given x alone: nothing of it would be
+# checked (it passed "ok" whatever it did), so the config is refused, naming y
+cat >"$tmp/inplace_only.json" <<JSON
+{"name": "inplace_only", "op": "softmax", "axes": {"rows": [4], "cols": [8]},
+ "check": {"atol": 1e-7, "rtol": 1e-5},
+ "variants": [{"file": "$root/tests/kernels/newops/softmax_authors.cu", "kernel": "softmax_inplace",
+               "block": [32], "grid": [1], "args": ["x", "x", "rows", "cols"]}]}
+JSON
+expect 2 "variants[0] ('softmax_inplace'): args bind none of softmax's outputs ('y')" "$h" run "$tmp/inplace_only.json" \
+  --backend emu --out "$tmp/inplace_only.csv"
 # debug says so too (it printed "output matches the reference" and exited 0)
 expect 1 "verdict: output matches the reference; the kernel wrote into its input 'x'" "$h" debug \
   "$tmp/softmax_bugs.json" --kernel bug_inplace --set cols=8 --out "$tmp/dbg"
