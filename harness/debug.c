@@ -519,6 +519,12 @@ int hn_cmd_debug(const hn_cli *cli) {
     if (clobbered >= 0)
         printf("%s: the kernel wrote into this input (%zu bytes changed); harness run reports the row as a mismatch\n",
                op->buffers[clobbered].name, n_diff);
+    if (rcheck.worst_buffer < 0) { /* given no output: checked on nothing */
+        char why[512];
+        hn_op_outputs_text(op, why, sizeof why);
+        printf("%s\n", why);
+        all_match = 0;
+    }
     rc = all_match && !found && clobbered < 0 ? 0 : 1;
     printf("verdict: %s%s%s%s%s\n", all_match ? "output matches the reference" : "output does NOT match the reference",
            clobbered >= 0 ? "; the kernel wrote into its input '" : "", clobbered >= 0 ? op->buffers[clobbered].name : "",

@@ -158,7 +158,7 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
  * tolerances; the row passes when every output reaches its min_match. */
 typedef struct {
     hn_check_result worst;  /* of the output that did worst (lowest match fraction) */
-    int worst_buffer;       /* its index in op->buffers */
+    int worst_buffer;       /* its index in op->buffers; -1 when a variant was given no output (failed) */
     double atol, rtol;      /* its tolerances */
     double min_match;       /* its min_match */
     int passed;             /* every output reached its min_match */
@@ -227,6 +227,8 @@ int hn_measure(hn_backend *be, const hn_measure_opts *o, hn_sampler *s, hn_issue
 void hn_row_check_columns(hn_csv *csv, const hn_workload *w, const hn_row_check *rc);
 
 /* The precision of variant v ("float" when the config gives none) for a case. */
+/* The reason of a row whose variant was given none of the operator's outputs. */
+void hn_op_outputs_text(const hn_op *op, char *buf, size_t size);
 void hn_variant_precision(const hn_plan *p, const hn_variant *v, const hn_workload *w, char *out, size_t size);
 /* Fills the timing columns of a row from a finished sampler. */
 void hn_row_stats_columns(hn_csv *csv, const hn_sampler *s, const hn_measure_result *mr);

@@ -312,39 +312,11 @@ static int check_tolerance_defines(const hn_plan *p, hn_err *err) {
     return 0;
 }
 
-/* A variant is checked on the outputs it is given: one given none would pass
- * whatever it does (an in-place kernel bound to an input only), so it is an
- * error naming the outputs it could bind. */
-static int check_binds_an_output(const hn_plan *p, hn_err *err) {
-    const hn_op *op = p->op;
-    for (int v = 0; v < p->n_variants; v++) {
-        const int si = p->variants[v].spec;
-        if (v > 0 && p->variants[v - 1].spec == si) continue; /* a spec's instances share its args */
-        int binds = 0, input = 0;
-        while (input < op->n_buffers - 1 && op->buffers[input].role != HN_BUF_IN) input++;
-        char outs[256] = "";
-        size_t used = 0;
-        for (int b = 0; b < op->n_buffers && !binds; b++) {
-            if (op->buffers[b].role == HN_BUF_IN) continue;
-            binds = hn_variant_binds(p, &p->variants[v], b);
-            int n = snprintf(outs + used, sizeof outs - used, "%s'%s'", used ? ", " : "", op->buffers[b].name);
-            if (n > 0 && (size_t)n < sizeof outs - used) used += (size_t)n;
-        }
-        if (!binds)
-            return hn_errf(err,
-                           "%s: variants[%d] ('%s'): args bind none of %s's outputs (%s), so nothing the kernel "
-                           "does would be checked: give it the output it writes (an input such as '%s' must stay "
-                           "unchanged: a kernel computing in place writes its result to an output instead)",
-                           p->path, si, p->specs[si].name, op->name, outs, op->buffers[input].name);
-    }
-    return 0;
-}
-
 /* The variants, the cases, and every case a problem the operator can pose. */
 static int complete(hn_plan *plan, hn_err *err) {
     if (hn_sweep_expand_variants(plan, err) != 0 || hn_sweep_enumerate(plan, err) != 0)
         return hn_err_prefix(err, "%s", plan->path);
-    if (check_tolerance_defines(plan, err) != 0 || check_binds_an_output(plan, err) != 0) return -1;
+    if (check_tolerance_defines(plan, err) != 0) return -1;
     /* which variants some case runs: a variant whose where (naming the case)
      * is false for every case would run nothing, as a where that leaves no case */
     unsigned char *runs = xcalloc((size_t)plan->n_variants + 1, 1);

@@ -670,7 +670,27 @@ int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *
             rc->min_match = min_match;
         }
     }
+    /* A variant given no output would pass whatever it did (an in-place
+     * kernel bound to its input alone): it fails, worst_buffer -1. */
+    if (v && rc->n_outputs == 0) rc->passed = 0;
     return 0;
+}
+
+void hn_op_outputs_text(const hn_op *op, char *buf, size_t size) {
+    char outs[256] = "";
+    size_t used = 0;
+    int input = 0;
+    while (input < op->n_buffers - 1 && op->buffers[input].role != HN_BUF_IN) input++;
+    for (int b = 0; b < op->n_buffers; b++) {
+        if (op->buffers[b].role == HN_BUF_IN) continue;
+        int n = snprintf(outs + used, sizeof outs - used, "%s'%s'", used ? ", " : "", op->buffers[b].name);
+        if (n > 0 && (size_t)n < sizeof outs - used) used += (size_t)n;
+    }
+    snprintf(buf, size,
+             "args bind none of %s's outputs (%s), so nothing the kernel did was checked: give it the output it "
+             "writes (an input such as '%s' must stay unchanged: a kernel computing in place writes its result to an "
+             "output instead)",
+             op->name, outs, op->buffers[input].name);
 }
 
 void hn_variant_precision(const hn_plan *p, const hn_variant *v, const hn_workload *w, char *out, size_t size) {

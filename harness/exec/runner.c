@@ -375,6 +375,10 @@ static int restore_state(void *ctx, hn_err *err) {
  * reaches its count and the output is never written; the hint names it. */
 static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, const hn_variant_spec *s, uint64_t zero,
                             const char *when, char *buf, size_t size) {
+    if (rc->worst_buffer < 0) {
+        hn_op_outputs_text(w->plan->op, buf, size);
+        return;
+    }
     const hn_check_result *cr = &rc->worst;
     const char *name = w->plan->op->buffers[rc->worst_buffer].name;
     char which[96] = "", hint[384] = "";

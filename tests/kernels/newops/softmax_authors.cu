@@ -123,3 +123,6 @@ __global__ void softmax_normalize(const float *x, const float2 *stats, float *y,
     float2 st = stats[i / cols];
     y[i] = expf(x[i] - st.x) * st.y;
 }
+
+/* an in-place softmax that forgot its work: given x alone, it must not pass */
+__global__ void softmax_noop(const float *x, int rows, int cols) {}
