@@ -80,6 +80,13 @@ case "$out" in *"launch 2 of 2 (sgemm_splitk)"*"c (input)"*) ;; *) fail "debug o
 expect 0 "verdict: output matches the reference" "$h" debug "$tmp/gemm_authors.json" --kernel sgemm_colmajor \
   --set m=5,n=7,k=3,trans_a=T,trans_b=T,alpha=-2,beta=0.5 --out "$tmp/dbg"
 
+# alpha and beta bound untyped to a kernel taking doubles: a launch_error saying how
+sed 's|"double: alpha", "a", "b", "double: beta"|"alpha", "a", "b", "beta"|' "$tmp/gemm_authors.json" >"$tmp/untyped.json"
+"$h" run "$tmp/untyped.json" --backend emu --quick --quiet --variant sgemm_author_args --case 0 --out "$tmp/untyped.csv" >/dev/null 2>&1
+case "$(reasons "$tmp/untyped.csv" sgemm_author_args)" in
+  *"launch_error argument 3 ('alpha') is a 4-byte float but parameter 3 of sgemm_author_args is an 8-byte double"*) ;;
+  *) fail "untyped double alpha: $(reasons "$tmp/untyped.csv" sgemm_author_args)" ;; esac
+
 echo "== gemm: 16-bit kernels"
 run gemm_half
 all_ok "$tmp/gemm_half.csv" 'wmma_direct<__half>' 'wmma_direct<__nv_bfloat16>'
