@@ -435,6 +435,14 @@ int hn_cmd_debug(const hn_cli *cli) {
         goto done;
     }
     const hn_op *op = p->op;
+    /* As in run: a kernel that wrote into an input fails, whatever its outputs
+     * (the inputs printed below are the generated ones). */
+    size_t n_diff = 0;
+    int clobbered = hn_verify_inputs(&w, &n_diff, &err);
+    if (clobbered == -2) {
+        fprintf(stderr, "harness debug: %s\n", err.msg);
+        goto done;
+    }
     int all_match = 1;
     for (int i = 0; i < op->n_buffers; i++) {
         int64_t dims[4];
@@ -508,9 +516,19 @@ int hn_cmd_debug(const hn_cli *cli) {
         dir = NULL;
         free(full);
     }
-    rc = all_match && !found ? 0 : 1;
-    printf("verdict: %s%s\n", all_match ? "output matches the reference" : "output does NOT match the reference",
-           found ? "; the sanitizer found something (above)" : "");
+    if (clobbered >= 0)
+        printf("%s: the kernel wrote into this input (%zu bytes changed); harness run reports the row as a mismatch\n",
+               op->buffers[clobbered].name, n_diff);
+    if (rcheck.worst_buffer < 0) { /* given no output: checked on nothing */
+        char why[512];
+        hn_op_outputs_text(op, why, sizeof why);
+        printf("%s\n", why);
+        all_match = 0;
+    }
+    rc = all_match && !found && clobbered < 0 ? 0 : 1;
+    printf("verdict: %s%s%s%s%s\n", all_match ? "output matches the reference" : "output does NOT match the reference",
+           clobbered >= 0 ? "; the kernel wrote into its input '" : "", clobbered >= 0 ? op->buffers[clobbered].name : "",
+           clobbered >= 0 ? "'" : "", found ? "; the sanitizer found something (above)" : "");
 done:
     if (counter) be->ops->free(be, counter);
     hn_workload_free(&w);

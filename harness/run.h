@@ -158,7 +158,7 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
  * tolerances; the row passes when every output reaches its min_match. */
 typedef struct {
     hn_check_result worst;  /* of the output that did worst (lowest match fraction) */
-    int worst_buffer;       /* its index in op->buffers */
+    int worst_buffer;       /* its index in op->buffers; -1 when a variant was given no output (failed) */
     double atol, rtol;      /* its tolerances */
     double min_match;       /* its min_match */
     int passed;             /* every output reached its min_match */
@@ -180,6 +180,10 @@ void hn_row_work(const hn_plan *p, const hn_workload *w, const hn_variant *v, do
  * NULL, every output. */
 int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *b, hn_row_check *rc, hn_err *err);
 
+/* Compares every input buffer on the device with the generated one and
+ * re-uploads any that differ. Returns the first buffer a kernel wrote into
+ * (with how many bytes differ in *n_diff), -1 if none, -2 on error. */
+int hn_verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err);
 /* Fills every output buffer with 0xFF bytes (NaN for floats), so elements a
  * kernel never writes show up as NaN, and the current scratch buffers too;
  * those of zero (bit i: buffer i, bit HN_ZERO_SCRATCH(i): scratch i, the
@@ -223,6 +227,8 @@ int hn_measure(hn_backend *be, const hn_measure_opts *o, hn_sampler *s, hn_issue
 void hn_row_check_columns(hn_csv *csv, const hn_workload *w, const hn_row_check *rc);
 
 /* The precision of variant v ("float" when the config gives none) for a case. */
+/* The reason of a row whose variant was given none of the operator's outputs. */
+void hn_op_outputs_text(const hn_op *op, char *buf, size_t size);
 void hn_variant_precision(const hn_plan *p, const hn_variant *v, const hn_workload *w, char *out, size_t size);
 /* Fills the timing columns of a row from a finished sampler. */
 void hn_row_stats_columns(hn_csv *csv, const hn_sampler *s, const hn_measure_result *mr);

@@ -351,6 +351,36 @@ static void expected_param(const hn_arg *a, hn_param_info *pi) {
     }
 }
 
+/* Compares every input buffer on the device with the generated one and
+ * re-uploads any that differ, so no variant sees another's writes. Returns the
+ * first buffer a kernel wrote into (and how many bytes differ), or -1. */
+int hn_verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
+    const hn_op *op = w->plan->op;
+    int first = -1;
+    *n_diff = 0;
+    for (int i = 0; i < op->n_buffers; i++) {
+        if (op->buffers[i].role != HN_BUF_IN) continue;
+        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
+        unsigned char *now = xmalloc(bytes ? bytes : 1);
+        if (w->be->ops->download(w->be, now, w->dev[i], bytes, err) != 0) {
+            free(now);
+            return -2;
+        }
+        if (memcmp(now, w->host[i], bytes) != 0) {
+            const unsigned char *was = w->host[i];
+            size_t d = 0;
+            for (size_t b = 0; b < bytes; b++) d += now[b] != was[b];
+            if (first < 0) first = i, *n_diff = d;
+            if (w->be->ops->upload(w->be, w->dev[i], w->host[i], bytes, err) != 0) {
+                free(now);
+                return -2;
+            }
+        }
+        free(now);
+    }
+    return first;
+}
+
 /* The typed-argument prefix ("long", "double" ...) that passes a value as the
  * parameter pi wants, or NULL when none does (a pointer, a struct). */
 static const char *typed_prefix(const hn_param_info *pi) {
@@ -640,7 +670,27 @@ int hn_check_outputs(hn_workload *w, const hn_variant *v, const hn_op_baseline *
             rc->min_match = min_match;
         }
     }
+    /* A variant given no output would pass whatever it did (an in-place
+     * kernel bound to its input alone): it fails, worst_buffer -1. */
+    if (v && rc->n_outputs == 0) rc->passed = 0;
     return 0;
+}
+
+void hn_op_outputs_text(const hn_op *op, char *buf, size_t size) {
+    char outs[256] = "";
+    size_t used = 0;
+    int input = 0;
+    while (input < op->n_buffers - 1 && op->buffers[input].role != HN_BUF_IN) input++;
+    for (int b = 0; b < op->n_buffers; b++) {
+        if (op->buffers[b].role == HN_BUF_IN) continue;
+        int n = snprintf(outs + used, sizeof outs - used, "%s'%s'", used ? ", " : "", op->buffers[b].name);
+        if (n > 0 && (size_t)n < sizeof outs - used) used += (size_t)n;
+    }
+    snprintf(buf, size,
+             "args bind none of %s's outputs (%s), so nothing the kernel did was checked: give it the output it "
+             "writes (an input such as '%s' must stay unchanged: a kernel computing in place writes its result to an "
+             "output instead)",
+             op->name, outs, op->buffers[input].name);
 }
 
 void hn_variant_precision(const hn_plan *p, const hn_variant *v, const hn_workload *w, char *out, size_t size) {

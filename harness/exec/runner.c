@@ -370,36 +370,6 @@ static int restore_state(void *ctx, hn_err *err) {
     return hn_zero_outputs(w, ls->zero, err);
 }
 
-/* Compares every input buffer on the device with the generated one and
- * re-uploads any that differ, so no variant sees another's writes. Returns the
- * first buffer a kernel wrote into (and how many bytes differ), or -1. */
-static int verify_inputs(hn_workload *w, size_t *n_diff, hn_err *err) {
-    const hn_op *op = w->plan->op;
-    int first = -1;
-    *n_diff = 0;
-    for (int i = 0; i < op->n_buffers; i++) {
-        if (op->buffers[i].role != HN_BUF_IN) continue;
-        size_t bytes = (size_t)w->counts[i] * hn_dtype_size(w->dtype[i]);
-        unsigned char *now = xmalloc(bytes ? bytes : 1);
-        if (w->be->ops->download(w->be, now, w->dev[i], bytes, err) != 0) {
-            free(now);
-            return -2;
-        }
-        if (memcmp(now, w->host[i], bytes) != 0) {
-            const unsigned char *was = w->host[i];
-            size_t d = 0;
-            for (size_t b = 0; b < bytes; b++) d += now[b] != was[b];
-            if (first < 0) first = i, *n_diff = d;
-            if (w->be->ops->upload(w->be, w->dev[i], w->host[i], bytes, err) != 0) {
-                free(now);
-                return -2;
-            }
-        }
-        free(now);
-    }
-    return first;
-}
-
 /* Whether every checked element of integer output b is one less than its
  * reference: counts added to the poison (0xFF bytes, -1) an int32 output starts
  * from, as NaN is a float one's. */
@@ -417,6 +387,10 @@ static int all_one_short(const hn_workload *w, int b) {
  * reaches its count and the output is never written; the hint names it. */
 static void mismatch_reason(const hn_workload *w, const hn_row_check *rc, const hn_variant_spec *s, uint64_t zero,
                             const char *when, char *buf, size_t size) {
+    if (rc->worst_buffer < 0) {
+        hn_op_outputs_text(w->plan->op, buf, size);
+        return;
+    }
     const hn_check_result *cr = &rc->worst;
     const char *name = w->plan->op->buffers[rc->worst_buffer].name;
     char which[96] = "", hint[384] = "";
@@ -779,7 +753,7 @@ static void sanitize_row(runner *r, hn_workload *w, const row_job *j) {
             mismatch_reason(w, &rc, row_spec(r, j), row_zero(r, j), "check", reason, sizeof reason);
         }
         size_t n_diff = 0;
-        int clobbered = verify_inputs(w, &n_diff, &err);
+        int clobbered = hn_verify_inputs(w, &n_diff, &err);
         if (clobbered >= 0 && status == HN_ST_OK) {
             status = HN_ST_MISMATCH;
             snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
@@ -950,7 +924,7 @@ static void profile_row(runner *r, hn_workload *w, const row_job *j) {
         mismatch_reason(w, &rc, row_spec(r, j), row_zero(r, j), "check", reason, sizeof reason);
     }
     size_t n_diff = 0;
-    int clobbered = verify_inputs(w, &n_diff, &err);
+    int clobbered = hn_verify_inputs(w, &n_diff, &err);
     if (clobbered >= 0 && status == HN_ST_OK) {
         status = HN_ST_MISMATCH;
         snprintf(reason, sizeof reason, "wrote into its input '%s' (%zu bytes changed; restored for the next variant)",
@@ -1051,7 +1025,7 @@ static void measure_row(runner *r, hn_workload *w, const row_job *j) {
     /* A kernel that writes into its inputs is wrong, and would corrupt the
      * inputs of every later variant: restore them and say so. */
     size_t n_diff = 0;
-    int clobbered = verify_inputs(w, &n_diff, &err);
+    int clobbered = hn_verify_inputs(w, &n_diff, &err);
     if (clobbered == -2) FAIL(launch_status(r, &err), err.msg);
     if (clobbered >= 0) {
         status = HN_ST_MISMATCH;
