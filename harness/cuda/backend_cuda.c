@@ -79,6 +79,20 @@ static struct {
         }                                                                                  \
     } while (0)
 
+/* As LOAD, but a driver without the versioned name (cuda.h maps cuEventElapsedTime
+ * to cuEventElapsedTime_v2 from CUDA 12.8 on; a 12.x driver before r570 exports
+ * only the first version) gets the older entry point of the same signature. */
+#define LOAD_OR(name, older)                                                               \
+    do {                                                                                   \
+        *(void **)(&cu.name) = dlsym(cu.lib, HN_STR(name));                                \
+        if (!cu.name) *(void **)(&cu.name) = dlsym(cu.lib, older);                         \
+        if (!cu.name) {                                                                    \
+            snprintf(cu.why, sizeof cu.why, "the CUDA driver lacks %s (driver too old?)",  \
+                     HN_STR(name));                                                        \
+            return -1;                                                                     \
+        }                                                                                  \
+    } while (0)
+
 static int load_symbols(void) {
     LOAD(cuInit, 1);
     LOAD(cuDriverGetVersion, 1);
@@ -113,7 +127,7 @@ static int load_symbols(void) {
     LOAD(cuEventDestroy, 1);
     LOAD(cuEventRecord, 1);
     LOAD(cuEventSynchronize, 1);
-    LOAD(cuEventElapsedTime, 1);
+    LOAD_OR(cuEventElapsedTime, "cuEventElapsedTime");
     return 0;
 }
 
@@ -188,9 +202,10 @@ typedef struct {
     CUdeviceptr probe_out;  /* (cycles, nanoseconds) */
     int probe_failed;
     volatile double *busy;  /* hn_backend_opts.busy_since, or NULL */
-    /* printf_limit: while cap_fd >= 0, stdout (fd 1) is that memory file and
-     * saved_stdout the real one; cap_lines of cap_max went through so far */
-    int cap_fd, saved_stdout;
+    /* printf_limit: while cap_fd >= 0, a limit is set: saved_stdout is the real
+     * stdout, and fd 1 is the memory file cap_fd from a launch to the next
+     * synchronisation (`redirected`); cap_lines of cap_max went through so far */
+    int cap_fd, saved_stdout, redirected;
     long cap_max, cap_lines, cap_dropped;
     /* the loaded modules, one per compiled image (by its cache key), shared by
      * the kernels of that image as the CUDA runtime shares a file's module: a
@@ -212,10 +227,25 @@ static void mark_busy(cuda_backend *b) {
 /* Device printf reaches stdout when the stream synchronises. While a limit is
  * set, that output lands in a memory file; after each synchronisation it is
  * passed on to the real stdout up to the limit, the rest counted, and a new
- * window (a "launch") begins. */
+ * window (a "launch") begins. fd 1 is the memory file only from a launch to
+ * that synchronisation: what the harness prints itself in between (the note
+ * on the lines held back, a row) goes straight out, neither counted nor held
+ * back with the kernels' lines. */
+static void capture_begin(cuda_backend *b) {
+    if (b->cap_fd < 0 || b->redirected) return;
+    fflush(stdout); /* the harness's own text, still buffered, is not the kernel's */
+    if (dup2(b->cap_fd, 1) >= 0) b->redirected = 1;
+}
+
+/* fd 1 the real stdout again (kernel output so far stays in the memory file). */
+static void capture_end(cuda_backend *b) {
+    fflush(stdout);
+    if (b->redirected && dup2(b->saved_stdout, 1) >= 0) b->redirected = 0;
+}
+
 static void drain_printf(cuda_backend *b) {
     if (b->cap_fd < 0) return;
-    fflush(stdout);
+    capture_end(b);
     off_t n = lseek(b->cap_fd, 0, SEEK_END);
     if (n > 0) {
         lseek(b->cap_fd, 0, SEEK_SET);
@@ -493,9 +523,13 @@ static int cuda_launch(hn_backend *base, hn_kernel *k, const hn_launch_dims *d, 
         k->dyn_optin_set = d->shared_bytes;
     }
     mark_busy(b);
-    CU_CHECK(b, cu.cuLaunchKernel(k->fn, d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1],
-                                  d->block[2], (unsigned)d->shared_bytes, b->stream, args, NULL),
-             err);
+    capture_begin(b);
+    CUresult r = cu.cuLaunchKernel(k->fn, d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2],
+                                   (unsigned)d->shared_bytes, b->stream, args, NULL);
+    if (r != CUDA_SUCCESS) {
+        capture_end(b); /* the row's error reaches stdout, not the kernels' window */
+        return cu_fail(b, r, "cuLaunchKernel", __FILE__, __LINE__, err);
+    }
     return 0;
 }
 
@@ -516,14 +550,13 @@ static int cuda_printf_limit(hn_backend *base, long max_lines, long *dropped, hn
     b->cap_max = max_lines;
     fflush(stdout);
     if (max_lines < 0 && b->cap_fd >= 0) {
-        dup2(b->saved_stdout, 1);
-        close(b->saved_stdout);
+        close(b->saved_stdout); /* drain_printf gave fd 1 back */
         close(b->cap_fd);
         b->cap_fd = b->saved_stdout = -1;
     } else if (max_lines >= 0 && b->cap_fd < 0) {
         int fd = memfd_create("harness-printf", MFD_CLOEXEC);
         int saved = fd >= 0 ? dup(1) : -1;
-        if (fd < 0 || saved < 0 || dup2(fd, 1) < 0) {
+        if (fd < 0 || saved < 0) {
             if (fd >= 0) close(fd);
             if (saved >= 0) close(saved);
             return hn_errf(err, "cannot capture kernel printf output");
