@@ -588,6 +588,7 @@ static void cuda_event_destroy(hn_backend *base, hn_event *e) {
 
 static int cuda_event_record(hn_backend *base, hn_event *e, hn_err *err) {
     cuda_backend *b = (cuda_backend *)base;
+    capture_begin(b); /* here, not between this (a start) event and the launch it times */
     CU_CHECK(b, cu.cuEventRecord(e->ev, b->stream), err);
     return 0;
 }
