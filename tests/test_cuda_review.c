@@ -12,11 +12,13 @@
  *   - kernel printf beyond the limit is held back and counted, and what the
  *     harness prints itself between launches is neither held back nor counted;
  *   - a fault names the driver's error and leaves the backend unusable;
- * and which NVRTC versions take --no-cache.
+ * that every entry point's name (cuda.h's versioned one) is in the toolkit's
+ * driver stub, and which NVRTC versions take --no-cache.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -187,6 +189,40 @@ static void test_nvrtc_options(void) {
     CHECK(hn_nvrtc_has_no_cache(13, 0));
 }
 
+/* Every entry point the backend asks for, by the name cuda.h gives it, is in
+ * the toolkit's own driver stub (the headers and the names agree): the stub
+ * loads and only its cuInit fails (CUDA_ERROR_STUB_LIBRARY). In a child, as
+ * the driver is opened once per process. */
+static void test_names_in_toolkit_stub(void) {
+    const char *cand[] = {HN_CUDA_INCLUDE_DIR "/../lib64/stubs/libcuda.so", HN_CUDA_INCLUDE_DIR "/../lib/stubs/libcuda.so"};
+    const char *stub = NULL;
+    for (size_t i = 0; i < HN_ARRAY_LEN(cand) && !stub; i++)
+        if (access(cand[i], R_OK) == 0) stub = cand[i];
+    if (!stub) {
+        printf("no driver stub beside %s: the name test is skipped\n", HN_CUDA_INCLUDE_DIR);
+        return;
+    }
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        setenv("HARNESS_LIBCUDA", stub, 1);
+        char why[512] = "";
+        hn_cuda_available(why, sizeof why);
+        if (write(fds[1], why, strlen(why)) < 0) _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    char why[512] = "";
+    ssize_t n = read(fds[0], why, sizeof why - 1);
+    why[n > 0 ? n : 0] = '\0';
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    CHECK_MSG(strncmp(why, "the CUDA driver did not initialise", 34) == 0, "%s: %s", stub, why);
+}
+
 /* The whole of fd 1 the backend wrote through, as a string (caller frees). */
 static char *read_all(int fd) {
     lseek(fd, 0, SEEK_SET);
@@ -200,6 +236,7 @@ static char *read_all(int fd) {
 
 int main(void) {
     test_nvrtc_options();
+    test_names_in_toolkit_stub();
     char *lib = build_fake_driver();
     CHECK_MSG(lib != NULL, "cannot build tests/gpu/fake_libcuda.c with cc");
     if (!lib) return hn_test_exit();
