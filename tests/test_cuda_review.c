@@ -11,7 +11,8 @@
  *     bytes and an unknown name are errors;
  *   - kernel printf beyond the limit is held back and counted, and what the
  *     harness prints itself between launches is neither held back nor counted;
- *   - a fault names the driver's error and leaves the backend unusable;
+ *   - a fault names the driver's error and leaves the backend unusable, and
+ *     every error cuda.h calls sticky is one (INVALID_ADDRESS_SPACE included);
  * that every entry point's name (cuda.h's versioned one) is in the toolkit's
  * driver stub, and which NVRTC versions take --no-cache.
  */
@@ -23,6 +24,7 @@
 
 #include "backend.h"
 #include "compile.h"
+#include "cuda/backend_cuda.h"
 #include "cuda/nvrtc_opts.h"
 #include "hn_test.h"
 
@@ -181,6 +183,15 @@ static void test_fault(void) {
     be->ops->kernel_free(be, k);
 }
 
+/* Every error cuda.h says leaves the context unusable is a fault (the runner
+ * then restarts); ordinary ones are not. */
+static void test_sticky_errors(void) {
+    const int sticky[] = {700, 702, 710, 714, 715, 716, 717 /* INVALID_ADDRESS_SPACE */, 718, 719, 226, 721, 810, 911};
+    for (size_t i = 0; i < HN_ARRAY_LEN(sticky); i++) CHECK_MSG(hn_cuda_error_sticky(sticky[i]), "%d", sticky[i]);
+    const int plain[] = {0, 1 /* INVALID_VALUE */, 2 /* OUT_OF_MEMORY */, 500 /* NOT_FOUND */, 701, 209, 218};
+    for (size_t i = 0; i < HN_ARRAY_LEN(plain); i++) CHECK_MSG(!hn_cuda_error_sticky(plain[i]), "%d", plain[i]);
+}
+
 static void test_nvrtc_options(void) {
     CHECK(!hn_nvrtc_has_no_cache(11, 8));
     CHECK(!hn_nvrtc_has_no_cache(12, 4));
@@ -236,6 +247,7 @@ static char *read_all(int fd) {
 
 int main(void) {
     test_nvrtc_options();
+    test_sticky_errors();
     test_names_in_toolkit_stub();
     char *lib = build_fake_driver();
     CHECK_MSG(lib != NULL, "cannot build tests/gpu/fake_libcuda.c with cc");

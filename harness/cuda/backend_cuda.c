@@ -24,6 +24,7 @@
 #include <cuda.h>
 
 #include "backend.h"
+#include "cuda/backend_cuda.h"
 
 #define HN_STR2(x) #x
 #define HN_STR(x) HN_STR2(x)
@@ -283,6 +284,27 @@ struct hn_event {
     CUevent ev;
 };
 
+int hn_cuda_error_sticky(int code) {
+    switch (code) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    /* by number: not in every CUDA 12 header the harness may be built with */
+    case 226: /* CUDA_ERROR_CONTAINED */
+    case 721: /* CUDA_ERROR_TENSOR_MEMORY_LEAK */
+    case 810: /* CUDA_ERROR_MPS_CLIENT_TERMINATED */
+    case 911: /* CUDA_ERROR_EXTERNAL_DEVICE */
+        return 1;
+    default: return 0;
+    }
+}
+
 static int cu_fail(cuda_backend *b, CUresult r, const char *call, const char *file, int line,
                    hn_err *err) {
     const char *name = NULL, *desc = NULL;
@@ -291,10 +313,7 @@ static int cu_fail(cuda_backend *b, CUresult r, const char *call, const char *fi
     hn_errf(err, "%s (%s) in %s at %s:%d", desc ? desc : "unknown error", name ? name : "?", call,
             file, line);
     /* Errors that leave the context unusable. */
-    if (b && (r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED ||
-              r == CUDA_ERROR_ILLEGAL_INSTRUCTION || r == CUDA_ERROR_MISALIGNED_ADDRESS ||
-              r == CUDA_ERROR_INVALID_PC || r == CUDA_ERROR_HARDWARE_STACK_ERROR ||
-              r == CUDA_ERROR_ASSERT || r == CUDA_ERROR_LAUNCH_TIMEOUT)) {
+    if (b && hn_cuda_error_sticky(r)) {
         if (!b->broken) snprintf(b->broken_msg, sizeof b->broken_msg, "%s", err ? err->msg : desc);
         b->broken = 1;
         return hn_err_kind(err, r == CUDA_ERROR_LAUNCH_TIMEOUT ? HN_ERR_TIMEOUT : HN_ERR_FAULT);
