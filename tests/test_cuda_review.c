@@ -101,6 +101,14 @@ static void test_module_sharing(void) {
     CHECK_CONTAINS(err.msg, "CUDA_ERROR_NOT_FOUND");
     fake_stats(&l, &u);
     CHECK_INT(l - u, l0 - u0); /* the failed load's module went again */
+    /* an image the driver cannot load: what to suspect, with the versions */
+    static char bad_bytes[4] = "BAD";
+    hn_module_image bad = image("gggg", names, 1);
+    bad.image = bad_bytes;
+    CHECK(be->ops->kernel_load(be, &bad, 0, &k3, &err) != 0);
+    CHECK_CONTAINS(err.msg, "(CUDA_ERROR_NO_BINARY_FOR_GPU)");
+    CHECK_CONTAINS(err.msg, "this device is sm_90 with driver 12.2; NVRTC ");
+    CHECK(!strstr(err.msg, "is sm_90 (") && err.kind == HN_ERR_OTHER);
 }
 
 static void test_symbol_write(void) {

@@ -403,9 +403,11 @@ static int cuda_kernel_load(hn_backend *base, const hn_module_image *img, int in
     hn_kernel *k = xcalloc(1, sizeof *k);
     if (module_get(b, img, &k->mod, err) != 0) {
         free(k);
-        return hn_err_prefix(err, "loading the CUBIN for %s (compiled for another architecture? "
-                                  "this device is %s)",
-                             b->info.arch, b->info.arch);
+        /* the usual causes: an image built for another device, or by an NVRTC
+         * newer than the driver (CUDA_ERROR_UNSUPPORTED_PTX_VERSION and kin) */
+        return hn_err_prefix(err, "loading the CUBIN (this device is %s with driver %s; NVRTC %s: "
+                                  "built for another architecture, or by a toolkit newer than the driver?)",
+                             b->info.arch, b->info.driver_version, hn_nvrtc_version());
     }
     CUresult r = cu.cuModuleGetFunction(&k->fn, k->mod, img->lowered[index]);
     if (r != CUDA_SUCCESS) {

@@ -10,7 +10,8 @@
  *   fake_print(int n): prints n lines at the next synchronisation, as the
  *                      driver writes device printf to stdout;
  *   fake_fault:        fails its launch with CUDA_ERROR_ILLEGAL_ADDRESS.
- * One module variable, "fake_var" (64 bytes). fake_stats() tells the test how
+ * One module variable, "fake_var" (64 bytes). An image starting "BAD" does not
+ * load (CUDA_ERROR_NO_BINARY_FOR_GPU). fake_stats() tells the test how
  * many modules were loaded and unloaded.
  */
 #include <stdio.h>
@@ -39,15 +40,17 @@ CUresult cuDriverGetVersion(int *v) {
     return CUDA_SUCCESS;
 }
 CUresult cuGetErrorString(CUresult r, const char **s) {
-    *s = r == CUDA_ERROR_ILLEGAL_ADDRESS ? "an illegal memory access was encountered"
-         : r == CUDA_ERROR_NOT_FOUND     ? "named symbol not found"
-                                         : NULL;
+    *s = r == CUDA_ERROR_ILLEGAL_ADDRESS       ? "an illegal memory access was encountered"
+         : r == CUDA_ERROR_NOT_FOUND           ? "named symbol not found"
+         : r == CUDA_ERROR_NO_BINARY_FOR_GPU   ? "no kernel image is available for execution on the device"
+                                               : NULL;
     return *s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuGetErrorName(CUresult r, const char **s) {
-    *s = r == CUDA_ERROR_ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS"
-         : r == CUDA_ERROR_NOT_FOUND     ? "CUDA_ERROR_NOT_FOUND"
-                                         : NULL;
+    *s = r == CUDA_ERROR_ILLEGAL_ADDRESS     ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+         : r == CUDA_ERROR_NOT_FOUND         ? "CUDA_ERROR_NOT_FOUND"
+         : r == CUDA_ERROR_NO_BINARY_FOR_GPU ? "CUDA_ERROR_NO_BINARY_FOR_GPU"
+                                             : NULL;
     return *s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuDeviceGetCount(int *n) {
@@ -125,7 +128,7 @@ CUresult cuStreamSynchronize(CUstream s) {
     return CUDA_SUCCESS;
 }
 CUresult cuModuleLoadData(CUmodule *m, const void *image) {
-    (void)image;
+    if (memcmp(image, "BAD", 3) == 0) return CUDA_ERROR_NO_BINARY_FOR_GPU; /* an image for another GPU */
     *m = (CUmodule)malloc(1); /* a handle of its own */
     loads++;
     return CUDA_SUCCESS;
