@@ -14,7 +14,8 @@
  *   - a fault names the driver's error and leaves the backend unusable, and
  *     every error cuda.h calls sticky is one (INVALID_ADDRESS_SPACE included);
  * that every entry point's name (cuda.h's versioned one) is in the toolkit's
- * driver stub, and which NVRTC versions take --no-cache.
+ * driver stub, which NVRTC versions take --no-cache, and __launch_bounds__
+ * read from CUBINs whose kernel info holds byte-valued records.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -242,6 +243,31 @@ static void test_names_in_toolkit_stub(void) {
     CHECK_MSG(strncmp(why, "the CUDA driver did not initialise", 34) == 0, "%s: %s", stub, why);
 }
 
+/* __launch_bounds__ read from the CUBIN of kernels whose .nv.info holds 4-byte
+ * EIFMT_BVAL records before EIATTR_MAX_THREADS (shared memory and a barrier
+ * give one): each kernel's bound, as NVRTC built it. */
+static void test_launch_bounds_after_bval(void) {
+    const char *src =
+        "__global__ void __launch_bounds__(128) kz(float *x) { __shared__ float s[128]; s[threadIdx.x] = "
+        "blockIdx.z; __syncthreads(); if (blockIdx.z == 0) atomicAdd(x, s[127 - threadIdx.x]); }\n"
+        "__global__ void __launch_bounds__(512, 1) kd(double *x) { extern __shared__ double d[]; d[threadIdx.x] = "
+        "x[threadIdx.x]; __syncthreads(); x[threadIdx.x] = d[511 - threadIdx.x] + blockIdx.z; }\n"
+        "__global__ void __launch_bounds__(64) kt(float *x) { x[threadIdx.x] += 1; }\n";
+    const char *kernels[] = {"kz", "kd", "kt"};
+    hn_compile_req req = {.src_path = "bounds_bval.cu", .source = src, .kernels = kernels, .n_kernels = 3,
+                          .arch = "sm_90"};
+    hn_module_image img;
+    hn_err err;
+    CHECK_MSG(hn_compile_cuda(&req, &img, NULL, &err) == 0, "%s", err.msg);
+    if (!img.image) return;
+    const int want[] = {128, 512, 64};
+    for (int i = 0; i < 3; i++) {
+        const int got = hn_cubin_max_threads(img.image, img.image_size, img.lowered[i]);
+        CHECK_MSG(got == want[i], "%s: %d", kernels[i], got);
+    }
+    hn_module_image_free(&img);
+}
+
 /* The whole of fd 1 the backend wrote through, as a string (caller frees). */
 static char *read_all(int fd) {
     lseek(fd, 0, SEEK_SET);
@@ -256,6 +282,7 @@ static char *read_all(int fd) {
 int main(void) {
     test_nvrtc_options();
     test_sticky_errors();
+    test_launch_bounds_after_bval();
     test_names_in_toolkit_stub();
     char *lib = build_fake_driver();
     CHECK_MSG(lib != NULL, "cannot build tests/gpu/fake_libcuda.c with cc");
