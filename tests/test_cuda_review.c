@@ -182,7 +182,10 @@ static void test_fault(void) {
     CHECK(be->ops->kernel_load(be, &img, 0, &k, &err) == 0);
     if (!k) return;
     hn_launch_dims d = {{1, 1, 1}, {32, 1, 1}, 0};
+    long dropped = 0;
+    CHECK(be->ops->printf_limit(be, 0, &dropped, &err) == 0);
     CHECK(be->ops->launch(be, k, &d, NULL, &err) != 0);
+    printf("harness: the row's fault\n"); /* not a kernel's line: shown, though the window holds 0 */
     CHECK_INT(err.kind, HN_ERR_FAULT);
     CHECK_CONTAINS(err.msg, "an illegal memory access was encountered (CUDA_ERROR_ILLEGAL_ADDRESS) in ");
     CHECK_CONTAINS(err.msg, "cuLaunchKernel");
@@ -329,6 +332,7 @@ int main(void) {
     char *text = read_all(out_fd);
     CHECK_MSG(strstr(text, "kernel line 0\nkernel line 1\n") && !strstr(text, "kernel line 2"), "stdout: %s", text);
     CHECK_MSG(strstr(text, "harness note: 3 lines not shown\n") != NULL, "stdout: %s", text);
+    CHECK_MSG(strstr(text, "harness: the row's fault\n") != NULL, "stdout: %s", text);
     free(text);
     close(out_fd);
     unlink(out_path);

@@ -308,6 +308,7 @@ int hn_cuda_error_sticky(int code) {
 static int cu_fail(cuda_backend *b, CUresult r, const char *call, const char *file, int line,
                    hn_err *err) {
     const char *name = NULL, *desc = NULL;
+    if (b) capture_end(b); /* what the caller prints of this error reaches stdout, past the printf limit */
     cu.cuGetErrorName(r, &name);
     cu.cuGetErrorString(r, &desc);
     hn_errf(err, "%s (%s) in %s at %s:%d", desc ? desc : "unknown error", name ? name : "?", call,
@@ -545,12 +546,9 @@ static int cuda_launch(hn_backend *base, hn_kernel *k, const hn_launch_dims *d, 
     }
     mark_busy(b);
     capture_begin(b);
-    CUresult r = cu.cuLaunchKernel(k->fn, d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2],
-                                   (unsigned)d->shared_bytes, b->stream, args, NULL);
-    if (r != CUDA_SUCCESS) {
-        capture_end(b); /* the row's error reaches stdout, not the kernels' window */
-        return cu_fail(b, r, "cuLaunchKernel", __FILE__, __LINE__, err);
-    }
+    CU_CHECK(b, cu.cuLaunchKernel(k->fn, d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1],
+                                  d->block[2], (unsigned)d->shared_bytes, b->stream, args, NULL),
+             err);
     return 0;
 }
 
