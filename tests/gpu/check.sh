@@ -13,18 +13,19 @@
 #   1. unpacks the .deb files carried in .deps/ (tests/gpu/fetch-deps.sh) into
 #      .deps/prefix when the machine lacks cJSON,
 #   2. builds the binary and the GPU-only test (./build-gpu) and runs that test,
-#   3. trains XOR and the chapter's CNN on Fashion-MNIST with harness train, and the
+#   3. runs the variants whose host code no GPU has run yet, a minute or two: zero,
+#      scratch and launches (tests/configs/zero_outputs.json, scratch_softmax.json,
+#      launches.json, device_vars.json (launches sharing a __device__ variable: one
+#      module per compiled file), struct_args.json ...: every row ok) and constants
+#      (tests/configs/constants.json: each row's status as on the emulator),
+#   4. trains XOR and the chapter's CNN on Fashion-MNIST with harness train, and the
 #      same CNN with PyTorch (tests/gpu/train_torch.py) for the comparison (issue 12),
 #      and checks the saved layers against torch autograd,
-#   4. runs every operator's sweep with its cuBLAS / cuDNN rows and checks every
+#      then runs every operator's sweep with its cuBLAS / cuDNN rows and checks every
 #      baseline row (ok, or skipped with a reason; the cuDNN rows of conv2d's
 #      gradients must be ok but where cuDNN cannot pose the case:
 #      tests/gpu/check_baselines.py --require), then compares every operator's
-#      outputs with PyTorch (tests/torch_crosscheck.py) (issue 10), and the variants
-#      that use zero, scratch and launches (tests/configs/zero_outputs.json,
-#      scratch_softmax.json, launches.json, device_vars.json (launches sharing a
-#      __device__ variable: one module per compiled file): every row ok) and constants
-#      (tests/configs/constants.json: each row's status as on the emulator),
+#      outputs with PyTorch (tests/torch_crosscheck.py) (issue 10),
 #   5. records a brute-force tune journal of tests/configs/conv2d_igemm_space.json,
 #      compares the strategies on it, and tunes configs/conv2d_tune.json and
 #      configs/gemm_tune.json (issue 11),
@@ -36,9 +37,11 @@
 #   7. builds everything and runs the whole test suite, GPU-only tests included.
 # Each step is logged on its own and a failing step does not stop the next (the
 # summary at the end says what failed). Extra options for both conv2d sweeps can be
-# given in HARNESS_SWEEP_OPTS. HARNESS_CHECK_BUDGET (seconds, default 3000) bounds
-# the whole script: each step gets at most what is left, and a step that would start
-# with under 10 s left is skipped.
+# given in HARNESS_SWEEP_OPTS. HARNESS_CHECK_BUDGET (seconds, default 540: the lent
+# machine's 600 s command limit less time for the summary and the archives, which
+# are what comes back; a run killed at the limit would return neither) bounds the
+# whole script: each step gets at most what is left, and a step that would start
+# with under 10 s left is skipped. Give more on a machine of one's own.
 # OUTDIR ends with three files: summary.txt (what ran, what failed, the figures
 # worth reading at once), results.tar.gz (every CSV, journal, chart and report) and
 # logs.tar.gz (one log per step); unpack the first under results/<gpu>/<date>/.
@@ -51,7 +54,7 @@ mode=${2:-full}
 mkdir -p "$out/logs"
 out=$(cd "$out" && pwd)
 logs=$out/logs
-deadline=$(($(date +%s) + ${HARNESS_CHECK_BUDGET:-3000}))
+deadline=$(($(date +%s) + ${HARNESS_CHECK_BUDGET:-540}))
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 jobs=$(nproc)
@@ -134,6 +137,26 @@ h=build-gpu/harness
 step info 60 $h info
 step test_cuda_backend 120 bash -c "cd build-gpu && HARNESS_ROOT=$root ./test_cuda_backend"
 
+# First, as they take a minute or two and run host code no GPU has run yet (module
+# variables, struct and bool arguments, launches sharing a module): what a variant's
+# host code used to do, on a GPU: "zero" (an output accumulated with
+# atomics), "scratch" (a last-block reduction) and "launches" (unroll, then GEMM):
+# every row must be ok (rows_ok fails the step otherwise)
+for cfg in zero_outputs scratch_softmax launches device_vars struct_args linear_wmma public/sgemm_siboehm; do
+  step "variant_${cfg#public/}" 60 bash -c "$h run tests/configs/$cfg.json --backend cuda --quick --out $out/${cfg#public/}.csv && \
+    python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/${cfg#public/}.csv'))); \
+bad=[x for x in r if x['status']!='ok']; print(len(r)-len(bad), 'of', len(r), 'rows ok'); sys.exit(1 if bad or not r else 0)\""
+done
+# "constants" (cudaMemcpyToSymbol's job: cuModuleGetGlobal on a GPU): the filter in
+# __constant__ memory, scalars, a namespaced variable; a variable too small for the
+# filter fails its row, a variant without the filter mismatches
+step variant_constants 60 bash -c "$h run tests/configs/constants.json --backend cuda --quick --out $out/constants.csv; \
+  python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/constants.csv'))); \
+fits=lambda x: int(x['in_ch'])*int(x['out_ch'])*int(x['filter_size'])**2 <= 16; \
+want={'const': lambda x: 'ok', 'no_filter': lambda x: 'mismatch', 'const_small': lambda x: 'ok' if fits(x) else 'launch_error'}; \
+bad=[(x['variant'], x['status'], x['reason']) for x in r if x['status'] != want[x['variant']](x)]; \
+print(len(r)-len(bad), 'of', len(r), 'rows as expected', bad[:3]); sys.exit(1 if bad or not r else 0)\""
+
 # harness train on the GPU beside PyTorch eager on the same model, recipe and data
 # (issue 12): accuracy within a point, time per epoch at most PyTorch's.
 data=${HARNESS_FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
@@ -162,23 +185,6 @@ step cudnn_pool 120 $h run configs/pool2d_layouts.json --backend cuda --quick --
 step gemm_mixed 120 $h run configs/gemm_mixed.json --backend cuda --quick --out "$out/gemm_mixed.csv"
 step baselines 30 bash -c "python3 tests/gpu/check_baselines.py --require cudnn_conv_bwd_data \
   --require cudnn_conv_bwd_filter --require cudnn_conv_bwd_bias $out/*.csv"
-# what a variant's host code used to do, on a GPU: "zero" (an output accumulated with
-# atomics), "scratch" (a last-block reduction) and "launches" (unroll, then GEMM):
-# every row must be ok (rows_ok fails the step otherwise)
-for cfg in zero_outputs scratch_softmax launches device_vars struct_args linear_wmma public/sgemm_siboehm; do
-  step "variant_${cfg#public/}" 60 bash -c "$h run tests/configs/$cfg.json --backend cuda --quick --out $out/${cfg#public/}.csv && \
-    python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/${cfg#public/}.csv'))); \
-bad=[x for x in r if x['status']!='ok']; print(len(r)-len(bad), 'of', len(r), 'rows ok'); sys.exit(1 if bad or not r else 0)\""
-done
-# "constants" (cudaMemcpyToSymbol's job: cuModuleGetGlobal on a GPU): the filter in
-# __constant__ memory, scalars, a namespaced variable; a variable too small for the
-# filter fails its row, a variant without the filter mismatches
-step variant_constants 60 bash -c "$h run tests/configs/constants.json --backend cuda --quick --out $out/constants.csv; \
-  python3 -c \"import csv,sys; r=list(csv.DictReader(open('$out/constants.csv'))); \
-fits=lambda x: int(x['in_ch'])*int(x['out_ch'])*int(x['filter_size'])**2 <= 16; \
-want={'const': lambda x: 'ok', 'no_filter': lambda x: 'mismatch', 'const_small': lambda x: 'ok' if fits(x) else 'launch_error'}; \
-bad=[(x['variant'], x['status'], x['reason']) for x in r if x['status'] != want[x['variant']](x)]; \
-print(len(r)-len(bad), 'of', len(r), 'rows as expected', bad[:3]); sys.exit(1 if bad or not r else 0)\""
 # every operator's GPU outputs (variants, cuBLAS, cuDNN) and references against PyTorch
 step torch_crosscheck 300 env CROSSCHECK_BACKEND=cuda python3 tests/torch_crosscheck.py $h "$out/crosscheck"
 
