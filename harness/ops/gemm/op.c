@@ -206,15 +206,7 @@ static int gemm_reference(const double *p, void *const *bufs, hn_ref *refs, doub
         else if (alpha != 1)
             for (int j = 0; j < d.n; j++) v[j] *= alpha;
     }
-    if (rows) {
-        ref->index = xmalloc(sizeof(int64_t) * (size_t)ref->n);
-        for (int64_t r = 0; r < n_rows; r++)
-            for (int j = 0; j < d.n; j++) ref->index[r * d.n + j] = rows[r] * d.n + j;
-        snprintf(ref->method, sizeof ref->method, "sampled %lld of %d rows (first, last + random)",
-                 (long long)n_rows, d.m);
-    } else {
-        snprintf(ref->method, sizeof ref->method, "full");
-    }
+    linear_ref_rows(ref, rows, n_rows, d.n, d.m);
     free(as);
     free(rows);
     free(wa);

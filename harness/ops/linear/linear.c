@@ -128,3 +128,15 @@ int64_t *linear_sample_rows(int64_t n_rows, double flop_per_row, double budget_g
     *n_sel = n;
     return rows;
 }
+
+void linear_ref_rows(hn_ref *ref, const int64_t *rows, int64_t n_rows, int64_t cols, int64_t total_rows) {
+    if (!rows) {
+        snprintf(ref->method, sizeof ref->method, "full");
+        return;
+    }
+    ref->index = xmalloc(sizeof(int64_t) * (size_t)(n_rows * cols));
+    for (int64_t r = 0; r < n_rows; r++)
+        for (int64_t j = 0; j < cols; j++) ref->index[r * cols + j] = rows[r] * cols + j;
+    snprintf(ref->method, sizeof ref->method, "sampled %lld of %lld rows (first, last + random)", (long long)n_rows,
+             (long long)total_rows);
+}

@@ -55,6 +55,11 @@ void linear_gemm_ref(double *c, const float *a, int trans_a, const float *b, int
  * and as many as the budget allows (caller frees). */
 int64_t *linear_sample_rows(int64_t n_rows, double flop_per_row, double budget_gflop, uint64_t seed, int64_t *n_sel);
 
+/* Finishes a reference of n_rows rows of `cols` values each: with rows (the
+ * sampled rows of linear_sample_rows, of total_rows), the element index of
+ * every value and the method "sampled N of M rows (...)"; without, "full". */
+void linear_ref_rows(hn_ref *ref, const int64_t *rows, int64_t n_rows, int64_t cols, int64_t total_rows);
+
 /* The cuBLAS baselines (cublas.c): linear's and linear_backward's. */
 #define LINEAR_N_BASELINES 1
 #define LINEAR_BACKWARD_N_BASELINES 1

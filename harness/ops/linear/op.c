@@ -98,15 +98,7 @@ static int linear_reference(const double *p, void *const *bufs, hn_ref *refs, do
     linear_gemm_ref(ref->values, xs ? xs : x, 0, weight, 1, (int)n_rows, d.out_f, d.in_f, threads);
     for (int64_t r = 0; r < n_rows; r++)
         for (int o = 0; o < d.out_f; o++) ref->values[r * d.out_f + o] += (double)bias[o];
-    if (rows) {
-        ref->index = xmalloc(sizeof(int64_t) * (size_t)ref->n);
-        for (int64_t r = 0; r < n_rows; r++)
-            for (int o = 0; o < d.out_f; o++) ref->index[r * d.out_f + o] = rows[r] * d.out_f + o;
-        snprintf(ref->method, sizeof ref->method, "sampled %lld of %d rows (first, last + random)",
-                 (long long)n_rows, d.batch);
-    } else {
-        snprintf(ref->method, sizeof ref->method, "full");
-    }
+    linear_ref_rows(ref, rows, n_rows, d.out_f, d.batch);
     free(xs);
     free(rows);
     return 0;
