@@ -51,19 +51,32 @@ static int bench_params(const hn_op *op, const char *spec, double *p, hn_err *er
     return rc;
 }
 
+/* Both sides of the comparison are timed the same way: the best of at least
+ * BENCH_MIN_REPS calls, and more until BENCH_MIN_SECONDS have gone by (at most
+ * BENCH_MAX_REPS), so a warm, steady call is compared with a warm, steady call
+ * (three calls of a sub-millisecond reference were often all disturbed on a
+ * shared machine: a thread started late, a page first touched). */
+enum { BENCH_MIN_REPS = 5, BENCH_MAX_REPS = 200 };
+#define BENCH_MIN_SECONDS 0.1
+
+static int bench_more(int rep, double spent) {
+    return rep < BENCH_MIN_REPS || (spent < BENCH_MIN_SECONDS && rep < BENCH_MAX_REPS);
+}
+
 /* Seconds per call of a plain copy of `bytes` (read once, written once). */
 static double copy_seconds(double bytes) {
     size_t n = (size_t)(bytes / 2) + 64;
     char *a = xmalloc(n), *b = xmalloc(n);
     memset(a, 1, n);
     memset(b, 2, n);
-    double best = 1e30;
-    for (int rep = 0; rep < 5; rep++) {
+    double best = 1e30, spent = 0;
+    for (int rep = 0; bench_more(rep, spent); rep++) {
         double t0 = hn_now();
         memcpy(b, a, n);
         double t = hn_now() - t0;
+        spent += t;
         if (t < best) best = t;
-        a[rep] = b[n - 1 - rep]; /* keep the copies observable */
+        a[rep % 64] = b[n - 1 - rep % 64]; /* keep the copies observable */
     }
     free(a);
     free(b);
@@ -90,13 +103,14 @@ int hn_op_bench(FILE *out, const char *only) {
             for (int i = 0; i < op->n_buffers; i++)
                 bufs[i] = xcalloc((size_t)counts[i] + 1, hn_dtype_size(hn_op_dtype(op, p, i)));
             op->generate(p, bufs, 1);
-            double best = 1e30;
-            for (int rep = 0; rep < 3; rep++) {
+            double best = 1e30, spent = 0;
+            for (int rep = 0; bench_more(rep, spent); rep++) {
                 hn_ref refs[64];
                 memset(refs, 0, sizeof(hn_ref) * (size_t)op->n_buffers);
                 double t0 = hn_now();
                 int r = op->reference(p, bufs, refs, 1e12, 1, 0, &err);
                 double t = hn_now() - t0;
+                spent += t;
                 for (int i = 0; i < op->n_buffers; i++) hn_ref_free(&refs[i]);
                 if (r != 0) {
                     fprintf(out, "%s: %s\n", op->name, err.msg);

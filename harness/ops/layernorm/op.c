@@ -21,6 +21,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ops/op.h"
 
@@ -106,45 +107,68 @@ typedef struct {
     int64_t cols;
 } layernorm_job;
 
-/* Sums in 8 independent lanes (the compiler keeps them in vector registers;
- * fp64 sums of floats need no particular order to be far more exact than the
- * float kernels they judge). */
+/* The row loops on 8-lane vectors (GCC's vector extensions; fp64 sums of floats
+ * need no particular order to be far more exact than the float kernels they
+ * judge), compiled for AVX-512, AVX2 and the baseline and picked at load time
+ * (target_clones). */
+typedef float ln_v8f __attribute__((vector_size(32)));
+typedef double ln_v8d __attribute__((vector_size(64)));
 enum { LN_LANES = 8 };
 
-static double lane_total(const double *acc) {
-    double t = 0;
-    for (int l = 0; l < LN_LANES; l++) t += acc[l];
-    return t;
-}
+/* 8 floats at x widened, into the ln_v8d v; and v's lanes summed into double t
+ * (macros: a function taking or returning a 64-byte vector would change the
+ * ABI between the clones) */
+#define LN_LOAD(v, x)                                                                                  \
+    do {                                                                                               \
+        ln_v8f f_;                                                                                     \
+        memcpy(&f_, (x), sizeof f_);                                                                   \
+        (v) = __builtin_convertvector(f_, ln_v8d);                                                     \
+    } while (0)
+#define LN_TOTAL(t, v)                                                                                 \
+    do {                                                                                               \
+        (t) = 0;                                                                                       \
+        for (int l_ = 0; l_ < LN_LANES; l_++) (t) += (v)[l_];                                          \
+    } while (0)
 
-static void layernorm_rows(void *ctx, int64_t begin, int64_t end) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void layernorm_rows(void *ctx, int64_t begin,
+                                                                                       int64_t end) {
     const layernorm_job *j = ctx;
     const int64_t cols = j->cols, body = cols / LN_LANES * LN_LANES;
     const float *restrict w = j->weight, *restrict b = j->bias;
     for (int64_t r = begin; r < end; r++) {
         const float *restrict x = j->x + r * cols;
         double *restrict y = j->y + r * cols;
-        double acc[LN_LANES] = {0};
-        for (int64_t c = 0; c < body; c += LN_LANES)
-            for (int l = 0; l < LN_LANES; l++) acc[l] += x[c + l];
-        double sum = lane_total(acc);
+        ln_v8d acc = {0}, v, wv, bv;
+        for (int64_t c = 0; c < body; c += LN_LANES) {
+            LN_LOAD(v, x + c);
+            acc += v;
+        }
+        double sum, var;
+        LN_TOTAL(sum, acc);
         for (int64_t c = body; c < cols; c++) sum += x[c];
         const double mean = sum / (double)cols;
-        double sq[LN_LANES] = {0};
-        for (int64_t c = 0; c < body; c += LN_LANES)
-            for (int l = 0; l < LN_LANES; l++) {
-                const double d = (double)x[c + l] - mean;
-                y[c + l] = d;
-                sq[l] += d * d;
-            }
-        double var = lane_total(sq);
+        ln_v8d sq = {0};
+        for (int64_t c = 0; c < body; c += LN_LANES) {
+            LN_LOAD(v, x + c);
+            v -= mean;
+            memcpy(y + c, &v, sizeof v);
+            sq += v * v;
+        }
+        LN_TOTAL(var, sq);
         for (int64_t c = body; c < cols; c++) {
             const double d = (double)x[c] - mean;
             y[c] = d;
             var += d * d;
         }
         const double rstd = 1.0 / sqrt(var / (double)cols + j->eps);
-        for (int64_t c = 0; c < cols; c++) y[c] = y[c] * rstd * (double)w[c] + (double)b[c];
+        for (int64_t c = 0; c < body; c += LN_LANES) {
+            memcpy(&v, y + c, sizeof v);
+            LN_LOAD(wv, w + c);
+            LN_LOAD(bv, b + c);
+            v = v * rstd * wv + bv;
+            memcpy(y + c, &v, sizeof v);
+        }
+        for (int64_t c = body; c < cols; c++) y[c] = y[c] * rstd * (double)w[c] + (double)b[c];
         j->mean[r] = mean;
         j->rstd[r] = rstd;
     }
