@@ -65,6 +65,21 @@ int hn_op_baseline_writes(const hn_op *op, const hn_op_baseline *b, int buffer) 
     return 0;
 }
 
+int hn_op_check_2d(const char *op, const hn_op_param *params, const double *p, int a, int b, int64_t *n, hn_err *err) {
+    const int which[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        const double v = p[which[k]];
+        if (!(v >= 1 && v <= 1 << 30 && v == (double)(int)v))
+            return hn_errf(err, "%s: %s = %g must be a whole number between 1 and 2^30", op, params[which[k]].name, v);
+    }
+    const double count = p[a] * p[b];
+    if (count > 2147483647.0)
+        return hn_errf(err, "%s: %s * %s = %g * %g = %.0f elements (more than 2^31-1; the kernels index with int)", op,
+                       params[a].name, params[b].name, p[a], p[b], count);
+    *n = (int64_t)count;
+    return 0;
+}
+
 hn_dtype hn_op_dtype(const hn_op *op, const double *p, int buffer) {
     return op->dtype && p ? op->dtype(p, buffer) : op->buffers[buffer].dtype;
 }

@@ -180,6 +180,11 @@ const char *hn_op_names(void);
 int hn_op_count(void);
 const hn_op *hn_op_at(int i);
 int hn_op_param_index(const hn_op *op, const char *name);
+/* The shape check of a 2-D operator: params[a] and params[b] (values p[a],
+ * p[b]) whole numbers between 1 and 2^30 whose product, the element count put
+ * in *n, is under 2^31 (the kernels index with int). Messages start with `op`.
+ * Returns 0, or -1 with err. */
+int hn_op_check_2d(const char *op, const hn_op_param *params, const double *p, int a, int b, int64_t *n, hn_err *err);
 /* Buffer i's dtype for parameters p (op->dtype's, else the buffer's own). */
 hn_dtype hn_op_dtype(const hn_op *op, const double *p, int buffer);
 int hn_op_buffer_index(const hn_op *op, const char *name);

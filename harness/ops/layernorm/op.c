@@ -41,18 +41,11 @@ static const hn_op_buffer BUFFERS[] = {
 };
 
 static int layernorm_shape(const double *p, int64_t *counts, hn_err *err) {
-    for (int i = P_ROWS; i <= P_COLS; i++)
-        if (!(p[i] >= 1 && p[i] <= 1 << 30 && p[i] == (double)(int)p[i]))
-            return hn_errf(err, "layernorm: %s = %g must be a whole number between 1 and 2^30", PARAMS[i].name,
-                           p[i]);
+    int64_t n;
+    if (hn_op_check_2d("layernorm", PARAMS, p, P_ROWS, P_COLS, &n, err) != 0) return -1;
     if (!(p[P_EPS] >= 0 && isfinite((float)p[P_EPS])))
         return hn_errf(err, "layernorm: eps = %g must be a finite float32 of at least 0", p[P_EPS]);
-    const double n = p[P_ROWS] * p[P_COLS];
-    if (n > 2147483647.0)
-        return hn_errf(err, "layernorm: rows * cols = %g * %g = %.0f elements (more than 2^31-1; the kernels index "
-                            "with int)",
-                       p[P_ROWS], p[P_COLS], n);
-    counts[B_X] = counts[B_Y] = (int64_t)n;
+    counts[B_X] = counts[B_Y] = n;
     counts[B_WEIGHT] = counts[B_BIAS] = (int64_t)p[P_COLS];
     counts[B_MEAN] = counts[B_RSTD] = (int64_t)p[P_ROWS];
     return 0;

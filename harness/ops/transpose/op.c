@@ -28,16 +28,9 @@ static const hn_op_buffer BUFFERS[] = {
 };
 
 static int transpose_shape(const double *p, int64_t *counts, hn_err *err) {
-    for (int i = P_ROWS; i <= P_COLS; i++)
-        if (!(p[i] >= 1 && p[i] <= 1 << 30 && p[i] == (double)(int)p[i]))
-            return hn_errf(err, "transpose: %s = %g must be a whole number between 1 and 2^30", PARAMS[i].name,
-                           p[i]);
-    const double n = p[P_ROWS] * p[P_COLS];
-    if (n > 2147483647.0)
-        return hn_errf(err, "transpose: rows * cols = %g * %g = %.0f elements (more than 2^31-1; the kernels index "
-                            "with int)",
-                       p[P_ROWS], p[P_COLS], n);
-    counts[B_X] = counts[B_Y] = (int64_t)n;
+    int64_t n;
+    if (hn_op_check_2d("transpose", PARAMS, p, P_ROWS, P_COLS, &n, err) != 0) return -1;
+    counts[B_X] = counts[B_Y] = n;
     return 0;
 }
 
