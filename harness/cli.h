@@ -73,7 +73,9 @@ typedef struct {
     int interval;              /* train: steps (xor: epochs) between progress lines (< 0: default) */
     const char *data;          /* train mnist: the folder of the IDX files */
     const char *kernels;       /* train: the training config (kernels per layer type) */
-    const char *tuned;         /* train: a best.json of harness tune */
+    const char *tuned[8];      /* run, list, check, profile, train: best.json files of harness tune
+                                  (--tuned, repeatable; train takes one) */
+    int n_tuned;
     const char *save;          /* train: write the weights here */
     const char *load;          /* train: start from these weights */
     const char *devices;       /* run, tune: "0,1,2,3", "all", or a count of emulator workers */

@@ -9,11 +9,12 @@
 #include "commands.h"
 #include "run.h"
 #include "sweep.h"
+#include "tuned.h"
 
 static hn_plan *load_or_complain(const hn_cli *cli) {
     hn_plan *p;
     hn_err err;
-    if (hn_plan_load(cli->config, cli->seed, &p, &err) != 0) {
+    if (hn_plan_load_tuned(cli->config, cli->seed, cli->tuned, cli->n_tuned, &p, &err) != 0) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return NULL;
     }
@@ -37,7 +38,8 @@ int hn_cmd_list(const hn_cli *cli) {
     if (p->sample_count && p->sample_count < p->n_total)
         printf(" sampled from %lld combinations with seed %llu", (long long)p->n_total,
                (unsigned long long)p->seed);
-    printf(" x %d variants = %lld rows\n\ncases:\n", p->n_variants, (long long)p->n_cases * p->n_variants);
+    int nd = hn_tuned_distinct(p, NULL); /* a --tuned variant once: one row per case */
+    printf(" x %d variants = %lld rows\n\ncases:\n", nd, (long long)p->n_cases * nd);
     printf("  %4s", "id");
     for (int a = 0; a < p->n_axes; a++) printf(" %12s", p->axes[a].name);
     printf("  %-30s %10s\n", "label", "GFLOP");
@@ -96,6 +98,13 @@ int hn_cmd_list(const hn_cli *cli) {
             printf("\n");
         }
         for (int w = 0; w < s->n_where; w++) printf("    where %s\n", hn_expr_text(s->where[w]));
+        const hn_tuned_group *tg = hn_tuned_group_of(p, i);
+        if (tg) {
+            printf("    tuned (%s), runs:", tg->file);
+            for (int64_t c = 0; c < p->n_cases; c++)
+                if (tg->of_case[c] == i) printf("\n      case %lld: %s", (long long)c, tg->note[c]);
+            printf("\n");
+        }
     }
     hn_plan_free(p);
     return 0;

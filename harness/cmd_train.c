@@ -80,8 +80,11 @@ static int open_backend(trainer *t, hn_err *err) {
     if (hn_backend_create(cli->backend, &bo, !cli->quiet, &t->be, err) != 0) return -1;
     t->be->ops->device_info(t->be, &t->dev);
     t->is_emu = strcmp(t->be->ops->name, "emu") == 0;
+    if (cli->n_tuned > 1)
+        return hn_errf(err, "--tuned given twice ('%s' and '%s'): train takes the tune of one kernel", cli->tuned[0],
+                       cli->tuned[1]);
     char *path = cli->kernels ? xstrdup(cli->kernels) : hn_tk_default_path();
-    int rc = hn_tk_load(path, cli->tuned, &t->tk, err);
+    int rc = hn_tk_load(path, cli->n_tuned ? cli->tuned[0] : NULL, &t->tk, err);
     free(path);
     if (rc != 0) return -1;
     char *cache = cli->cache_dir ? xstrdup(cli->cache_dir) : hn_default_cache_dir();

@@ -1456,6 +1456,14 @@ void hn_plan_free(hn_plan *p) {
         free(p->variants[i].label);
     }
     free(p->variants);
+    for (int g = 0; g < p->n_tuned; g++) {
+        hn_tuned_group *t = &p->tuned[g];
+        for (int64_t c = 0; t->note && c < p->n_cases; c++) free(t->note[c]);
+        free(t->note);
+        free(t->of_case);
+        free(t->file);
+    }
+    free(p->tuned);
     for (int64_t i = 0; i < p->n_cases; i++) hn_case_release(&p->cases[i]);
     free(p->cases);
     for (int i = 0; i < p->n_define_names; i++) free(p->define_names[i]);

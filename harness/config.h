@@ -185,6 +185,16 @@ typedef struct {
     int across;
 } hn_tuning_cfg;
 
+/* A variant of --tuned (tuned.h): the instances of one spec that run a tune's
+ * configurations, one of them per case (the others have no row in that case). */
+typedef struct {
+    char *file;          /* the best.json */
+    int first, n;        /* its instances: variants[first .. first + n), one label */
+    int *of_case;        /* per case: the instance (an index into variants) that runs it */
+    char **note;         /* per case: whose configuration it runs ("this case", "nearest tuned
+                            case m=64,n=255", "across cases"), for the results' "tuned" column */
+} hn_tuned_group;
+
 typedef struct {
     char *path;
     char *dir;
@@ -217,6 +227,8 @@ typedef struct {
     int n_define_names;
     char *notice;        /* what the loader found odd but not wrong, for the commands to
                             print (a variant no case of the plan runs); NULL: nothing */
+    hn_tuned_group *tuned; /* --tuned's variants (tuned.h), or NULL */
+    int n_tuned;
 } hn_plan;
 
 /* Parses and validates the config at path: the plan's axes, specs, checks

@@ -97,7 +97,9 @@ static const cmd_def CMDS[] = {
 
 typedef struct {
     const char *name;
-    char kind; /* s string, i int, I int64, d double, p positive double, f flag, m multi string, c case list */
+    char kind; /* s string, i int, I int64, d double, p positive double, f flag, m multi string (repeatable:
+                  --variant into only[], --tuned into tuned[]), c case list; every kind but f and m may be
+                  given once */
     size_t offset;
     int cmds;
     const char *arg;
@@ -120,7 +122,8 @@ static const opt_def OPTS[] = {
     OPT("arch", 's', arch, C_COMPILE, "sm_XX", "target (default: the device's, else sm_90)"),
     OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG | C_CACHE | C_TUNE | C_TRAIN | C_CHECK | C_PROFILE, "DIR",
         "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)"),
-    OPT("variant", 'm', only, C_RUN | C_TUNE | C_CHECK | C_PROFILE, "NAME", "run only this variant (repeatable)"),
+    OPT("variant", 'm', only, C_RUN | C_TUNE | C_CHECK | C_PROFILE, "NAME",
+        "run only this variant (repeatable; NAME@tuned: a --tuned one)"),
     OPT("case", 'c', cases, C_RUN | C_DEBUG | C_TUNE | C_CHECK | C_PROFILE, "IDS",
         "run only these cases of the plan: an id, or ids and ranges such as 0,5-8 (debug: one id)"),
     OPT("save-tensors", 's', save_tensors, C_RUN | C_TRAIN | C_CHECK, "DIR",
@@ -174,7 +177,9 @@ static const opt_def OPTS[] = {
     OPT("test-limit", 'i', test_limit, C_TRAIN, "N", "mnist: test on the first N test images"),
     OPT("interval", 'i', interval, C_TRAIN, "N", "steps between progress lines (xor: epochs; default a fifth of an epoch, xor 100)"),
     OPT("kernels", 's', kernels, C_TRAIN, "FILE", "the kernel of each layer type (default configs/train/default.json)"),
-    OPT("tuned", 's', tuned, C_TRAIN, "FILE", "a best.json of harness tune: its defines for the kernel it tuned"),
+    OPT("tuned", 'm', tuned, C_RUN | C_LIST | C_CHECK | C_PROFILE | C_TRAIN, "FILE",
+        "a best.json of harness tune: run, list: its configurations (per case) as the variant "
+        "<variant>@tuned (repeatable); train: its defines for the kernel it tuned"),
     OPT("save", 's', save, C_TRAIN, "FILE", "write the trained weights"),
     OPT("load", 's', load, C_TRAIN, "FILE", "start from weights written by --save"),
     OPT("devices", 's', devices, C_RUN | C_TUNE, "0,1,..|all|N",
@@ -246,6 +251,9 @@ static int parse_number(const char *opt, const char *text, double *out) {
 /* Parses argv (after the command) into cli; 1 when --help was asked. */
 static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
     hn_cli_init(cli);
+    /* the value each single-value option was given (a second is an error: the
+     * last one used to win in silence) */
+    const char *given[HN_ARRAY_LEN(OPTS)] = {0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
@@ -287,6 +295,7 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
             return -1;
         }
         char *field = (char *)cli + o->offset;
+        size_t oi = (size_t)(o - OPTS);
         if (o->kind == 'f') {
             if (eq) {
                 fprintf(stderr, "harness %s: --%s takes no value\n", cmd->name, o->name);
@@ -300,6 +309,12 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
             fprintf(stderr, "harness %s: --%s needs a value (%s)\n", cmd->name, o->name, o->arg);
             return -1;
         }
+        if (o->kind != 'm' && given[oi]) {
+            fprintf(stderr, "harness %s: --%s given twice ('%s' and '%s'); it takes one value\n", cmd->name, o->name,
+                    given[oi], val);
+            return -1;
+        }
+        given[oi] = val;
         double d;
         switch (o->kind) {
         case 's': *(const char **)field = val; break;
@@ -313,13 +328,17 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
             *(const char **)field = val;
             break;
         }
-        case 'm':
-            if (cli->n_only == (int)HN_ARRAY_LEN(cli->only)) {
-                fprintf(stderr, "harness %s: too many --%s options\n", cmd->name, o->name);
+        case 'm': {
+            int tuned = o->offset == offsetof(hn_cli, tuned);
+            int *n = tuned ? &cli->n_tuned : &cli->n_only;
+            int cap = tuned ? (int)HN_ARRAY_LEN(cli->tuned) : (int)HN_ARRAY_LEN(cli->only);
+            if (*n == cap) {
+                fprintf(stderr, "harness %s: too many --%s options (at most %d)\n", cmd->name, o->name, cap);
                 return -1;
             }
-            cli->only[cli->n_only++] = val;
+            ((const char **)field)[(*n)++] = val;
             break;
+        }
         case 'i':
         case 'I':
             if (parse_number(o->name, val, &d) != 0) return -1;

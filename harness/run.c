@@ -53,6 +53,7 @@
 #include "scale/meta.h"
 #include "scale/shard.h"
 #include "sweep.h"
+#include "tuned.h"
 
 /* Extra time the watchdog gives a launch over --kernel-timeout before it kills
  * the worker (the emulator stops its own launches at the limit, more politely). */
@@ -171,10 +172,38 @@ static int write_line(run_ctx *r, const char *line) {
     return 0;
 }
 
+/* The row line with its "tuned" column set to what a --tuned variant's row
+ * runs (whose configuration); caller frees. */
+static char *tuned_line(run_ctx *r, const char *line, const char *note) {
+    hn_sb text;
+    hn_sb_init(&text);
+    for (int k = 0; k < r->n_cols; k++) {
+        if (k) hn_sb_addc(&text, ',');
+        hn_csv_quote(&text, r->cols[k]);
+    }
+    hn_sb_addf(&text, "\n%s\n", line);
+    hn_table t;
+    hn_err err;
+    char *out = NULL;
+    int parsed = hn_table_parse(text.buf, r->out_path, &t, &err) == 0;
+    if (parsed && t.n_rows == 1 && t.n_cols == r->n_cols) {
+        for (int k = 0; k < r->n_cols; k++) hn_csv_set(r->builder, k, t.rows[0][k]);
+        hn_csv_set_named(r->builder, "tuned", note);
+        out = hn_csv_take_row(r->builder);
+    }
+    if (parsed) hn_table_free(&t);
+    hn_sb_free(&text);
+    return out ? out : xstrdup(line);
+}
+
 static void take_row(run_ctx *r, lane_ctx *ln, const hn_run_row *row) {
     if (r->write_failed) return;
     if (r->sh->done[row->case_id * r->n_slots + row->slot]) return; /* never twice (cannot happen with claims) */
-    if (write_line(r, row->line) != 0) return;
+    const hn_tuned_group *tg = row->slot < r->nv ? hn_tuned_group_of(r->plan, row->slot) : NULL;
+    char *patched = tg ? tuned_line(r, row->line, tg->note[row->case_id]) : NULL;
+    int wrc = write_line(r, patched ? patched : row->line);
+    free(patched);
+    if (wrc != 0) return;
     record(r, row->case_id, row->slot, row->status, row->median_ms, row->noise);
     r->n_rows++;
     if (row->status == HN_ST_OK) r->n_ok++;
@@ -395,9 +424,8 @@ static void write_meta(run_ctx *r, int finished) {
 
 static void print_device(run_ctx *r) {
     const hn_device_info *d = &r->dev.dev;
-    int n_sel = 0;
-    for (int v = 0; v < r->nv; v++) n_sel += r->selected[v];
     const hn_plan *p = r->plan;
+    int n_sel = hn_tuned_distinct(p, r->selected); /* a --tuned variant once: one row per case */
     printf("%s: %lld cases (of %lld combinations, seed %llu) x %d variants = %lld rows on %s [%s]\n", p->name,
            (long long)r->cases_total, (long long)p->n_total, (unsigned long long)p->seed, n_sel,
            (long long)r->cases_total * n_sel, d->name, r->dev.backend);
@@ -894,7 +922,12 @@ int hn_cmd_run(const hn_cli *cli_in) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return 2;
     }
-    if (hn_plan_load(cli->config, cli->seed, &r.plan, &err) != 0) {
+    if (cli->n_tuned && r.shard.count) {
+        fprintf(stderr, "harness: --tuned and --shard: not together (harness merge does not take --tuned); run the "
+                        "tuned variant without --shard\n");
+        return 2;
+    }
+    if (hn_plan_load_tuned(cli->config, cli->seed, cli->tuned, cli->n_tuned, &r.plan, &err) != 0) {
         fprintf(stderr, "harness: %s\n", err.msg);
         return 2;
     }
@@ -917,6 +950,10 @@ int hn_cmd_run(const hn_cli *cli_in) {
         goto done;
     }
     if (select_rows(&r) != 0) goto done;
+    /* a --tuned variant's instances: each has rows only in the cases it runs */
+    for (int v = 0; v < r.nv; v++)
+        for (int64_t c = 0; p->n_tuned && c < p->n_cases; c++)
+            if (!hn_tuned_runs(p, v, c)) r.sh->done[c * r.n_slots + v] = 1;
     r.out_path = cli->out ? xstrdup(cli->out)
                           : xasprintf("results/%s%s.csv", p->name,
                                       cli->sanitize ? ".check" : cli->profile ? ".profile" : "");

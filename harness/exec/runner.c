@@ -150,7 +150,7 @@ const char **hn_run_columns(const hn_plan *p, int *n_out) {
         "flops_peak_pct", "bw_peak_pct", "clock_mhz", "sm_clock_mhz", "sms", "l2_bytes", "compile_s",
         "compile_key", "worst_output", "precision"};
     const hn_op *op = p->op;
-    int cap = (int)HN_ARRAY_LEN(REST) + 4 + p->n_axes + p->n_define_names + op->n_baselines;
+    int cap = (int)HN_ARRAY_LEN(REST) + 5 + p->n_axes + p->n_define_names + op->n_baselines;
     const char **cols = xcalloc((size_t)cap, sizeof *cols);
     int n = 0;
     cols[n++] = "case";
@@ -159,6 +159,7 @@ const char **hn_run_columns(const hn_plan *p, int *n_out) {
     cols[n++] = "variant";
     cols[n++] = "kernel";
     for (int d = 0; d < p->n_define_names; d++) cols[n++] = p->define_names[d];
+    if (p->n_tuned) cols[n++] = "tuned"; /* a --tuned variant's row: whose configuration it runs */
     for (size_t i = 0; i < HN_ARRAY_LEN(REST); i++) cols[n++] = REST[i];
     /* speedup_vs_<family>, once per library among the operator's baselines */
     for (int b = 0; b < op->n_baselines; b++) {

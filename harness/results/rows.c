@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "exec/runner.h"
+#include "tuned.h"
 
 int hn_rows_locate(const hn_plan *p, const hn_table *t, int i, int64_t *c_out, int *slot_out) {
     char *end;
@@ -23,7 +24,8 @@ int hn_rows_locate(const hn_plan *p, const hn_table *t, int i, int64_t *c_out, i
     const char *vname = hn_table_get(t, i, "variant");
     int n_slots = p->n_variants + p->op->n_baselines;
     for (int s = 0; s < n_slots; s++)
-        if (strcmp(hn_run_slot_name(p, s), vname) == 0) {
+        /* a --tuned variant's instances share its name: the one that runs c */
+        if (strcmp(hn_run_slot_name(p, s), vname) == 0 && (s >= p->n_variants || hn_tuned_runs(p, s, c))) {
             *c_out = c;
             *slot_out = s;
             return 0;

@@ -9,6 +9,7 @@
 #include "csv.h"
 #include "run.h"
 #include "sweep.h"
+#include "tuned.h"
 
 int hn_verdict_within_noise(double ms_a, double noise_a, double ms_b, double noise_b) {
     if (!(ms_a > 0) || !isfinite(ms_b)) return 0;
@@ -68,20 +69,34 @@ void hn_verdict_print(const hn_verdict_in *in, FILE *f) {
     if (sanitized) fprintf(f, " %6s %8s %9s %9s", "race", "memcheck", "initcheck", "synccheck");
     if (in->untimed) fprintf(f, "\n");
     else fprintf(f, " %12s %5s\n", "geomean ms", "wins");
+    double *group_times = xmalloc((size_t)(in->n_cases ? in->n_cases : 1) * sizeof *group_times);
     for (int v = 0; v < nv; v++) {
         if (!in->selected[v]) continue;
-        int n[HN_ST_COUNT] = {0};
-        for (int64_t c = 0; c < in->n_cases; c++) {
-            int st = in->status[c * in->n_slots + v];
-            if (st >= 0 && st < HN_ST_COUNT) n[st]++;
+        /* a --tuned variant's instances (one per configuration, each running
+         * its cases) are one line */
+        const hn_tuned_group *tg = hn_tuned_group_of(p, v);
+        int lo = tg ? tg->first : v, hi = tg ? tg->first + tg->n : v + 1, first = 1;
+        for (int u = lo; u < v && first; u++) first = !in->selected[u];
+        if (!first) continue;
+        int n[HN_ST_COUNT] = {0}, group_wins = 0;
+        for (int64_t c = 0; c < in->n_cases; c++) group_times[c] = NAN;
+        for (int u = lo; u < hi; u++) {
+            if (!in->selected[u]) continue;
+            group_wins += wins[u];
+            for (int64_t c = 0; c < in->n_cases; c++) {
+                int st = in->status[c * in->n_slots + u];
+                if (st >= 0 && st < HN_ST_COUNT) n[st]++;
+                if (isfinite(times[c * nv + u])) group_times[c] = times[c * nv + u];
+            }
         }
         fprintf(f, "%-48s %5d %8d %7d %6d %5d %7d %7d", p->variants[v].label, n[HN_ST_OK], n[HN_ST_MISMATCH],
                 n[HN_ST_COMPILE], n[HN_ST_LAUNCH], n[HN_ST_FAULT], n[HN_ST_TIMEOUT], n[HN_ST_SKIPPED]);
         if (sanitized)
             fprintf(f, " %6d %8d %9d %9d", n[HN_ST_RACE], n[HN_ST_MEMCHECK], n[HN_ST_INITCHECK], n[HN_ST_SYNCCHECK]);
         if (in->untimed) fprintf(f, "\n");
-        else fprintf(f, " %12.4g %5d\n", geomean(&times[v], in->n_cases, nv), wins[v]);
+        else fprintf(f, " %12.4g %5d\n", geomean(group_times, in->n_cases, 1), group_wins);
     }
+    free(group_times);
     if (in->untimed) {
         free(times);
         free(wins);

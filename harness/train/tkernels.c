@@ -14,6 +14,7 @@
 
 #include "compile.h"
 #include "expr.h"
+#include "tune/best.h"
 
 /* ---------------------------------------------------------------------- */
 /* the slots: what each layer type's passes are given */
@@ -467,42 +468,14 @@ done:
 }
 
 /* The most frequent "defines" of a best.json's results (the configuration that
- * won the most cases; the only one for a tune --across). */
+ * won the most cases; the only one for a tune --across), read by tune/best.c. */
 static int read_tuned(const char *path, char **kernel, char **defines, hn_err *err) {
-    char *text = NULL;
-    size_t size;
-    if (hn_read_file(path, &text, &size, err) != 0) return hn_err_prefix(err, "--tuned");
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    int rc = -1;
-    const cJSON *k = root ? cJSON_GetObjectItemCaseSensitive(root, "kernel") : NULL;
-    const cJSON *res = root ? cJSON_GetObjectItemCaseSensitive(root, "results") : NULL;
-    if (!cJSON_IsString(k) || !cJSON_IsArray(res)) {
-        hn_errf(err, "--tuned %s: not a best.json written by harness tune (no \"kernel\" and \"results\")", path);
-        goto done;
-    }
-    const char *best = NULL;
-    int best_n = 0;
-    for (const cJSON *a = res->child; a; a = a->next) {
-        const cJSON *d = cJSON_GetObjectItemCaseSensitive(a, "defines");
-        if (!cJSON_IsString(d)) continue;
-        int n = 0;
-        for (const cJSON *b = res->child; b; b = b->next) {
-            const cJSON *e = cJSON_GetObjectItemCaseSensitive(b, "defines");
-            n += cJSON_IsString(e) && strcmp(e->valuestring, d->valuestring) == 0;
-        }
-        if (n > best_n) best = d->valuestring, best_n = n;
-    }
-    if (!best) {
-        hn_errf(err, "--tuned %s: no result has a configuration (\"defines\")", path);
-        goto done;
-    }
-    *kernel = xstrdup(k->valuestring);
-    *defines = xstrdup(best);
-    rc = 0;
-done:
-    cJSON_Delete(root);
-    return rc;
+    hn_best b;
+    if (hn_best_load(path, &b, err) != 0) return hn_best_err(err);
+    *kernel = xstrdup(b.kernel);
+    *defines = xstrdup(hn_best_most_frequent(&b));
+    hn_best_free(&b);
+    return 0;
 }
 
 static int apply_tuned(hn_tk *t, const char *path, hn_err *err) {
