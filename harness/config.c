@@ -1968,7 +1968,7 @@ int hn_scope_lookup(void *scope, const char *name, hn_value *out) {
             double v = s->params[i];
             if (pd->type == 'c') *out = (hn_value){.type = HN_VAL_STR, .s = pd->choices[(int)v]};
             else if (pd->type == 'i') *out = (hn_value){.type = HN_VAL_INT, .i = (int64_t)v};
-            else *out = (hn_value){.type = HN_VAL_FLOAT, .f = v};
+            else *out = (hn_value){.type = HN_VAL_FLOAT, .f = v, .f32 = pd->type == 'f'};
             return 0;
         }
     }

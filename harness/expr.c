@@ -558,6 +558,9 @@ static int eval_binary(const node *n, evaluator *ev, hn_value *out) {
         return 0;
     }
     double x = as_double(&a), y = as_double(&b);
+    /* a float32 parameter compared with a number: both in float32, the
+     * parameter's precision (alpha == 0.1 for the config's alpha: 0.1) */
+    if (n->op >= OP_LT && n->op <= OP_NE && (a.f32 || b.f32)) x = (float)x, y = (float)y;
     switch (n->op) {
     case OP_ADD: *out = mk_float(x + y); break;
     case OP_SUB: *out = mk_float(x - y); break;
@@ -605,7 +608,10 @@ static int eval(const node *n, evaluator *ev, hn_value *out) {
         else if (v.type == HN_VAL_INT) {
             if (v.i == INT64_MIN) return hn_errf(ev->err, "at column %d: integer overflow", n->column);
             *out = mk_int(-v.i);
-        } else *out = mk_float(-v.f);
+        } else {
+            *out = mk_float(-v.f);
+            out->f32 = v.f32; /* -alpha is as float32 as alpha */
+        }
         return 0;
     }
     case N_BINARY:

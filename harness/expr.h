@@ -12,7 +12,8 @@
  *   operators    ?:  ||  &&  == !=  < <= > >=  + -  * / %  unary - + !
  *                (C precedence; integer / and % truncate as in C; division by
  *                zero and integer overflow are errors; an int meeting a double
- *                becomes a double; strings only compare with == and !=)
+ *                becomes a double; a comparison with a float32 value (f32
+ *                below) is made in float32; strings only compare with == and !=)
  *   functions    ceil_div(a,b) round_up(a,b) min(a,b,...) max(a,b,...) abs(a)
  *                sqrt(a) pow(a,b) log2(a) floor(a) ceil(a) int(a) float(a)
  *
@@ -48,6 +49,11 @@ typedef struct {
     int64_t i;
     double f;
     const char *s; /* borrowed: points into the expression or the lookup's storage */
+    /* f holds a float32 (an operator's float parameter, as the kernels get it):
+     * a comparison (== != < <= > >=) with it is made in float32, so that
+     * `alpha == 0.1` holds for the 0.1f the config's alpha: 0.1 became (unary
+     * - and + keep the mark; arithmetic gives plain doubles) */
+    unsigned char f32;
 } hn_value;
 
 typedef struct hn_expr hn_expr;

@@ -127,6 +127,12 @@ int hn_workload_scratch_total(const hn_workload *w, const hn_variant *v, double 
 int hn_workload_constants(const hn_workload *w, const hn_variant *v, const hn_module_image *img, hn_kernel *k,
                           hn_err *err);
 
+/* The grid and block of launch `launch` as the results' columns show them
+ * ("0x1x1"), appended to grid and block: each dimension as it evaluates, also
+ * one hn_eval_geometry refuses (0, negative, 2^32 or more), "?" for one that
+ * cannot be evaluated. For the row of a launch that could not be set up. */
+void hn_geometry_text(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_sb *grid,
+                      hn_sb *block);
 /* Evaluates the geometry of a variant's launch `launch` (0 .. hn_spec_launches - 1) for a case. */
 int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_launch_dims *d,
                      hn_err *err);

@@ -135,6 +135,21 @@ void hn_workload_free(hn_workload *w) {
 
 /* ---------------------------------------------------------------------- */
 
+void hn_geometry_text(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_sb *grid,
+                      hn_sb *block) {
+    const hn_launch_spec l = hn_spec_launch(&p->specs[v->spec], launch);
+    hn_scope scope = {p, w->c, v, w->params, 0, NULL};
+    for (int i = 0; i < 6; i++) {
+        hn_sb *sb = i < 3 ? grid : block;
+        const hn_expr *e = i < 3 ? l.grid[i] : l.block[i - 3];
+        int64_t x;
+        hn_err err;
+        if (i % 3) hn_sb_addc(sb, 'x');
+        if (hn_expr_eval_int(e, hn_scope_lookup, &scope, &x, &err) == 0) hn_sb_addf(sb, "%lld", (long long)x);
+        else hn_sb_addc(sb, '?');
+    }
+}
+
 int hn_eval_geometry(const hn_plan *p, const hn_variant *v, int launch, const hn_workload *w, hn_launch_dims *d,
                      hn_err *err) {
     const hn_launch_spec l = hn_spec_launch(&p->specs[v->spec], launch);

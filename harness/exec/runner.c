@@ -1148,21 +1148,25 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
         int n_args = 0;
         lc->k[li] = sl->kernels[li];
         lc->name[li] = hn_spec_launch(spec, li).kernel;
-        if (hn_eval_geometry(p, v, li, w, d, &err) != 0) /* names the launch itself */
-            bad_launch = -1;
-        else if (hn_pack_args(p, v, li, w, 0, 0, lc->vals[li], lc->args[li], &n_args, &err) != 0)
-            bad_launch = n_launches > 1 ? hn_err_prefix(&err, "launches[%d]", li) : -1;
         const char *sep = li ? ";" : "";
+        if (hn_eval_geometry(p, v, li, w, d, &err) != 0) { /* names the launch itself */
+            /* the row says what the geometry was (a grid of 0 blocks: "0x1x1") */
+            bad_launch = -1;
+            hn_sb_adds(&grid, sep), hn_sb_adds(&block, sep);
+            hn_geometry_text(p, v, li, w, &grid, &block);
+            break;
+        }
+        if (hn_pack_args(p, v, li, w, 0, 0, lc->vals[li], lc->args[li], &n_args, &err) != 0)
+            bad_launch = n_launches > 1 ? hn_err_prefix(&err, "launches[%d]", li) : -1;
         hn_sb_addf(&grid, "%s%ux%ux%u", sep, d->grid[0], d->grid[1], d->grid[2]);
         hn_sb_addf(&block, "%s%ux%ux%u", sep, d->block[0], d->block[1], d->block[2]);
         hn_sb_addf(&shared, "%s%zu", sep, d->shared_bytes);
     }
-    if (!bad_launch) {
-        /* one launch: "32x1x1"; several: each, in order, separated by ';' */
-        hn_csv_set_named(csv, "grid", grid.buf);
-        hn_csv_set_named(csv, "block", block.buf);
-        hn_csv_set_named(csv, "shared_bytes", shared.buf);
-    }
+    /* one launch: "32x1x1"; several: each, in order, separated by ';' (as far
+     * as the launches could be set up) */
+    hn_csv_set_named(csv, "grid", grid.buf);
+    hn_csv_set_named(csv, "block", block.buf);
+    if (!bad_launch) hn_csv_set_named(csv, "shared_bytes", shared.buf);
     hn_sb_free(&grid), hn_sb_free(&block), hn_sb_free(&shared);
     if (bad_launch) {
         free(lc);
