@@ -25,7 +25,13 @@
 # About half a minute on two cores.
 . "$(dirname "$0")/lib.sh"
 emu=(--backend emu)
-train() { "$h" train mnist "${emu[@]}" --out "$tmp/c.csv" "$@"; }
+# (--out "$tmp/c.csv" unless the call gives its own: an option given twice is an error)
+train() {
+  case " $* " in
+    *" --out "*) "$h" train mnist "${emu[@]}" "$@" ;;
+    *) "$h" train mnist "${emu[@]}" --out "$tmp/c.csv" "$@" ;;
+  esac
+}
 
 # --- synthetic IDX files ---------------------------------------------------
 u32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
