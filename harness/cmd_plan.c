@@ -145,7 +145,9 @@ int hn_cmd_compile(const hn_cli *cli) {
         hn_err err;
         char *log = NULL;
         if (hn_compile(emu ? HN_TARGET_EMU : HN_TARGET_CUDA, &b.req, &img, &log, &err) != 0) {
-            printf("%-48s compile error\n", p->variants[i].label);
+            char name[192];
+            hn_tuned_label(p, i, name, sizeof name);
+            printf("%-48s compile error\n", name);
             fprintf(stderr, "%s\n", err.msg);
             failed++;
         } else {
@@ -155,11 +157,12 @@ int hn_cmd_compile(const hn_cli *cli) {
             /* a row per launch where the variant has several, each kernel's own resources */
             for (int li = 0; li < hn_spec_launches(s); li++) {
                 const hn_kernel_resources *r = &img.res[li];
-                char label[256];
+                char label[256], name[192];
+                hn_tuned_label(p, i, name, sizeof name); /* a --tuned instance with its configuration */
                 if (hn_spec_launches(s) > 1)
-                    snprintf(label, sizeof label, "%s %d: %s", p->variants[i].label, li + 1, hn_spec_launch(s, li).kernel);
+                    snprintf(label, sizeof label, "%s %d: %s", name, li + 1, hn_spec_launch(s, li).kernel);
                 else
-                    snprintf(label, sizeof label, "%s", p->variants[i].label);
+                    snprintf(label, sizeof label, "%s", name);
                 if (emu || r->registers < 0)
                     printf("%-48s %5s %9s %9s %7s %9s %8.2f %s\n", label, "-", "-", "-", "-", "-", img.seconds, how);
                 else

@@ -177,8 +177,8 @@ static const opt_def OPTS[] = {
     OPT("test-limit", 'i', test_limit, C_TRAIN, "N", "mnist: test on the first N test images"),
     OPT("interval", 'i', interval, C_TRAIN, "N", "steps between progress lines (xor: epochs; default a fifth of an epoch, xor 100)"),
     OPT("kernels", 's', kernels, C_TRAIN, "FILE", "the kernel of each layer type (default configs/train/default.json)"),
-    OPT("tuned", 'm', tuned, C_RUN | C_LIST | C_CHECK | C_PROFILE | C_TRAIN, "FILE",
-        "a best.json of harness tune: run, list: its configurations (per case) as the variant "
+    OPT("tuned", 'm', tuned, C_RUN | C_LIST | C_COMPILE | C_CHECK | C_PROFILE | C_TRAIN, "FILE",
+        "a best.json of harness tune: run, list, compile: its configurations (per case) as the variant "
         "<variant>@tuned (repeatable); train: its defines for the kernel it tuned"),
     OPT("save", 's', save, C_TRAIN, "FILE", "write the trained weights"),
     OPT("load", 's', load, C_TRAIN, "FILE", "start from weights written by --save"),

@@ -499,3 +499,18 @@ int hn_tuned_distinct(const hn_plan *p, const unsigned char *selected) {
     }
     return n;
 }
+
+void hn_tuned_label(const hn_plan *p, int v, char *out, size_t size) {
+    const hn_variant *x = &p->variants[v];
+    const hn_variant_spec *s = &p->specs[x->spec];
+    hn_sb sb;
+    hn_sb_init(&sb);
+    hn_sb_adds(&sb, x->label);
+    int n = 0;
+    for (int d = 0; hn_tuned_group_of(p, v) && d < s->n_defines; d++)
+        if (s->defines[d].tunable)
+            hn_sb_addf(&sb, "%s%s=%s", n++ ? "," : "[", s->defines[d].name, s->defines[d].texts[x->choice[d]]);
+    if (n) hn_sb_addc(&sb, ']');
+    snprintf(out, size, "%s", sb.buf);
+    hn_sb_free(&sb);
+}

@@ -37,6 +37,10 @@ const hn_tuned_group *hn_tuned_group_of(const hn_plan *p, int v);
  * instance only in the cases it runs. */
 int hn_tuned_runs(const hn_plan *p, int v, int64_t c);
 
+/* Variant v's label, with its tuned configuration where it is a --tuned
+ * instance ("unroll@tuned[BLOCK=64,ITEMS=2]"), for lists of instances. */
+void hn_tuned_label(const hn_plan *p, int v, char *out, size_t size);
+
 /* The selected variants as the results show them: a --tuned group counts once
  * (selected NULL: all). */
 int hn_tuned_distinct(const hn_plan *p, const unsigned char *selected);

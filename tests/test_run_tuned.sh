@@ -6,7 +6,7 @@
 # case (same operator parameters) or the nearest tuned case's, said in the
 # "tuned" column, the defines in their columns, every row ok; a tune across
 # cases as a second --tuned (unroll_tuned@tuned2, "across cases"); --variant
-# NAME@tuned; harness list; --resume keeps the tuned rows. And the refusals
+# NAME@tuned; harness list and compile; --resume keeps the tuned rows. And the refusals
 # (exit 2 naming the file): not JSON, not a tune's output, another operator, a
 # kernel file that is not there, a tuned define named as one of the sweep's axes.
 . "$(dirname "$0")/lib.sh"
@@ -102,6 +102,9 @@ expect 0 "resume: 18 rows of r.csv kept" "$h" run sweep.json --backend emu --qui
 expect 0 "case 4: this case (per_case.json)" "$h" list sweep.json --tuned per_case.json
 case "$out" in *"x 2 variants = 12 rows"*"defines: ORDER=0 BLOCK=64 ITEMS=2"*"defines: ORDER=0 BLOCK=32 ITEMS=1"*) ;;
   *) fail "list --tuned: $out" ;; esac
+
+expect 0 "unroll_tuned@tuned[BLOCK=32,ITEMS=1]" "$h" compile sweep.json --backend emu --tuned per_case.json
+case "$out" in *"unroll_tuned@tuned[BLOCK=64,ITEMS=2]"*) ;; *) fail "compile --tuned: $out" ;; esac
 
 echo "== refusals"
 printf '{"kernel":' >notjson.json
