@@ -100,15 +100,23 @@ static int name_taken(const hn_plan *p, const source *src, int upto, const char 
 }
 
 /* The tuned config: as the best.json names it (relative to where the tune
- * ran), else beside the best.json. Caller frees; NULL when neither exists. */
+ * ran), else relative to the best.json's folder or the one above it (a tune
+ * run from the project's root writes results/x.best.json naming
+ * configs/x.json). Caller frees; NULL when none exists. */
 static char *find_config(const char *file, const char *config) {
     if (hn_file_exists(config)) return xstrdup(config);
     if (config[0] == '/') return NULL;
-    char *dir = hn_dirname(file), *there = hn_path_join(dir, config);
+    char *dir = hn_dirname(file), *up = hn_path_join(dir, "..");
+    const char *bases[] = {dir, up};
+    char *found = NULL;
+    for (int i = 0; i < 2 && !found; i++) {
+        char *there = hn_path_join(bases[i], config);
+        if (hn_file_exists(there)) found = there;
+        else free(there);
+    }
     free(dir);
-    if (hn_file_exists(there)) return there;
-    free(there);
-    return NULL;
+    free(up);
+    return found;
 }
 
 /* Reads best.json `file` against the sweep plan `sweep`: fills src and appends
@@ -130,7 +138,7 @@ static int add_source(const char *file, const hn_plan *sweep, source *all, int i
     }
     cfg = find_config(file, b.config);
     if (!cfg) {
-        tuned_err(err, file, "the config it tuned, %s, is not found (run from the folder the tune ran in)", b.config);
+        tuned_err(err, file, "the config it tuned, %s, is not found (from here, nor from the best.json's folder or the one above it: run from the folder the tune ran in)", b.config);
         goto done;
     }
     if (hn_config_load(cfg, -1, &tp, err) != 0) {

@@ -106,6 +106,12 @@ case "$out" in *"x 2 variants = 12 rows"*"defines: ORDER=0 BLOCK=64 ITEMS=2"*"de
 expect 0 "unroll_tuned@tuned[BLOCK=32,ITEMS=1]" "$h" compile sweep.json --backend emu --tuned per_case.json
 case "$out" in *"unroll_tuned@tuned[BLOCK=64,ITEMS=2]"*) ;; *) fail "compile --tuned: $out" ;; esac
 
+# from another folder: the tuned config ("tune.json", as the tune was given it) is
+# found from the best.json's folder's parent
+(cd t && "$h" list ../sweep.json --tuned t.csv.best.json >../elsewhere.out 2>&1) ||
+  fail "list --tuned from another folder: $(tail -3 elsewhere.out)"
+grep -q "tuned (t.csv.best.json), runs:" elsewhere.out || fail "list --tuned from another folder: $(tail -3 elsewhere.out)"
+
 echo "== refusals"
 printf '{"kernel":' >notjson.json
 expect 2 "--tuned notjson.json: not JSON" "$h" run sweep.json --backend emu --tuned notjson.json --out e.csv
@@ -121,6 +127,8 @@ t = json.load(open("tune.json"))
 t["variants"][0]["file"] = "no_such_kernel.cu"
 json.dump(t, open("tune_gone.json", "w"))
 json.dump(dict(b, config="tune_gone.json"), open("gone.json", "w"))
+json.dump(dict(b, config="nowhere.json"), open("noconfig.json", "w"))
+json.dump(dict(b, variant="renamed"), open("novariant.json", "w"))
 for r in b["results"]: r.pop("defines")
 json.dump(b, open("none.json", "w"))
 PY
@@ -128,6 +136,10 @@ expect 2 "--tuned other_op.json: a tune of operator 'relu'" "$h" run sweep.json 
   --out e.csv
 expect 2 "--tuned gone.json: the config it tuned: tune_gone.json: variants[0].file: file 'no_such_kernel.cu' not found" \
   "$h" run sweep.json --backend emu --tuned gone.json --out e.csv
+expect 2 "--tuned noconfig.json: the config it tuned, nowhere.json, is not found" "$h" run sweep.json \
+  --backend emu --tuned noconfig.json --out e.csv
+expect 2 "--tuned novariant.json: tune.json has no variant 'renamed'" "$h" run sweep.json --backend emu \
+  --tuned novariant.json --out e.csv
 expect 2 "--tuned none.json: no result has a configuration" "$h" run sweep.json --backend emu --tuned none.json \
   --out e.csv
 # a tuned define that is an axis of the sweep
