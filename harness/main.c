@@ -123,7 +123,7 @@ static const opt_def OPTS[] = {
     OPT("cache-dir", 's', cache_dir, C_RUN | C_COMPILE | C_DEBUG | C_CACHE | C_TUNE | C_TRAIN | C_CHECK | C_PROFILE, "DIR",
         "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)"),
     OPT("variant", 'm', only, C_RUN | C_TUNE | C_CHECK | C_PROFILE, "NAME",
-        "run only this variant (repeatable; NAME@tuned: a --tuned one)"),
+        "run only this variant (repeatable; run: NAME@tuned, a --tuned one)"),
     OPT("case", 'c', cases, C_RUN | C_DEBUG | C_TUNE | C_CHECK | C_PROFILE, "IDS",
         "run only these cases of the plan: an id, or ids and ranges such as 0,5-8 (debug: one id)"),
     OPT("save-tensors", 's', save_tensors, C_RUN | C_TRAIN | C_CHECK, "DIR",
