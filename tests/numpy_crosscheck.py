@@ -43,6 +43,7 @@ PARAMS = {
     "reduce_sum": ["rows", "cols"],
     "transpose": ["rows", "cols"],
     "histogram": ["n", "bins"],
+    "attention": ["batch", "heads", "t", "s", "d", "causal", "scale"],
 }
 
 
@@ -189,6 +190,16 @@ def expected(op, P, T):
         d = np.exp(zs - lse[:, None])
         d[rows, lab] -= 1
         return {"loss": np.array([loss]), "dlogits": d / z.shape[0]}
+    if op == "attention":
+        # torch's is_causal: query i sees keys j <= i (the top-left diagonal)
+        x = float(np.float32(P["scale"])) * np.einsum("bhtd,bhsd->bhts", T["q"], T["k"])
+        if P["causal"]:
+            t, s = x.shape[-2:]
+            x = np.where(np.arange(s)[None, :] <= np.arange(t)[:, None], x, -np.inf)
+        m = x.max(-1, keepdims=True)
+        e = np.exp(x - m)
+        l = e.sum(-1, keepdims=True)
+        return {"out": (e / l) @ T["v"], "lse": (m + np.log(l))[..., 0]}
     return None
 
 

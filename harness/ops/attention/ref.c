@@ -1,0 +1,148 @@
+/*
+ * attention/ref.c: the fp64 reference of scaled dot-product attention (the
+ * formula in attention.h), as a FlashAttention kernel computes it but in
+ * double: a block of ATTN_QB query rows of one slice at a time, over blocks
+ * of ATTN_KB keys widened to double (so each key row is converted once per
+ * block of queries, not once per query), with the online softmax (each row's
+ * running max m and sum l; the accumulated output and l rescaled by
+ * exp(m_old - m_new) when the max grows). Scores and sums in double from the
+ * float inputs: q is multiplied by the float scale exactly (a float times a
+ * float fits a double), each score is a sum of exact products. Causal blocks
+ * stop at the last key their last row sees.
+ *
+ * Tasks (a query block, or one sampled row) go to threads through
+ * hn_ref_parallel; the inner loops run on 8-lane vectors compiled for
+ * AVX-512, AVX2 and the baseline (target_clones), exp is eltwise_exp's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../relu/eltwise.h"
+#include "attention.h"
+
+enum { ATTN_QB = 8, ATTN_KB = 128, ATTN_LANES = 8 };
+
+typedef double attn_v8d __attribute__((vector_size(64)));
+
+typedef struct {
+    const attn_dims *a;
+    const float *q, *k, *v;
+    const int64_t *rows; /* sampled rows, or NULL: every row, ATTN_QB at a time */
+    int64_t qblocks;     /* query blocks a slice (rows NULL) */
+    int64_t dp;          /* d rounded up to ATTN_LANES */
+    double *out, *lse;
+} attn_job;
+
+/* Per-thread scratch: rows of dp doubles, zero past d. */
+typedef struct {
+    double *qd, *acc, *kd, *vd, *sc, m[ATTN_QB], l[ATTN_QB];
+} attn_scratch;
+
+static void widen_rows(double *dst, const float *src, int64_t n, int64_t d, int64_t dp, double factor) {
+    for (int64_t r = 0; r < n; r++) {
+        for (int64_t c = 0; c < d; c++) dst[r * dp + c] = (double)src[r * d + c] * factor;
+        for (int64_t c = d; c < dp; c++) dst[r * dp + c] = 0.0;
+    }
+}
+
+/* Rows i0 .. i0 + nq - 1 of slice `slice` into out (nq rows of d, in order)
+ * and lse. */
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void
+attn_block(const attn_job *j, attn_scratch *w, int64_t slice, int64_t i0, int64_t nq, double *out, double *lse) {
+    const attn_dims *a = j->a;
+    const int64_t d = a->d, dp = j->dp, s = a->s;
+    const float *k = j->k + slice * s * d, *v = j->v + slice * s * d;
+    widen_rows(w->qd, j->q + (slice * a->t + i0) * d, nq, d, dp, (double)a->scale);
+    memset(w->acc, 0, sizeof *w->acc * (size_t)(nq * dp));
+    for (int64_t r = 0; r < nq; r++) w->m[r] = -INFINITY, w->l[r] = 0.0;
+    const int64_t kend = attn_visible(a, i0 + nq - 1);
+    for (int64_t j0 = 0; j0 < kend; j0 += ATTN_KB) {
+        const int64_t nk = kend - j0 < ATTN_KB ? kend - j0 : ATTN_KB;
+        widen_rows(w->kd, k + j0 * d, nk, d, dp, 1.0);
+        widen_rows(w->vd, v + j0 * d, nk, d, dp, 1.0);
+        for (int64_t r = 0; r < nq; r++) {
+            int64_t vis = attn_visible(a, i0 + r) - j0;
+            if (vis <= 0) continue;
+            if (vis > nk) vis = nk;
+            double *sc = w->sc, *acc = w->acc + r * dp, mx = -INFINITY;
+            const double *qr = w->qd + r * dp;
+            for (int64_t jj = 0; jj < vis; jj++) {
+                const double *kr = w->kd + jj * dp;
+                attn_v8d x = {0}, qv, kv;
+                for (int64_t c = 0; c < dp; c += ATTN_LANES) {
+                    memcpy(&qv, qr + c, sizeof qv);
+                    memcpy(&kv, kr + c, sizeof kv);
+                    x += qv * kv;
+                }
+                double t = 0;
+                for (int l = 0; l < ATTN_LANES; l++) t += x[l];
+                sc[jj] = t;
+                mx = t > mx ? t : mx;
+            }
+            const double mnew = mx > w->m[r] ? mx : w->m[r];
+            const double corr = exp(w->m[r] - mnew); /* 0 on the first block (m = -inf) */
+            for (int64_t jj = 0; jj < vis; jj++) sc[jj] -= mnew;
+            eltwise_exp(sc, sc, vis);
+            double sum = 0;
+            for (int64_t jj = 0; jj < vis; jj++) sum += sc[jj];
+            w->l[r] = w->l[r] * corr + sum;
+            w->m[r] = mnew;
+            for (int64_t c = 0; c < dp; c++) acc[c] *= corr;
+            for (int64_t jj = 0; jj < vis; jj++) {
+                const double *vr = w->vd + jj * dp;
+                const double pj = sc[jj];
+                for (int64_t c = 0; c < dp; c += ATTN_LANES) {
+                    attn_v8d av, vv;
+                    memcpy(&av, acc + c, sizeof av);
+                    memcpy(&vv, vr + c, sizeof vv);
+                    av += pj * vv;
+                    memcpy(acc + c, &av, sizeof av);
+                }
+            }
+        }
+    }
+    for (int64_t r = 0; r < nq; r++) {
+        const double inv = 1.0 / w->l[r];
+        for (int64_t c = 0; c < d; c++) out[r * d + c] = w->acc[r * dp + c] * inv;
+        lse[r] = w->m[r] + log(w->l[r]);
+    }
+}
+
+static void attn_tasks(void *ctx, int64_t begin, int64_t end) {
+    const attn_job *j = ctx;
+    const attn_dims *a = j->a;
+    const size_t dp = (size_t)j->dp;
+    attn_scratch w;
+    w.qd = xmalloc(sizeof(double) * dp * ATTN_QB);
+    w.acc = xmalloc(sizeof(double) * dp * ATTN_QB);
+    w.kd = xmalloc(sizeof(double) * dp * ATTN_KB);
+    w.vd = xmalloc(sizeof(double) * dp * ATTN_KB);
+    w.sc = xmalloc(sizeof(double) * ATTN_KB);
+    for (int64_t x = begin; x < end; x++) {
+        if (j->rows) {
+            const int64_t row = j->rows[x];
+            attn_block(j, &w, row / a->t, row % a->t, 1, j->out + x * a->d, j->lse + x);
+        } else {
+            const int64_t slice = x / j->qblocks, i0 = x % j->qblocks * ATTN_QB;
+            const int64_t nq = a->t - i0 < ATTN_QB ? a->t - i0 : ATTN_QB, row = slice * a->t + i0;
+            attn_block(j, &w, slice, i0, nq, j->out + row * a->d, j->lse + row);
+        }
+    }
+    free(w.qd);
+    free(w.acc);
+    free(w.kd);
+    free(w.vd);
+    free(w.sc);
+}
+
+void attn_ref(const attn_dims *a, const float *q, const float *k, const float *v, const int64_t *rows,
+              int64_t n_rows, double *out_vals, double *lse_vals, int threads) {
+    attn_job job = {a, q, k, v, rows, (a->t + ATTN_QB - 1) / ATTN_QB,
+                    (a->d + ATTN_LANES - 1) / ATTN_LANES * ATTN_LANES, out_vals, lse_vals};
+    const int64_t tasks = rows ? n_rows : a->bh * job.qblocks;
+    const double rows_per_task = rows ? 1.0 : ATTN_QB;
+    /* a thread takes about 2^22 FLOP at least (a millisecond) */
+    const double task_flop = 4.0 * (double)a->d * rows_per_task * attn_pairs(a) / (double)a->t + 1.0;
+    hn_ref_parallel(tasks, 1 + (int64_t)(4194304.0 / task_flop), threads, attn_tasks, &job);
+}
