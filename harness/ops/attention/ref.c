@@ -21,7 +21,7 @@
 #include "../relu/eltwise.h"
 #include "attention.h"
 
-enum { ATTN_QB = 8, ATTN_KB = 128, ATTN_LANES = 8 };
+enum { ATTN_QB = 32, ATTN_KB = 128, ATTN_LANES = 8 };
 
 typedef double attn_v8d __attribute__((vector_size(64)));
 
@@ -34,17 +34,16 @@ typedef struct {
     double *out, *lse;
 } attn_job;
 
-/* Per-thread scratch: rows of dp doubles, zero past d. */
+/* Per-thread scratch: q rows and output accumulators (ATTN_QB x dp), the key
+ * block transposed (dp x ATTN_KB: scores are vectors over keys), the value
+ * block (ATTN_KB x dp), the scores (ATTN_QB x ATTN_KB); zeros past d and past
+ * the block's keys. */
 typedef struct {
-    double *qd, *acc, *kd, *vd, *sc, m[ATTN_QB], l[ATTN_QB];
+    double *qd, *acc, *kt, *vd, *sc, m[ATTN_QB], l[ATTN_QB];
 } attn_scratch;
 
-static void widen_rows(double *dst, const float *src, int64_t n, int64_t d, int64_t dp, double factor) {
-    for (int64_t r = 0; r < n; r++) {
-        for (int64_t c = 0; c < d; c++) dst[r * dp + c] = (double)src[r * d + c] * factor;
-        for (int64_t c = d; c < dp; c++) dst[r * dp + c] = 0.0;
-    }
-}
+#define LOADV(v, p) memcpy(&(v), (p), sizeof(v))
+#define STOREV(p, v) memcpy((p), &(v), sizeof(v))
 
 /* Rows i0 .. i0 + nq - 1 of slice `slice` into out (nq rows of d, in order)
  * and lse. */
@@ -52,34 +51,45 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void
 attn_block(const attn_job *j, attn_scratch *w, int64_t slice, int64_t i0, int64_t nq, double *out, double *lse) {
     const attn_dims *a = j->a;
     const int64_t d = a->d, dp = j->dp, s = a->s;
-    const float *k = j->k + slice * s * d, *v = j->v + slice * s * d;
-    widen_rows(w->qd, j->q + (slice * a->t + i0) * d, nq, d, dp, (double)a->scale);
+    const float *k = j->k + slice * s * d, *v = j->v + slice * s * d, *q = j->q + (slice * a->t + i0) * d;
+    const double scale = (double)a->scale;
+    for (int64_t r = 0; r < nq; r++) {
+        for (int64_t c = 0; c < dp; c++) w->qd[r * dp + c] = c < d ? (double)q[r * d + c] * scale : 0.0;
+        w->m[r] = -INFINITY, w->l[r] = 0.0;
+    }
     memset(w->acc, 0, sizeof *w->acc * (size_t)(nq * dp));
-    for (int64_t r = 0; r < nq; r++) w->m[r] = -INFINITY, w->l[r] = 0.0;
     const int64_t kend = attn_visible(a, i0 + nq - 1);
     for (int64_t j0 = 0; j0 < kend; j0 += ATTN_KB) {
         const int64_t nk = kend - j0 < ATTN_KB ? kend - j0 : ATTN_KB;
-        widen_rows(w->kd, k + j0 * d, nk, d, dp, 1.0);
-        widen_rows(w->vd, v + j0 * d, nk, d, dp, 1.0);
+        const int64_t nk8 = (nk + ATTN_LANES - 1) / ATTN_LANES * ATTN_LANES;
+        for (int64_t c = 0; c < dp; c++)
+            for (int64_t jj = 0; jj < nk8; jj++) w->kt[c * ATTN_KB + jj] = c < d && jj < nk ? (double)k[(j0 + jj) * d + c] : 0.0;
+        for (int64_t jj = 0; jj < nk; jj++)
+            for (int64_t c = 0; c < dp; c++) w->vd[jj * dp + c] = c < d ? (double)v[(j0 + jj) * d + c] : 0.0;
         for (int64_t r = 0; r < nq; r++) {
             int64_t vis = attn_visible(a, i0 + r) - j0;
             if (vis <= 0) continue;
             if (vis > nk) vis = nk;
-            double *sc = w->sc, *acc = w->acc + r * dp, mx = -INFINITY;
             const double *qr = w->qd + r * dp;
-            for (int64_t jj = 0; jj < vis; jj++) {
-                const double *kr = w->kd + jj * dp;
-                attn_v8d x = {0}, qv, kv;
-                for (int64_t c = 0; c < dp; c += ATTN_LANES) {
-                    memcpy(&qv, qr + c, sizeof qv);
-                    memcpy(&kv, kr + c, sizeof kv);
-                    x += qv * kv;
+            double *sc = w->sc + r * ATTN_KB, *acc = w->acc + r * dp;
+            /* scores, 8 keys a vector: sc[jj] = sum_c qr[c] kt[c][jj] */
+            for (int64_t jb = 0; jb < vis; jb += 4 * ATTN_LANES) {
+                attn_v8d x0 = {0}, x1 = {0}, x2 = {0}, x3 = {0}, kv;
+                const int64_t nv = (vis - jb + ATTN_LANES - 1) / ATTN_LANES; /* vectors to fill, 1 .. 4+ */
+                for (int64_t c = 0; c < d; c++) {
+                    const double qc = qr[c], *kr = w->kt + c * ATTN_KB + jb;
+                    LOADV(kv, kr), x0 += qc * kv;
+                    if (nv > 1) LOADV(kv, kr + 8), x1 += qc * kv;
+                    if (nv > 2) LOADV(kv, kr + 16), x2 += qc * kv;
+                    if (nv > 3) LOADV(kv, kr + 24), x3 += qc * kv;
                 }
-                double t = 0;
-                for (int l = 0; l < ATTN_LANES; l++) t += x[l];
-                sc[jj] = t;
-                mx = t > mx ? t : mx;
+                STOREV(sc + jb, x0);
+                if (nv > 1) STOREV(sc + jb + 8, x1);
+                if (nv > 2) STOREV(sc + jb + 16, x2);
+                if (nv > 3) STOREV(sc + jb + 24, x3);
             }
+            double mx = -INFINITY;
+            for (int64_t jj = 0; jj < vis; jj++) mx = sc[jj] > mx ? sc[jj] : mx;
             const double mnew = mx > w->m[r] ? mx : w->m[r];
             const double corr = exp(w->m[r] - mnew); /* 0 on the first block (m = -inf) */
             for (int64_t jj = 0; jj < vis; jj++) sc[jj] -= mnew;
@@ -88,17 +98,25 @@ attn_block(const attn_job *j, attn_scratch *w, int64_t slice, int64_t i0, int64_
             for (int64_t jj = 0; jj < vis; jj++) sum += sc[jj];
             w->l[r] = w->l[r] * corr + sum;
             w->m[r] = mnew;
-            for (int64_t c = 0; c < dp; c++) acc[c] *= corr;
-            for (int64_t jj = 0; jj < vis; jj++) {
-                const double *vr = w->vd + jj * dp;
-                const double pj = sc[jj];
-                for (int64_t c = 0; c < dp; c += ATTN_LANES) {
-                    attn_v8d av, vv;
-                    memcpy(&av, acc + c, sizeof av);
-                    memcpy(&vv, vr + c, sizeof vv);
-                    av += pj * vv;
-                    memcpy(acc + c, &av, sizeof av);
+            /* acc = corr acc + sum_jj p_jj v_jj, 4 vectors of columns at a time in registers */
+            for (int64_t cb = 0; cb < dp; cb += 4 * ATTN_LANES) {
+                const int64_t nv = (dp - cb) / ATTN_LANES;
+                attn_v8d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, vv;
+                LOADV(a0, acc + cb), a0 *= corr;
+                if (nv > 1) LOADV(a1, acc + cb + 8), a1 *= corr;
+                if (nv > 2) LOADV(a2, acc + cb + 16), a2 *= corr;
+                if (nv > 3) LOADV(a3, acc + cb + 24), a3 *= corr;
+                for (int64_t jj = 0; jj < vis; jj++) {
+                    const double pj = sc[jj], *vr = w->vd + jj * dp + cb;
+                    LOADV(vv, vr), a0 += pj * vv;
+                    if (nv > 1) LOADV(vv, vr + 8), a1 += pj * vv;
+                    if (nv > 2) LOADV(vv, vr + 16), a2 += pj * vv;
+                    if (nv > 3) LOADV(vv, vr + 24), a3 += pj * vv;
                 }
+                STOREV(acc + cb, a0);
+                if (nv > 1) STOREV(acc + cb + 8, a1);
+                if (nv > 2) STOREV(acc + cb + 16, a2);
+                if (nv > 3) STOREV(acc + cb + 24, a3);
             }
         }
     }
@@ -116,9 +134,9 @@ static void attn_tasks(void *ctx, int64_t begin, int64_t end) {
     attn_scratch w;
     w.qd = xmalloc(sizeof(double) * dp * ATTN_QB);
     w.acc = xmalloc(sizeof(double) * dp * ATTN_QB);
-    w.kd = xmalloc(sizeof(double) * dp * ATTN_KB);
+    w.kt = xmalloc(sizeof(double) * dp * ATTN_KB);
     w.vd = xmalloc(sizeof(double) * dp * ATTN_KB);
-    w.sc = xmalloc(sizeof(double) * ATTN_KB);
+    w.sc = xmalloc(sizeof(double) * ATTN_QB * ATTN_KB);
     for (int64_t x = begin; x < end; x++) {
         if (j->rows) {
             const int64_t row = j->rows[x];
@@ -131,7 +149,7 @@ static void attn_tasks(void *ctx, int64_t begin, int64_t end) {
     }
     free(w.qd);
     free(w.acc);
-    free(w.kd);
+    free(w.kt);
     free(w.vd);
     free(w.sc);
 }
