@@ -45,78 +45,96 @@ typedef struct {
 #define LOADV(v, p) memcpy(&(v), (p), sizeof(v))
 #define STOREV(p, v) memcpy((p), &(v), sizeof(v))
 
+/* How many of the block's keys row r sees (0 .. nk). */
+static inline int64_t seen(const attn_dims *a, int64_t i, int64_t j0, int64_t nk) {
+    const int64_t vis = attn_visible(a, i) - j0;
+    return vis < 0 ? 0 : vis > nk ? nk : vis;
+}
+
 /* Rows i0 .. i0 + nq - 1 of slice `slice` into out (nq rows of d, in order)
- * and lse. */
+ * and lse. Per key block: the scores of two rows at a time (sharing each load
+ * of a key vector), each row's online-softmax update, then p v for two rows
+ * at a time (sharing each load of a value vector); a row's p is 0 past the
+ * keys it sees, so the pair runs to the longer of its two rows. */
 __attribute__((target_clones("avx512f", "avx2", "default"))) static void
 attn_block(const attn_job *j, attn_scratch *w, int64_t slice, int64_t i0, int64_t nq, double *out, double *lse) {
     const attn_dims *a = j->a;
     const int64_t d = a->d, dp = j->dp, s = a->s;
     const float *k = j->k + slice * s * d, *v = j->v + slice * s * d, *q = j->q + (slice * a->t + i0) * d;
     const double scale = (double)a->scale;
-    for (int64_t r = 0; r < nq; r++) {
-        for (int64_t c = 0; c < dp; c++) w->qd[r * dp + c] = c < d ? (double)q[r * d + c] * scale : 0.0;
+    /* an odd block gets a row of zeros (its results are not written) */
+    const int64_t np = (nq + 1) / 2 * 2;
+    for (int64_t r = 0; r < np; r++) {
+        for (int64_t c = 0; c < dp; c++) w->qd[r * dp + c] = r < nq && c < d ? (double)q[r * d + c] * scale : 0.0;
         w->m[r] = -INFINITY, w->l[r] = 0.0;
     }
-    memset(w->acc, 0, sizeof *w->acc * (size_t)(nq * dp));
+    memset(w->acc, 0, sizeof *w->acc * (size_t)(np * dp));
     const int64_t kend = attn_visible(a, i0 + nq - 1);
     for (int64_t j0 = 0; j0 < kend; j0 += ATTN_KB) {
         const int64_t nk = kend - j0 < ATTN_KB ? kend - j0 : ATTN_KB;
         const int64_t nk8 = (nk + ATTN_LANES - 1) / ATTN_LANES * ATTN_LANES;
         for (int64_t c = 0; c < dp; c++)
-            for (int64_t jj = 0; jj < nk8; jj++) w->kt[c * ATTN_KB + jj] = c < d && jj < nk ? (double)k[(j0 + jj) * d + c] : 0.0;
-        for (int64_t jj = 0; jj < nk; jj++)
-            for (int64_t c = 0; c < dp; c++) w->vd[jj * dp + c] = c < d ? (double)v[(j0 + jj) * d + c] : 0.0;
-        for (int64_t r = 0; r < nq; r++) {
-            int64_t vis = attn_visible(a, i0 + r) - j0;
-            if (vis <= 0) continue;
-            if (vis > nk) vis = nk;
-            const double *qr = w->qd + r * dp;
-            double *sc = w->sc + r * ATTN_KB, *acc = w->acc + r * dp;
-            /* scores, 8 keys a vector: sc[jj] = sum_c qr[c] kt[c][jj] */
-            for (int64_t jb = 0; jb < vis; jb += 4 * ATTN_LANES) {
-                attn_v8d x0 = {0}, x1 = {0}, x2 = {0}, x3 = {0}, kv;
-                const int64_t nv = (vis - jb + ATTN_LANES - 1) / ATTN_LANES; /* vectors to fill, 1 .. 4+ */
+            for (int64_t jj = 0; jj < nk8; jj++)
+                w->kt[c * ATTN_KB + jj] = c < d && jj < nk ? (double)k[(j0 + jj) * d + c] : 0.0;
+        for (int64_t jj = 0; jj < nk8; jj++)
+            for (int64_t c = 0; c < dp; c++) w->vd[jj * dp + c] = c < d && jj < nk ? (double)v[(j0 + jj) * d + c] : 0.0;
+        /* scores: sc[r][jj] = sum_c qd[r][c] kt[c][jj], 8 keys a vector, rows r and r + 1 together */
+        for (int64_t r = 0; r < np; r += 2) {
+            const int64_t vis = seen(a, i0 + (r + 1 < nq ? r + 1 : r), j0, nk); /* the pair's longer row */
+            const double *q0 = w->qd + r * dp, *q1 = q0 + dp;
+            double *s0 = w->sc + r * ATTN_KB, *s1 = s0 + ATTN_KB;
+            for (int64_t jb = 0; jb < vis; jb += 2 * ATTN_LANES) {
+                attn_v8d x0 = {0}, x1 = {0}, y0 = {0}, y1 = {0}, k0, k1 = {0};
+                const int two = vis - jb > ATTN_LANES;
                 for (int64_t c = 0; c < d; c++) {
-                    const double qc = qr[c], *kr = w->kt + c * ATTN_KB + jb;
-                    LOADV(kv, kr), x0 += qc * kv;
-                    if (nv > 1) LOADV(kv, kr + 8), x1 += qc * kv;
-                    if (nv > 2) LOADV(kv, kr + 16), x2 += qc * kv;
-                    if (nv > 3) LOADV(kv, kr + 24), x3 += qc * kv;
+                    const double *kr = w->kt + c * ATTN_KB + jb;
+                    LOADV(k0, kr);
+                    if (two) LOADV(k1, kr + ATTN_LANES);
+                    x0 += q0[c] * k0, x1 += q0[c] * k1;
+                    y0 += q1[c] * k0, y1 += q1[c] * k1;
                 }
-                STOREV(sc + jb, x0);
-                if (nv > 1) STOREV(sc + jb + 8, x1);
-                if (nv > 2) STOREV(sc + jb + 16, x2);
-                if (nv > 3) STOREV(sc + jb + 24, x3);
+                STOREV(s0 + jb, x0), STOREV(s1 + jb, y0);
+                if (two) STOREV(s0 + jb + ATTN_LANES, x1), STOREV(s1 + jb + ATTN_LANES, y1);
             }
-            double mx = -INFINITY;
-            for (int64_t jj = 0; jj < vis; jj++) mx = sc[jj] > mx ? sc[jj] : mx;
-            const double mnew = mx > w->m[r] ? mx : w->m[r];
-            const double corr = exp(w->m[r] - mnew); /* 0 on the first block (m = -inf) */
-            for (int64_t jj = 0; jj < vis; jj++) sc[jj] -= mnew;
-            eltwise_exp(sc, sc, vis);
-            double sum = 0;
-            for (int64_t jj = 0; jj < vis; jj++) sum += sc[jj];
-            w->l[r] = w->l[r] * corr + sum;
-            w->m[r] = mnew;
-            /* acc = corr acc + sum_jj p_jj v_jj, 4 vectors of columns at a time in registers */
-            for (int64_t cb = 0; cb < dp; cb += 4 * ATTN_LANES) {
-                const int64_t nv = (dp - cb) / ATTN_LANES;
-                attn_v8d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, vv;
-                LOADV(a0, acc + cb), a0 *= corr;
-                if (nv > 1) LOADV(a1, acc + cb + 8), a1 *= corr;
-                if (nv > 2) LOADV(a2, acc + cb + 16), a2 *= corr;
-                if (nv > 3) LOADV(a3, acc + cb + 24), a3 *= corr;
+        }
+        /* each row's max, p = exp(score - max) (0 past the keys it sees), l, and the factor of its old acc */
+        double corr[ATTN_QB];
+        for (int64_t r = 0; r < np; r++) {
+            const int64_t vis = r < nq ? seen(a, i0 + r, j0, nk) : 0;
+            double *sc = w->sc + r * ATTN_KB, mx = -INFINITY, sum = 0;
+            corr[r] = 1.0;
+            if (vis > 0) {
+                for (int64_t jj = 0; jj < vis; jj++) mx = sc[jj] > mx ? sc[jj] : mx;
+                const double mnew = mx > w->m[r] ? mx : w->m[r];
+                corr[r] = exp(w->m[r] - mnew); /* 0 on the first block (m = -inf) */
+                for (int64_t jj = 0; jj < vis; jj++) sc[jj] -= mnew;
+                eltwise_exp(sc, sc, vis);
+                for (int64_t jj = 0; jj < vis; jj++) sum += sc[jj];
+                w->l[r] = w->l[r] * corr[r] + sum;
+                w->m[r] = mnew;
+            }
+            for (int64_t jj = vis; jj < nk; jj++) sc[jj] = 0.0;
+        }
+        /* acc[r] = corr[r] acc[r] + sum_jj p[r][jj] v[jj], two rows and 2 vectors of columns at a time */
+        for (int64_t r = 0; r < np; r += 2) {
+            const int64_t vis = seen(a, i0 + (r + 1 < nq ? r + 1 : r), j0, nk);
+            double *a0 = w->acc + r * dp, *a1 = a0 + dp;
+            const double *p0 = w->sc + r * ATTN_KB, *p1 = p0 + ATTN_KB;
+            for (int64_t cb = 0; cb < dp; cb += 2 * ATTN_LANES) {
+                const int two = dp - cb > ATTN_LANES;
+                attn_v8d u0, u1 = {0}, z0, z1 = {0}, v0, v1 = {0};
+                LOADV(u0, a0 + cb), LOADV(z0, a1 + cb);
+                if (two) LOADV(u1, a0 + cb + ATTN_LANES), LOADV(z1, a1 + cb + ATTN_LANES);
+                u0 *= corr[r], u1 *= corr[r], z0 *= corr[r + 1], z1 *= corr[r + 1];
                 for (int64_t jj = 0; jj < vis; jj++) {
-                    const double pj = sc[jj], *vr = w->vd + jj * dp + cb;
-                    LOADV(vv, vr), a0 += pj * vv;
-                    if (nv > 1) LOADV(vv, vr + 8), a1 += pj * vv;
-                    if (nv > 2) LOADV(vv, vr + 16), a2 += pj * vv;
-                    if (nv > 3) LOADV(vv, vr + 24), a3 += pj * vv;
+                    const double *vr = w->vd + jj * dp + cb;
+                    LOADV(v0, vr);
+                    if (two) LOADV(v1, vr + ATTN_LANES);
+                    u0 += p0[jj] * v0, u1 += p0[jj] * v1;
+                    z0 += p1[jj] * v0, z1 += p1[jj] * v1;
                 }
-                STOREV(acc + cb, a0);
-                if (nv > 1) STOREV(acc + cb + 8, a1);
-                if (nv > 2) STOREV(acc + cb + 16, a2);
-                if (nv > 3) STOREV(acc + cb + 24, a3);
+                STOREV(a0 + cb, u0), STOREV(a1 + cb, z0);
+                if (two) STOREV(a0 + cb + ATTN_LANES, u1), STOREV(a1 + cb + ATTN_LANES, z1);
             }
         }
     }
