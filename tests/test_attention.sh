@@ -10,7 +10,8 @@
 #     where a row sees the tail: not causal, or t > s); a kernel given out alone
 #     is checked on out alone; the real flash kernel on the same tiles passes;
 #   - harness debug shows both outputs and matches; harness check finds nothing
-#     in the warp and flash kernels; the tune config runs;
+#     in the warp and flash kernels; the tune config runs; NVRTC compiles every
+#     kernel of every attention config;
 #   - bad parameters are exit 2 naming the file, the case and the parameter (d
 #     = 0 reaches the operator's check: scale's default is 1/sqrt(max(d, 1))).
 . "$(dirname "$0")/lib.sh"
@@ -89,6 +90,12 @@ echo "== the tune config"
 sed "s|\"\.\./kernels/|\"$root/kernels/|; s|\"count\": [0-9]*|\"count\": 1|; s|\"budget\": [0-9]*|\"budget\": 3|" \
   "$root/configs/attention_tune.json" >"$tmp/tune.json"
 expect 0 "" tune "$tmp/tune.json" --backend emu --quick --quiet --out "$tmp/tune.csv"
+
+echo "== NVRTC compiles every kernel (sm_90, no GPU needed; the edge config's DMAX 16 once gave a zero-sized array)"
+for c in "$tmp/attention_sweep.json" "$root/tests/configs/edge/attention.json" "$tmp/bugs.json" "$tmp/tune.json"; do
+  out=$("$h" compile "$c" --arch sm_90 2>&1) || fail "compile $(basename "$c") exited $?: $(printf '%s\n' "$out" | tail -5)"
+  case "$out" in *"compile error"*) fail "NVRTC, $(basename "$c"): $out" ;; esac
+done
 
 echo "== bad input"
 for bad in 's/"d": 8, "scale": "sc ? 0.5 : 1.0 \/ sqrt(d)"/"d": 0/' 's/"causal": \[0, 1\]/"causal": [2]/' 's/sc ? 0.5 :/sc ? 1e39 :/' \

@@ -47,6 +47,8 @@
 #ifndef WARPS
 #define WARPS 4
 #endif
+/* the output columns a lane of attention_warp owns: lane, lane + 32, ... below DMAX */
+#define LANE_COLS ((DMAX + 31) / 32)
 #ifndef BQ
 #define BQ 32
 #endif
@@ -101,9 +103,9 @@ __global__ void attention_warp(const float *q, const float *k, const float *v, f
     const int i = r % t;
     const float *qr = q + (size_t)r * d, *ks = k + (size_t)(r / t) * s * d, *vs = v + (size_t)(r / t) * s * d;
     const int n = causal && i + 1 < s ? i + 1 : s;
-    float acc[DMAX / 32];
+    float acc[LANE_COLS];
 #pragma unroll
-    for (int u = 0; u < DMAX / 32; u++) acc[u] = 0.0f;
+    for (int u = 0; u < LANE_COLS; u++) acc[u] = 0.0f;
     float m = NEG_INF, l = 0.0f;
     for (int j0 = 0; j0 < n; j0 += 32) {
         const int j = j0 + lane;
@@ -112,20 +114,20 @@ __global__ void attention_warp(const float *q, const float *k, const float *v, f
         const float p = j < n ? expf(x - mnew) : 0.0f, corr = expf(m - mnew);
         l = l * corr + warp_sum(p);
 #pragma unroll
-        for (int u = 0; u < DMAX / 32; u++) acc[u] *= corr;
+        for (int u = 0; u < LANE_COLS; u++) acc[u] *= corr;
         const int nj = n - j0 < 32 ? n - j0 : 32;
         for (int jj = 0; jj < nj; jj++) {
             const float pj = __shfl_sync(0xffffffffu, p, jj);
             const float *vr = vs + (size_t)(j0 + jj) * d;
 #pragma unroll
-            for (int u = 0; u < DMAX / 32; u++)
+            for (int u = 0; u < LANE_COLS; u++)
                 if (lane + 32 * u < d) acc[u] += pj * vr[lane + 32 * u];
         }
         m = mnew;
     }
     const float inv = 1.0f / l;
 #pragma unroll
-    for (int u = 0; u < DMAX / 32; u++)
+    for (int u = 0; u < LANE_COLS; u++)
         if (lane + 32 * u < d) out[(size_t)r * d + lane + 32 * u] = acc[u] * inv;
     if (lane == 0) lse[r] = m + logf(l);
 }
