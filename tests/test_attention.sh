@@ -82,9 +82,11 @@ case "$out" in *"lse (reference) (batch, heads, t) = (1, 1, 5)"*) ;; *) fail "de
 expect 1 "lse: 0 of" debug "$tmp/bugs.json" --kernel attention_lse_unwritten --set t=13,s=13,causal=0,sc=0
 
 echo "== harness check: clean"
-for v in attention_warp 'attention_flash'; do
+for v in attention_naive attention_warp attention_flash; do
   expect 0 "" check "$tmp/attention_sweep.json" --out "$tmp/check.csv" --variant "$v" --case 1
 done
+# the flash kernel on 8-query and 8-key tiles: two query tiles, tails, causal skipping
+expect 0 "" check "$tmp/bugs.json" --out "$tmp/check_tiles.csv" --variant flash
 
 echo "== the tune config"
 sed "s|\"\.\./kernels/|\"$root/kernels/|; s|\"count\": [0-9]*|\"count\": 1|; s|\"budget\": [0-9]*|\"budget\": 3|" \
