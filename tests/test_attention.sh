@@ -9,9 +9,10 @@
 #     loop that runs past s in the last K tile (s not a multiple of the tile,
 #     where a row sees the tail: not causal, or t > s); a kernel given out alone
 #     is checked on out alone; the real flash kernel on the same tiles passes;
-#   - harness debug shows both outputs and matches; harness check finds nothing
-#     in the warp and flash kernels; the tune config runs; NVRTC compiles every
-#     kernel of every attention config;
+#   - harness debug shows both outputs and matches (and names lse when a kernel
+#     leaves it unwritten); harness check finds nothing in the three kernels
+#     (the flash kernel also on 8 x 8 tiles: tails, causal skipping); the tune
+#     config runs; NVRTC compiles every kernel of every attention config;
 #   - bad parameters are exit 2 naming the file, the case and the parameter (d
 #     = 0 reaches the operator's check: scale's default is 1/sqrt(max(d, 1))).
 . "$(dirname "$0")/lib.sh"
