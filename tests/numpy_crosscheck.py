@@ -39,11 +39,11 @@ PARAMS = {
     "relu": ["n"], "relu_backward": ["n"], "sigmoid": ["n"], "sigmoid_backward": ["n"],
     "softmax_cross_entropy": ["batch", "classes"],
     "softmax": ["rows", "cols"],
+    "attention": ["batch", "heads", "t", "s", "d", "causal", "scale"],
     "layernorm": ["rows", "cols", "eps"],
     "reduce_sum": ["rows", "cols"],
     "transpose": ["rows", "cols"],
     "histogram": ["n", "bins"],
-    "attention": ["batch", "heads", "t", "s", "d", "causal", "scale"],
 }
 
 
@@ -181,15 +181,6 @@ def expected(op, P, T):
         z = T["x"] - T["x"].max(1, keepdims=True)
         e = np.exp(z)
         return {"y": e / e.sum(1, keepdims=True)}
-    if op == "softmax_cross_entropy":
-        z, lab = T["logits"], T["labels"].astype(np.int64)
-        zs = z - z.max(1, keepdims=True)
-        lse = np.log(np.exp(zs).sum(1))
-        rows = np.arange(z.shape[0])
-        loss = (lse - zs[rows, lab]).mean()
-        d = np.exp(zs - lse[:, None])
-        d[rows, lab] -= 1
-        return {"loss": np.array([loss]), "dlogits": d / z.shape[0]}
     if op == "attention":
         # torch's is_causal: query i sees keys j <= i (the top-left diagonal)
         x = float(np.float32(P["scale"])) * np.einsum("bhtd,bhsd->bhts", T["q"], T["k"])
@@ -200,6 +191,15 @@ def expected(op, P, T):
         e = np.exp(x - m)
         l = e.sum(-1, keepdims=True)
         return {"out": (e / l) @ T["v"], "lse": (m + np.log(l))[..., 0]}
+    if op == "softmax_cross_entropy":
+        z, lab = T["logits"], T["labels"].astype(np.int64)
+        zs = z - z.max(1, keepdims=True)
+        lse = np.log(np.exp(zs).sum(1))
+        rows = np.arange(z.shape[0])
+        loss = (lse - zs[rows, lab]).mean()
+        d = np.exp(zs - lse[:, None])
+        d[rows, lab] -= 1
+        return {"loss": np.array([loss]), "dlogits": d / z.shape[0]}
     return None
 
 
