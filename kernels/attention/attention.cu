@@ -99,7 +99,9 @@ __device__ __forceinline__ float warp_sum(float x) {
 __global__ void attention_warp(const float *q, const float *k, const float *v, float *out, float *lse, int bh,
                                int t, int s, int d, float scale, int causal) {
     const int r = blockIdx.x * WARPS + threadIdx.y, lane = threadIdx.x;
-    if (r >= bh * t) return;
+    /* past the last row; and d > DMAX (the configs' "where" keeps such cases out):
+     * nothing written, the row a mismatch rather than columns lost */
+    if (r >= bh * t || d > DMAX) return;
     const int i = r % t;
     const float *qr = q + (size_t)r * d, *ks = k + (size_t)(r / t) * s * d, *vs = v + (size_t)(r / t) * s * d;
     const int n = causal && i + 1 < s ? i + 1 : s;
@@ -141,6 +143,7 @@ __global__ void attention_flash(const float *q, const float *k, const float *v, 
     __shared__ float vt[BK][DMAX];  /* the value tile */
     __shared__ float xs[BK][BQ];    /* each row's scores for the tile (log2 units) */
     const int slice = blockIdx.y, q0 = blockIdx.x * BQ, tid = threadIdx.x, i = q0 + tid;
+    if (d > DMAX) return; /* the whole block: the tiles would overflow (configs keep such cases out with "where") */
     const float *qg = q + (size_t)slice * t * d, *kg = k + (size_t)slice * s * d, *vg = v + (size_t)slice * s * d;
     const float qscale = scale * LOG2E;
     for (int e = tid; e < BQ * d; e += BQ) {
