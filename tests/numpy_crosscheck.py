@@ -39,6 +39,7 @@ PARAMS = {
     "relu": ["n"], "relu_backward": ["n"], "sigmoid": ["n"], "sigmoid_backward": ["n"],
     "softmax_cross_entropy": ["batch", "classes"],
     "softmax": ["rows", "cols"],
+    "attention": ["batch", "heads", "t", "s", "d", "causal", "scale"],
     "layernorm": ["rows", "cols", "eps"],
     "reduce_sum": ["rows", "cols"],
     "transpose": ["rows", "cols"],
@@ -180,6 +181,16 @@ def expected(op, P, T):
         z = T["x"] - T["x"].max(1, keepdims=True)
         e = np.exp(z)
         return {"y": e / e.sum(1, keepdims=True)}
+    if op == "attention":
+        # torch's is_causal: query i sees keys j <= i (the top-left diagonal)
+        x = float(np.float32(P["scale"])) * np.einsum("bhtd,bhsd->bhts", T["q"], T["k"])
+        if P["causal"]:
+            t, s = x.shape[-2:]
+            x = np.where(np.arange(s)[None, :] <= np.arange(t)[:, None], x, -np.inf)
+        m = x.max(-1, keepdims=True)
+        e = np.exp(x - m)
+        l = e.sum(-1, keepdims=True)
+        return {"out": (e / l) @ T["v"], "lse": (m + np.log(l))[..., 0]}
     if op == "softmax_cross_entropy":
         z, lab = T["logits"], T["labels"].astype(np.int64)
         zs = z - z.max(1, keepdims=True)

@@ -111,6 +111,13 @@ def expected(op, P, T):
         return {"y": F.linear(T["x"], T["weight"], T["bias"])}
     if op == "softmax":
         return {"y": torch.softmax(T["x"], -1)}
+    if op == "attention":
+        sc, causal = float(np.float32(P["scale"])), bool(int(P["causal"]))
+        out = F.scaled_dot_product_attention(T["q"], T["k"], T["v"], is_causal=causal, scale=sc)
+        x = sc * T["q"] @ T["k"].transpose(-2, -1)
+        if causal:  # is_causal's mask: the top-left diagonal, j <= i
+            x = x.masked_fill(~torch.ones(x.shape[-2:], dtype=torch.bool).tril(), float("-inf"))
+        return {"out": out, "lse": torch.logsumexp(x, -1)}
     if op == "histogram":
         return {"hist": torch.bincount(T["x"].long(), minlength=int(P["bins"]))}
     if op == "transpose":
