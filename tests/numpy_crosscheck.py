@@ -43,6 +43,7 @@ PARAMS = {
     "reduce_sum": ["rows", "cols"],
     "transpose": ["rows", "cols"],
     "histogram": ["n", "bins"],
+    "scan": ["rows", "cols", "exclusive", "dtype"],
 }
 
 
@@ -170,6 +171,13 @@ def expected(op, P, T):
         return {"y": T["x"].T}
     if op == "reduce_sum":
         return {"y": T["x"].sum(1)}
+    if op == "scan":
+        # int32 flags: an int64 cumsum (no overflow), exact; float: float64
+        x = T["x"].astype(np.int64) if T["x"].dtype.kind == "i" else T["x"]
+        y = np.cumsum(x, axis=1)
+        if P["exclusive"]:
+            y = np.concatenate([np.zeros_like(y[:, :1]), y[:, :-1]], axis=1)
+        return {"y": y.astype(np.int32) if x.dtype.kind == "i" else y}
     if op == "layernorm":
         x = T["x"]
         mean = x.mean(1)

@@ -117,6 +117,11 @@ def expected(op, P, T):
         return {"y": torch.transpose(T["x"], 0, 1).contiguous()}
     if op == "reduce_sum":
         return {"y": torch.sum(T["x"], -1)}
+    if op == "scan":
+        y = torch.cumsum(T["x"], -1)  # int32 x: an int64 cumsum, exact
+        if int(P["exclusive"]):
+            y = torch.cat([torch.zeros_like(y[:, :1]), y[:, :-1]], -1)
+        return {"y": y}
     if op == "layernorm":
         x, eps = T["x"], float(np.float32(P["eps"]))
         var, mean = torch.var_mean(x, -1, unbiased=False)

@@ -20,6 +20,7 @@
  * show.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ops/op.h"
 
@@ -91,8 +92,13 @@ static void scan_generate(const double *p, void *const *bufs, uint64_t seed) {
     for (int64_t i = 0; i < n; i++) x[i] = (float)(hn_rand_below(&s, 1u << 24) * 0x1p-24); /* [0, 1), 24 bits */
 }
 
-/* The reference's unit of work: a chunk of up to SC_CHUNK elements of a row. */
-enum { SC_CHUNK = 1 << 16 };
+/* The reference's unit of work: a chunk of up to SC_CHUNK elements of a row,
+ * taken 8 at a time as a vector of doubles (GCC's vector extensions), compiled
+ * for AVX-512, AVX2 and the baseline and picked at load time (target_clones). */
+enum { SC_LANES = 8, SC_CHUNK = 1 << 16 };
+typedef float sc_v8f __attribute__((vector_size(32)));
+typedef int32_t sc_v8i __attribute__((vector_size(32)));
+typedef double sc_v8d __attribute__((vector_size(64)));
 
 typedef struct {
     const float *xf; /* one of xf, xi is set */
@@ -103,8 +109,22 @@ typedef struct {
     int exclusive;
 } scan_job;
 
-static double scan_x(const scan_job *j, int64_t i) {
+static inline double scan_x(const scan_job *j, int64_t i) {
     return j->xf ? (double)j->xf[i] : (double)j->xi[i];
+}
+
+/* Elements i..i+7 as doubles into *v (a pointer: a 64-byte vector returned by
+ * value changes the ABI between the clones). */
+static inline void scan_x8(const scan_job *j, int64_t i, sc_v8d *v) {
+    if (j->xf) {
+        sc_v8f f;
+        memcpy(&f, j->xf + i, sizeof f);
+        *v = __builtin_convertvector(f, sc_v8d);
+    } else {
+        sc_v8i n;
+        memcpy(&n, j->xi + i, sizeof n);
+        *v = __builtin_convertvector(n, sc_v8d);
+    }
 }
 
 static void scan_chunk_bounds(const scan_job *j, int64_t u, int64_t *lo, int64_t *hi) {
@@ -113,30 +133,54 @@ static void scan_chunk_bounds(const scan_job *j, int64_t u, int64_t *lo, int64_t
     *hi = r * j->cols + (c + SC_CHUNK < j->cols ? c + SC_CHUNK : j->cols);
 }
 
-static void scan_chunk_sums(void *ctx, int64_t begin, int64_t end) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void scan_chunk_sums(void *ctx, int64_t begin,
+                                                                                        int64_t end) {
     scan_job *j = ctx;
     for (int64_t u = begin; u < end; u++) {
-        int64_t lo, hi;
+        int64_t lo, hi, i;
         scan_chunk_bounds(j, u, &lo, &hi);
+        sc_v8d acc = {0};
         double t = 0;
-        if (j->xf)
-            for (int64_t i = lo; i < hi; i++) t += j->xf[i];
-        else
-            for (int64_t i = lo; i < hi; i++) t += j->xi[i];
+        for (i = lo; i + SC_LANES <= hi; i += SC_LANES) {
+            sc_v8d x;
+            scan_x8(j, i, &x);
+            acc += x;
+        }
+        for (; i < hi; i++) t += scan_x(j, i);
+        for (int l = 0; l < SC_LANES; l++) t += acc[l];
         j->part[u] = t;
     }
 }
 
-static void scan_chunk_prefixes(void *ctx, int64_t begin, int64_t end) {
+/* Every chunk's prefixes from its offset: within 8 elements by three shifted
+ * adds, then the running sum added, so the chain of dependent adds is one a
+ * vector rather than one an element. The order of the adds does not matter:
+ * every partial sum is exact (below). An exclusive prefix is the inclusive one
+ * less the element, exact too. */
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void scan_chunk_prefixes(void *ctx, int64_t begin,
+                                                                                            int64_t end) {
     scan_job *j = ctx;
+    const sc_v8d zero = {0};
     for (int64_t u = begin; u < end; u++) {
-        int64_t lo, hi;
+        int64_t lo, hi, i;
         scan_chunk_bounds(j, u, &lo, &hi);
         double t = j->part ? j->part[u] : 0;
+        for (i = lo; i + SC_LANES <= hi; i += SC_LANES) {
+            sc_v8d x;
+            scan_x8(j, i, &x);
+            sc_v8d v = x;
+            v += __builtin_shufflevector(zero, v, 0, 8, 9, 10, 11, 12, 13, 14);
+            v += __builtin_shufflevector(zero, v, 0, 1, 8, 9, 10, 11, 12, 13);
+            v += __builtin_shufflevector(zero, v, 0, 1, 2, 3, 8, 9, 10, 11);
+            v += t;
+            t = v[SC_LANES - 1];
+            if (j->exclusive) v -= x;
+            memcpy(j->y + i, &v, sizeof v);
+        }
         if (j->exclusive)
-            for (int64_t i = lo; i < hi; i++) j->y[i] = t, t += scan_x(j, i);
+            for (; i < hi; i++) j->y[i] = t, t += scan_x(j, i);
         else
-            for (int64_t i = lo; i < hi; i++) t += scan_x(j, i), j->y[i] = t;
+            for (; i < hi; i++) t += scan_x(j, i), j->y[i] = t;
     }
 }
 
