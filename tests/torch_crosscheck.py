@@ -122,6 +122,16 @@ def expected(op, P, T):
         if int(P["exclusive"]):
             y = torch.cat([torch.zeros_like(y[:, :1]), y[:, :-1]], -1)
         return {"y": y}
+    if op == "stencil3d":
+        # interior points: a 3x3x3 cross-correlation with the 7 coefficients; the boundary copied
+        x, c = T["in"], [float(np.float32(P[f"c{k}"])) for k in range(7)]
+        w = torch.zeros(1, 1, 3, 3, 3)
+        w[0, 0, 1, 1, 1], w[0, 0, 1, 1, 0], w[0, 0, 1, 1, 2] = c[0], c[1], c[2]
+        w[0, 0, 1, 0, 1], w[0, 0, 1, 2, 1], w[0, 0, 0, 1, 1], w[0, 0, 2, 1, 1] = c[3], c[4], c[5], c[6]
+        y = x.clone()
+        if min(x.shape) >= 3:
+            y[1:-1, 1:-1, 1:-1] = F.conv3d(x[None, None], w)[0, 0]
+        return {"out": y}
     if op == "layernorm":
         x, eps = T["x"], float(np.float32(P["eps"]))
         var, mean = torch.var_mean(x, -1, unbiased=False)
