@@ -26,6 +26,7 @@ import csv
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -280,7 +281,9 @@ for cfg in configs:
             index = np.load(idx_path) if os.path.exists(idx_path) else None
             compare(where + " reference", np.load(ref), w, 1e-9, exact=integer, index=index)
             for r in rows:
-                path = os.path.join(cdir, f"{b}.{r['variant']}.npy")
+                # the file is named after the variant with unsafe characters replaced
+                # (hn_sanitize_name): scan_lookback<float> -> scan_lookback_float_
+                path = os.path.join(cdir, f"{b}.{re.sub(r'[^A-Za-z0-9._-]', '_', r['variant'])}.npy")
                 if r["status"] != "ok" or not os.path.exists(path):
                     continue
                 compare(f"{where} variant {r['variant']}", np.load(path), w, 2e-4, exact=integer)
