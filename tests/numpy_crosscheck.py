@@ -44,6 +44,8 @@ PARAMS = {
     "reduce_sum": ["rows", "cols"],
     "transpose": ["rows", "cols"],
     "histogram": ["n", "bins"],
+    "scan": ["rows", "cols", "exclusive", "dtype"],
+    "stencil3d": ["nz", "ny", "nx", "c0", "c1", "c2", "c3", "c4", "c5", "c6"],
 }
 
 
@@ -171,6 +173,22 @@ def expected(op, P, T):
         return {"y": T["x"].T}
     if op == "reduce_sum":
         return {"y": T["x"].sum(1)}
+    if op == "scan":
+        # int32 flags: an int64 cumsum (no overflow), exact; float: float64
+        x = T["x"].astype(np.int64) if T["x"].dtype.kind == "i" else T["x"]
+        y = np.cumsum(x, axis=1)
+        if P["exclusive"]:
+            y = np.concatenate([np.zeros_like(y[:, :1]), y[:, :-1]], axis=1)
+        return {"y": y.astype(np.int32) if x.dtype.kind == "i" else y}
+    if op == "stencil3d":
+        # interior points: the 7-point stencil; the boundary copied
+        x, c = T["in"], [float(np.float32(P[f"c{k}"])) for k in range(7)]
+        y = x.copy()
+        if min(x.shape) >= 3:
+            y[1:-1, 1:-1, 1:-1] = (c[0] * x[1:-1, 1:-1, 1:-1] + c[1] * x[1:-1, 1:-1, :-2] + c[2] * x[1:-1, 1:-1, 2:]
+                                   + c[3] * x[1:-1, :-2, 1:-1] + c[4] * x[1:-1, 2:, 1:-1]
+                                   + c[5] * x[:-2, 1:-1, 1:-1] + c[6] * x[2:, 1:-1, 1:-1])
+        return {"out": y}
     if op == "layernorm":
         x = T["x"]
         mean = x.mean(1)

@@ -26,6 +26,7 @@ import csv
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -124,6 +125,21 @@ def expected(op, P, T):
         return {"y": torch.transpose(T["x"], 0, 1).contiguous()}
     if op == "reduce_sum":
         return {"y": torch.sum(T["x"], -1)}
+    if op == "scan":
+        y = torch.cumsum(T["x"], -1)  # int32 x: an int64 cumsum, exact
+        if int(P["exclusive"]):
+            y = torch.cat([torch.zeros_like(y[:, :1]), y[:, :-1]], -1)
+        return {"y": y}
+    if op == "stencil3d":
+        # interior points: a 3x3x3 cross-correlation with the 7 coefficients; the boundary copied
+        x, c = T["in"], [float(np.float32(P[f"c{k}"])) for k in range(7)]
+        w = torch.zeros(1, 1, 3, 3, 3)
+        w[0, 0, 1, 1, 1], w[0, 0, 1, 1, 0], w[0, 0, 1, 1, 2] = c[0], c[1], c[2]
+        w[0, 0, 1, 0, 1], w[0, 0, 1, 2, 1], w[0, 0, 0, 1, 1], w[0, 0, 2, 1, 1] = c[3], c[4], c[5], c[6]
+        y = x.clone()
+        if min(x.shape) >= 3:
+            y[1:-1, 1:-1, 1:-1] = F.conv3d(x[None, None], w)[0, 0]
+        return {"out": y}
     if op == "layernorm":
         x, eps = T["x"], float(np.float32(P["eps"]))
         var, mean = torch.var_mean(x, -1, unbiased=False)
@@ -272,7 +288,9 @@ for cfg in configs:
             index = np.load(idx_path) if os.path.exists(idx_path) else None
             compare(where + " reference", np.load(ref), w, 1e-9, exact=integer, index=index)
             for r in rows:
-                path = os.path.join(cdir, f"{b}.{r['variant']}.npy")
+                # the file is named after the variant with unsafe characters replaced
+                # (hn_sanitize_name): scan_lookback<float> -> scan_lookback_float_
+                path = os.path.join(cdir, f"{b}.{re.sub(r'[^A-Za-z0-9._-]', '_', r['variant'])}.npy")
                 if r["status"] != "ok" or not os.path.exists(path):
                     continue
                 compare(f"{where} variant {r['variant']}", np.load(path), w, 2e-4, exact=integer)
