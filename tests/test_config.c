@@ -246,8 +246,9 @@ static void test_bad_input(void) {
     e = error_of(SMALL_CONFIG(", \"check\": {\"min_match\": 2}", BASE_VARIANT));
     CHECK_CONTAINS(e, "check.min_match: 2 is out of range");
     e = error_of("{\"op\": \"conv3d\", \"axes\": {\"a\": [1]}, \"variants\": []}");
-    /* the list grows with every operator folder: check its start only */
-    CHECK_CONTAINS(e, "op: unknown operator 'conv3d' (known: conv2d");
+    /* the list grows with every operator folder: check its start and one member only */
+    CHECK_CONTAINS(e, "op: unknown operator 'conv3d' (known: ");
+    CHECK_CONTAINS(e, " conv2d, ");
     /* a case the operator cannot pose: the file, "axes", the case and the op's reason */
     e = error_of("{\"op\": \"conv2d\", \"axes\": {\"in_ch\": 1, \"out_ch\": 1, \"filter_size\": [3, 9], "
                  "\"img_size\": 8}, \"params\": {\"padding\": 0}, \"variants\": [" BASE_VARIANT "]}");
