@@ -1,9 +1,12 @@
 /* backend.c: choosing a backend; see backend.h. */
 #include "backend.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int hn_backend_create(const char *name, const hn_backend_opts *opts, int verbose,
                       hn_backend **out, hn_err *err) {
@@ -68,4 +71,48 @@ void hn_profile_free(hn_profile *p) {
     free(p->rows);
     free(p->kernel);
     memset(p, 0, sizeof *p);
+}
+
+int hn_cuda_available_isolated(char *why, size_t why_size) {
+    int fd[2];
+    if (why_size) why[0] = 0;
+    if (pipe(fd) != 0) return 1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return 1;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        char msg[512];
+        int ok = hn_cuda_available(msg, sizeof msg);
+        if (!ok) {
+            size_t len = strlen(msg), done = 0;
+            while (done < len) {
+                ssize_t w = write(fd[1], msg + done, len - done);
+                if (w <= 0) break;
+                done += (size_t)w;
+            }
+        }
+        _exit(ok ? 0 : 1);
+    }
+    close(fd[1]);
+    size_t got = 0;
+    while (why_size && got + 1 < why_size) {
+        ssize_t r = read(fd[0], why + got, why_size - 1 - got);
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    if (why_size) why[got] = 0;
+    close(fd[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return 1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+        if (why_size && !got) snprintf(why, why_size, "no usable CUDA device");
+        return 0;
+    }
+    return 1; /* 0, or the child crashed: let the backend say what it finds */
 }

@@ -220,6 +220,11 @@ int hn_backend_emu_create(const hn_backend_opts *opts, hn_backend **out, hn_err 
 /* Whether a CUDA driver can be loaded and sees at least one device; fills why
  * with the reason when not (no libcuda.so.1, no device, init error). */
 int hn_cuda_available(char *why, size_t why_size);
+/* hn_cuda_available asked in a child process, so that the caller's process
+ * neither loads the driver nor initialises CUDA (a run forks its worker after
+ * this). 1 when a device is usable (or the child could not be started: the
+ * backend then says why itself), else 0 with why. */
+int hn_cuda_available_isolated(char *why, size_t why_size);
 /* The devices the CUDA driver sees (0 without a driver). Initialises the
  * driver: never call it in a process that forks workers afterwards. */
 int hn_cuda_device_count(void);

@@ -282,6 +282,45 @@ static int parse_field(ctx *c, const cJSON *j, const char *jpath, const name_set
     return 0;
 }
 
+/* A variant's precision: an expression over the names of the variant
+ * ("ACCUM_DTYPE"), or a precision written as a plain word. "precision": "double"
+ * reads naturally but, as an expression, names nothing; the words are taken as
+ * the precision they spell (fp64 is "double", ...), and another word that names
+ * nothing is refused with the accepted values. */
+static int parse_precision(ctx *c, const cJSON *j, const char *jpath, const name_sets *ns, hn_expr **out) {
+    static const struct {
+        const char *word, *precision;
+    } WORDS[] = {{"float", "float"},       {"fp32", "float"},     {"float32", "float"}, {"single", "float"},
+                 {"double", "double"},     {"fp64", "double"},    {"float64", "double"},
+                 {"half", "half"},         {"fp16", "half"},      {"float16", "half"},  {"__half", "half"},
+                 {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"},  {"__nv_bfloat16", "bfloat16"},
+                 {"tf32", "tf32"}};
+    if (cJSON_IsString(j)) {
+        const char *w = j->valuestring;
+        int is_name = 0;
+        for (int i = 0; i < ns->n_axes; i++) is_name |= strcmp(ns->axis_names[i], w) == 0;
+        for (int i = 0; i < ns->n_params; i++) is_name |= strcmp(ns->param_names[i], w) == 0;
+        for (int i = 0; i < ns->n_defines; i++) is_name |= strcmp(ns->define_names[i], w) == 0;
+        for (size_t k = 0; !is_name && k < HN_ARRAY_LEN(WORDS); k++)
+            if (strcmp(w, WORDS[k].word) == 0) {
+                char *lit = xasprintf("\"%s\"", WORDS[k].precision);
+                hn_err e;
+                int rc = hn_expr_parse(lit, out, &e);
+                free(lit);
+                if (rc != 0) return bad(c, jpath, "%s", e.msg);
+                return 0;
+            }
+        int word = *w != 0;
+        for (const char *q = w; *q; q++) word &= isalnum((unsigned char)*q) || *q == '_';
+        if (word && !is_name)
+            return bad(c, jpath,
+                       "'%s' is not a precision: give float, double, half, bfloat16 or tf32 (fp32, fp64, fp16 and "
+                       "bf16 are taken too), or an expression over the defines such as \"ACCUM_DTYPE\"",
+                       CUT(w));
+    }
+    return parse_field(c, j, jpath, ns, 7, out);
+}
+
 static int names_something(void *ctx, const char *name) {
     (void)ctx, (void)name;
     return -1;
@@ -1307,7 +1346,7 @@ static int parse_variant(ctx *c, hn_plan *plan, const cJSON *v, const cJSON *def
     free(p);
     p = jp(jpath, "precision");
     j = vget(v, defaults, "precision");
-    if (j && parse_field(c, j, p, &ns, 7, &s->precision) != 0) goto done;
+    if (j && parse_precision(c, j, p, &ns, &s->precision) != 0) goto done;
     free(p);
     p = NULL;
 

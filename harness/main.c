@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "commands.h"
 #include "util.h"
@@ -249,8 +251,9 @@ static int parse_number(const char *opt, const char *text, double *out) {
 }
 
 /* Parses argv (after the command) into cli; 1 when --help was asked. */
-static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
+static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli, int *backend_given) {
     hn_cli_init(cli);
+    *backend_given = 0;
     /* the value each single-value option was given (a second is an error: the
      * last one used to win in silence) */
     const char *given[HN_ARRAY_LEN(OPTS)] = {0};
@@ -315,6 +318,7 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
             return -1;
         }
         given[oi] = val;
+        if (o->offset == offsetof(hn_cli, backend)) *backend_given = 1;
         double d;
         switch (o->kind) {
         case 's': *(const char **)field = val; break;
@@ -366,6 +370,83 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli) {
     return 0;
 }
 
+/* Options that parse alone but not together, or values no command can use:
+ * refused here, before a command loads anything or touches a results file.
+ * -1 with the message printed. */
+static int check_combinations(const cmd_def *cmd, const hn_cli *cli, const int *given_backend) {
+    const char *n = cmd->name;
+    if (strcmp(cli->backend, "cuda") != 0 && strcmp(cli->backend, "emu") != 0 && strcmp(cli->backend, "auto") != 0) {
+        fprintf(stderr, "harness %s: --backend: '%s' is not a backend (cuda, emu or auto)\n", n, cli->backend);
+        return -1;
+    }
+    if (cli->min_samples == 0 || cli->max_samples == 0) {
+        fprintf(stderr, "harness %s: --%s: 0 samples measure nothing; give at least 1\n", n,
+                cli->min_samples == 0 ? "min-samples" : "max-samples");
+        return -1;
+    }
+    if (cli->min_samples > 0 && cli->max_samples > 0 && cli->max_samples < cli->min_samples) {
+        fprintf(stderr, "harness %s: --max-samples %d is under --min-samples %d\n", n, cli->max_samples,
+                cli->min_samples);
+        return -1;
+    }
+    if (cli->timeout == 0) {
+        fprintf(stderr, "harness %s: --timeout: must be > 0 (got 0); it is the sampling time of a row\n", n);
+        return -1;
+    }
+    if (cli->resume && cli->force) {
+        fprintf(stderr, "harness %s: --resume and --force: --resume keeps the rows --out holds, --force starts it "
+                        "over; give one\n", n);
+        return -1;
+    }
+    if (cli->quiet && cli->verbose) {
+        fprintf(stderr, "harness %s: --quiet and --verbose: give one\n", n);
+        return -1;
+    }
+    if (cli->arch && *given_backend && strcmp(cli->backend, "emu") == 0) {
+        fprintf(stderr, "harness %s: --arch %s and --backend emu: the emulator compiles for the host CPU, not an "
+                        "architecture; drop one\n", n, cli->arch);
+        return -1;
+    }
+    /* asked before anything is written: the worker would find it only after the
+     * results file was started */
+    if ((cmd->bit & (C_RUN | C_DEBUG | C_TUNE | C_TRAIN)) && strcmp(cli->backend, "cuda") == 0 && !cli->replay &&
+        !cli->sanitize && !cli->profile) {
+        char why[512];
+        if (!hn_cuda_available_isolated(why, sizeof why)) {
+            fprintf(stderr, "harness %s: --backend cuda: no usable GPU here (%s); --backend emu (or auto, the "
+                            "default) runs the kernels on the CPU emulator, and harness info says what it finds\n",
+                    n, why);
+            return -1;
+        }
+    }
+    if (cmd->bit == C_RUN && cli->profile_blocks >= 0 && !cli->profile) {
+        fprintf(stderr, "harness run: --profile-blocks needs --profile (or harness profile)\n");
+        return -1;
+    }
+    if (cmd->bit == C_RUN && cli->save_samples && (cli->profile || cli->sanitize)) {
+        fprintf(stderr, "harness run: --save-samples and --%s: a %s run times nothing, so it has no samples\n",
+                cli->profile ? "profile" : "sanitize", cli->profile ? "profiled" : "sanitized");
+        return -1;
+    }
+    if (cli->out) {
+        struct stat st;
+        int exists = stat(cli->out, &st) == 0;
+        int takes_folder = cmd->bit & (C_DEBUG | C_PLOT | C_COMPARE);
+        if (exists && !takes_folder && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "harness %s: --out %s is a folder; give a file path (%s)\n", n, cli->out,
+                    cmd->bit == C_TUNE ? "the prefix of the tune's files, such as results/x.tune"
+                                       : "such as results/x.csv");
+            return -1;
+        }
+        if (exists && cmd->bit == C_DEBUG && !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "harness debug: --out %s is a file, not a folder (debug writes its mismatch map "
+                            "into a folder)\n", cli->out);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -396,12 +477,13 @@ int main(int argc, char **argv) {
         return 2;
     }
     hn_cli cli;
-    int rc = parse_args(argc - 2, argv + 2, cmd, &cli);
+    int backend_given;
+    int rc = parse_args(argc - 2, argv + 2, cmd, &cli, &backend_given);
     if (rc == 1) {
         command_usage(stdout, cmd);
         return 0;
     }
-    if (rc != 0) return 2;
+    if (rc != 0 || check_combinations(cmd, &cli, &backend_given) != 0) return 2;
     if (cmd->needs_file == 2 && (!cli.config || !cli.n_inputs)) {
         fprintf(stderr, "harness %s: expected the output and at least one shard (harness %s %s)\n", cmd->name,
                 cmd->name, cmd->args);

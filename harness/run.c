@@ -91,6 +91,8 @@ typedef struct {
     double *median, *noise;
     /* the results file */
     char *out_path, *marker_path, *meta_path;
+    char *previous_path; /* the file --out held before this run started it over, kept until a row is
+                            written (NULL: none): a run that fails before running anything puts it back */
     const char **cols;
     int n_cols;
     hn_csv *csv;        /* the writer (NULL until the file is open) */
@@ -302,6 +304,31 @@ static int clobbers_input(const run_ctx *r) {
     return hit;
 }
 
+/* Puts back the file --out held before this run, when the run wrote no row of
+ * its own (it failed before running anything): an earlier run's results are
+ * never lost to a run that did nothing. */
+static void restore_previous(run_ctx *r) {
+    if (!r->previous_path) return;
+    if (r->csv) {
+        hn_csv_close(r->csv);
+        r->csv = NULL;
+    }
+    if (rename(r->previous_path, r->out_path) != 0)
+        fprintf(stderr, "harness: the earlier %s is in %s (cannot put it back: %s)\n", r->out_path,
+                r->previous_path, strerror(errno));
+    free(r->previous_path);
+    r->previous_path = NULL;
+}
+
+/* Drops the file set aside by open_results, once this run's rows replace it. */
+static void drop_previous(run_ctx *r) {
+    if (!r->previous_path) return;
+    if (unlink(r->previous_path) != 0 && errno != ENOENT)
+        fprintf(stderr, "harness: cannot remove %s: %s\n", r->previous_path, strerror(errno));
+    free(r->previous_path);
+    r->previous_path = NULL;
+}
+
 /* Refuses to overwrite an unfinished run or an input; opens the file fresh, or
  * (--resume) loads what it holds for matching once the worker names its device. */
 static int open_results(run_ctx *r) {
@@ -336,8 +363,19 @@ static int open_results(run_ctx *r) {
     char *dir = hn_dirname(r->out_path);
     int rc = hn_mkdirs(dir, &err);
     free(dir);
+    if (rc == 0 && exists) {
+        r->previous_path = xasprintf("%s.previous", r->out_path);
+        if (rename(r->out_path, r->previous_path) != 0) {
+            fprintf(stderr, "harness: cannot set %s aside before starting it over: %s\n", r->out_path,
+                    strerror(errno));
+            free(r->previous_path);
+            r->previous_path = NULL;
+            return -1;
+        }
+    }
     if (rc != 0 || hn_csv_open(r->out_path, r->cols, r->n_cols, &r->csv, &err) != 0) {
         fprintf(stderr, "harness: %s\n", err.msg);
+        restore_previous(r);
         return -1;
     }
     /* a fresh unsharded file: a shard's sidecar left beside it by an earlier
@@ -1001,6 +1039,7 @@ int hn_cmd_run(const hn_cli *cli_in) {
             unlink(r.out_path);
             unlink(r.marker_path);
             if (r.shard.count) unlink(r.meta_path);
+            restore_previous(&r);
         }
         exit_code = 2;
         goto done;
@@ -1051,6 +1090,13 @@ int hn_cmd_run(const hn_cli *cli_in) {
         exit_code = hn_interrupted() ? hn_interrupt_exit_code() : 1;
     }
 done:
+    /* a run that stopped before its first row (its file holds only the header)
+     * gives the earlier file back; one that wrote rows replaces it */
+    if (r.previous_path && r.n_rows == 0 && !r.have_dev) {
+        unlink(r.marker_path);
+        restore_previous(&r);
+    }
+    drop_previous(&r);
     hn_interrupt_restore(&handlers);
     for (int i = 0; i < r.n_lanes; i++) hn_worker_destroy(r.lanes[i].wk);
     hn_csv_close(r.csv);

@@ -32,7 +32,7 @@ expect 2 "params.in_ch ('in_ch'): expected an integer, got the string \"x\"" \
 expect 2 "--case 5: the plan has 1 cases" "$planted" --kernel conv2d_planted --case 5
 expect 2 "--case 0-1: debug runs one case; give one id" "$planted" --kernel conv2d_planted --case 0-1
 expect 2 "--block 1,2: expected X,Y,Z (e.g. 0,1,0)" "$planted" --kernel conv2d_planted --block 1,2
-expect 2 "unknown backend 'nope' (expected cuda, emu or auto)" "$planted" --kernel conv2d_planted --backend nope
+expect 2 "--backend: 'nope' is not a backend (cuda, emu or auto)" "$planted" --kernel conv2d_planted --backend nope
 expect 2 "missing.json: cannot open" "$tmp/missing.json" --kernel x
 case "$out" in *"debug:"*) fail "bad usage ran something: $out" ;; esac
 

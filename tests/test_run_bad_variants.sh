@@ -121,7 +121,7 @@ $want"
 out=$("$h" run "$tmp/bad.json" --backend nope --variant typedok --out "$tmp/nope.csv" 2>&1)
 rc=$?
 [ "$rc" = 2 ] || fail "--backend nope: exit $rc, expected 2: $out"
-case "$out" in *"unknown backend 'nope' (expected cuda, emu or auto)"*) ;; *) fail "--backend nope: $out" ;; esac
+case "$out" in *"--backend: 'nope' is not a backend (cuda, emu or auto)"*) ;; *) fail "--backend nope: $out" ;; esac
 out=$("$h" run "$tmp/bad.json" --variant typedok --out "$tmp/auto.csv" 2>&1)
 rc=$?
 [ "$rc" = 0 ] || fail "--backend auto: exit $rc: $out"
