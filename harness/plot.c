@@ -1252,9 +1252,22 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every *.csv under dir (not *.samples.csv nor *.best.csv), recursively; symbolic links to
- * folders are not followed. */
-static void find_csvs(const char *dir, char ***list, int *n, int *cap) {
+/* The CSVs the harness writes beside results that are not results themselves:
+ * plot --all passes over them (a check or a profile times nothing; the others
+ * have other columns). */
+static const char *const NOT_RESULTS[] = {".samples.csv", ".best.csv", ".check.csv", ".profile.csv",
+                                          ".lines.csv", ".strategies.csv"};
+
+static int is_results_csv(const char *path) {
+    if (!ends_with(path, ".csv")) return 0;
+    for (size_t i = 0; i < HN_ARRAY_LEN(NOT_RESULTS); i++)
+        if (ends_with(path, NOT_RESULTS[i])) return 0;
+    return 1;
+}
+
+/* Every results *.csv under dir (is_results_csv), recursively, and the count of the
+ * other CSVs passed over in *skipped; symbolic links to folders are not followed. */
+static void find_csvs(const char *dir, char ***list, int *n, int *cap, int *skipped) {
     DIR *dp = opendir(dir);
     if (!dp) return;
     struct dirent *e;
@@ -1263,10 +1276,10 @@ static void find_csvs(const char *dir, char ***list, int *n, int *cap) {
         char *path = xasprintf("%s/%s", dir, e->d_name);
         struct stat st;
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            find_csvs(path, list, n, cap);
-        } else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && ends_with(path, ".csv") &&
-                   !ends_with(path, ".samples.csv") && !ends_with(path, ".best.csv")) {
-            push_str(list, n, cap, path);
+            find_csvs(path, list, n, cap, skipped);
+        } else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && ends_with(path, ".csv")) {
+            if (is_results_csv(path)) push_str(list, n, cap, path);
+            else if (!ends_with(path, ".samples.csv") && !ends_with(path, ".best.csv")) (*skipped)++;
         }
         free(path);
     }
@@ -1281,7 +1294,11 @@ static int plot_all(const plot_ctx *pc) {
     }
     char **list = NULL;
     int n = 0, cap = 0;
-    find_csvs("results", &list, &n, &cap);
+    int skipped = 0;
+    find_csvs("results", &list, &n, &cap, &skipped);
+    if (skipped && !pc->cli->quiet)
+        printf("harness plot --all: %d CSV%s of harness check, profile or tune passed over (not results: "
+               "plot one by name to draw it)\n", skipped, skipped == 1 ? "" : "s");
     if (n == 0) {
         printf("harness plot --all: no results CSV under results/\n");
         free(list);

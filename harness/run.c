@@ -116,6 +116,7 @@ typedef struct {
     unsigned char *seen;  /* per case: its first CASE message came */
     int64_t cases_seen, cases_total;
     int n_ok, n_failed, n_rows;
+    int n_by_status[HN_ST_COUNT]; /* rows this run wrote, by status: the reasons behind n_failed */
     int tty;
     int write_failed;
     int any_failure;
@@ -125,6 +126,19 @@ typedef struct {
 
 /* ---------------------------------------------------------------------- */
 /* progress */
+
+/* " (2 mismatch, 1 timeout)": the statuses of the failed rows this run wrote, or
+ * "" when none failed. */
+static void failure_reasons(const run_ctx *r, char *out, size_t size) {
+    hn_sb sb;
+    hn_sb_init(&sb);
+    for (int st = 0; st < HN_ST_COUNT; st++)
+        if (r->n_by_status[st] && hn_status_failed(st))
+            hn_sb_addf(&sb, "%s%d %s", sb.len ? ", " : " (", r->n_by_status[st], hn_status_names[st]);
+    if (sb.len) hn_sb_addf(&sb, ")");
+    snprintf(out, size, "%s", sb.len ? sb.buf : "");
+    hn_sb_free(&sb);
+}
 
 static void progress(run_ctx *r, int64_t c, const char *label, const lane_ctx *ln) {
     if (r->cli->quiet) return;
@@ -139,9 +153,11 @@ static void progress(run_ctx *r, int64_t c, const char *label, const lane_ctx *l
         snprintf(where, sizeof where, " [device %d%s]", ln->dev.index, ln->cur_helping ? ", helping" : "");
     /* printed as a case starts: the counts are of the cases before it ("so far"),
      * which a log of one line per case would otherwise read as this case's */
-    fprintf(stderr, "%s[%lld/%lld] case %lld %s%s: %d rows ok, %d failed so far, %.1f s%s%s", r->tty ? "\r\033[K" : "",
-            (long long)r->cases_seen, (long long)r->cases_total, (long long)c, label, where, r->n_ok, r->n_failed, el,
-            eta, r->tty ? "" : "\n");
+    char why[256];
+    failure_reasons(r, why, sizeof why);
+    fprintf(stderr, "%s[%lld/%lld] case %lld %s%s: %d rows ok, %d failed%s so far, %.1f s%s%s", r->tty ? "\r\033[K" : "",
+            (long long)r->cases_seen, (long long)r->cases_total, (long long)c, label, where, r->n_ok, r->n_failed, why,
+            el, eta, r->tty ? "" : "\n");
     fflush(stderr);
 }
 
@@ -209,6 +225,7 @@ static void take_row(run_ctx *r, lane_ctx *ln, const hn_run_row *row) {
     record(r, row->case_id, row->slot, row->status, row->median_ms, row->noise);
     r->n_rows++;
     if (row->status == HN_ST_OK) r->n_ok++;
+    if (row->status >= 0 && row->status < HN_ST_COUNT) r->n_by_status[row->status]++;
     if (hn_status_failed(row->status)) r->n_failed++, r->any_failure = 1;
     ln->rows_this_worker++;
 }
@@ -1066,7 +1083,13 @@ int hn_cmd_run(const hn_cli *cli_in) {
     }
     hn_verdict_print(&vin, stdout);
     print_time_split(&r, hn_now() - r.t_start);
-    printf("results: %s (%d rows written by this run)\n", r.out_path, r.n_rows);
+    char why[256];
+    failure_reasons(&r, why, sizeof why);
+    if (r.n_failed)
+        printf("results: %s (%d rows written by this run: %d ok, %d failed%s)\n", r.out_path, r.n_rows, r.n_ok,
+               r.n_failed, why);
+    else
+        printf("results: %s (%d rows written by this run)\n", r.out_path, r.n_rows);
     write_meta(&r, finished);
     if (cli->profile) {
         char *lines = profile_path(r.out_path, ".lines.csv"), *text = profile_path(r.out_path, ".txt");

@@ -29,7 +29,7 @@ expect_cmd=("$h")
 expect_name="harness "
 
 echo "== a first run, kept as the results every refusal below must leave alone"
-expect 1 "results: $res (2 rows written by this run)" run "$cfg" --backend emu --quick --out "$res"
+expect 1 "results: $res (2 rows written by this run: 1 ok, 1 failed (1 mismatch))" run "$cfg" --backend emu --quick --out "$res"
 cp "$res" "$tmp/r.keep"
 untouched() { cmp -s "$res" "$tmp/r.keep" || fail "$1 changed or removed $res"; [ ! -e "$res.unfinished" ] || fail "$1 left $res.unfinished"; }
 
@@ -77,7 +77,7 @@ expect 2 "--emu-threads 100000: at most" run "$cfg" --backend emu --emu-threads 
 untouched "a run whose worker could not start"
 [ ! -e "$res.previous" ] || fail "the earlier results were left in $res.previous"
 # ... and one that ran replaces them, leaving nothing aside
-expect 1 "results: $res (1 rows written by this run)" run "$cfg" --backend emu --quick --variant my_relu_copy --out "$res"
+expect 1 "results: $res (1 rows written by this run: 0 ok, 1 failed (1 mismatch))" run "$cfg" --backend emu --quick --variant my_relu_copy --out "$res"
 [ ! -e "$res.previous" ] || fail "a finished run left $res.previous"
 
 echo "== precision as a word: the natural spellings, or the accepted ones listed"
@@ -87,5 +87,17 @@ for word in double fp64 float64; do
 done
 sed 's/"kernel": "my_relu"}/"kernel": "my_relu", "precision": "fp8"}/' "$cfg" >"$tmp/p.json"
 expect 2 "variants[0].precision: 'fp8' is not a precision: give float, double, half, bfloat16 or tf32" list "$tmp/p.json"
+
+echo "== plot --all draws results, not the CSVs of check and profile"
+mkdir -p "$tmp/proj/results"
+cp "$tmp/r.keep" "$tmp/proj/results/myrelu.csv"
+expect 1 "rows written by this run" check "$cfg" --out "$tmp/proj/results/myrelu.check.csv"
+expect 1 "results: $tmp/proj/results/myrelu.profile.csv" profile "$cfg" --out "$tmp/proj/results/myrelu.profile.csv"
+out=$(cd "$tmp/proj" && "$h" plot --all 2>&1)
+rc=$?
+[ "$rc" = 0 ] || fail "plot --all: exit $rc: $out"
+case "$out" in *"3 CSVs of harness check, profile or tune passed over"*) ;; *) fail "plot --all: no note of the passed-over files: $out" ;; esac
+case "$out" in *"myrelu.check"* | *"myrelu.profile"*) fail "plot --all drew a check or profile CSV: $out" ;; esac
+[ -e "$tmp/proj/plots/myrelu.png" ] || fail "plot --all: no plots/myrelu.png: $out"
 
 finish
