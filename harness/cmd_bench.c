@@ -28,6 +28,11 @@ int hn_cmd_bench(const hn_cli *cli) {
                 only);
         return 2;
     }
+    if (only && cli->quick && (strcmp(only, "ops") == 0 || strcmp(only, "tune") == 0)) {
+        fprintf(stderr, "harness bench %s: --quick: %s has no quick form (--quick is for reference and emu)\n", only,
+                only);
+        return 2;
+    }
     if (!only || strcmp(only, "reference") == 0) {
         printf("== fp64 conv2d reference (im2col + GEMM, %s) ==\n", conv2d_ref_method());
         fflush(stdout);

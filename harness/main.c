@@ -64,9 +64,16 @@ static const struct {
      "(/dev/nvidia0) without a usable driver. No GPU at all is not broken: the emulator runs\n"
      "kernels there.\n"},
     {"bench",
-     "Sub-benchmarks: `reference` (the fp64 conv2d reference) and `emu` (the CPU emulator);\n"
-     "both when none is named. --quick: small shapes and few repetitions (seconds, not\n"
-     "tens of seconds). Exit code 1 when a figure could not be measured or a result was wrong.\n"},
+     "Sub-benchmarks: `reference` (the fp64 conv2d reference's GFLOP/s), `ops` (every\n"
+     "operator's reference against a copy of the same bytes), `emu` (the CPU emulator's costs)\n"
+     "and `tune` (tune's space construction, overhead and strategies); all when none is named.\n"
+     "--quick: `reference` and `emu` only, on small shapes with few repetitions (about a second;\n"
+     "`ops` and `tune` have no quick form). Exit code 1 when a figure could not be measured or a\n"
+     "result was wrong.\n"},
+    {"merge",
+     "OUT.csv SHARD.csv...: the shards of a run (--shard I/N) into one results file with its\n"
+     "best.csv, listing the rows missing; OUT's folder is made; a file given twice is read once.\n"
+     "OUT.journal A.journal...: a tune's journals into one.\n"},
 };
 
 static const cmd_def CMDS[] = {
@@ -205,8 +212,39 @@ static const opt_def OPTS[] = {
     OPT("format", 's', format, C_PLOT | C_COMPARE, "png|svg|pdf", "chart format (default png)"),
     OPT("by", 's', by, C_COMPARE, "COLUMN", "compare the values of this column (a define, or variant)"),
     OPT("baseline", 's', baseline, C_PLOT | C_COMPARE, "NAME", "the variant or value to compare against"),
-    OPT("quiet", 'f', quiet, C_ALL, NULL, "print less (run: no progress on stderr; cache: one line)"),
-    OPT("verbose", 'f', verbose, C_ALL, NULL, "print more (compiler logs, backend choice; cache: every file)"),
+    OPT("quiet", 'f', quiet,
+        C_RUN | C_CHECK | C_PROFILE | C_TUNE | C_TRAIN | C_DEBUG | C_CACHE | C_MERGE | C_COMPARE | C_PLOT, NULL,
+        "print less (run: no progress on stderr; cache: one line)"),
+    OPT("verbose", 'f', verbose, C_COMPILE | C_COMPARE | C_PLOT | C_CACHE | C_TRAIN, NULL,
+        "print more (compile: compiler logs; cache: every file)"),
+};
+
+/* What an option means to one command, where OPTS's line (written for all of
+ * them) would mislead: `harness COMMAND --help` prints this instead. */
+static const struct {
+    const char *opt;
+    int cmds;
+    const char *help;
+} OPT_HELP[] = {
+    {"out", C_RUN, "the results CSV (default results/<name>.csv; a folder is refused)"},
+    {"out", C_CHECK, "the results CSV (default results/<name>.check.csv)"},
+    {"out", C_PROFILE, "the results CSV (default results/<name>.profile.csv; .lines.csv and .txt beside it)"},
+    {"out", C_TUNE, "the prefix of the tune's files: .best.json, .csv, .journal, .h (default results/<name>.tune)"},
+    {"out", C_DEBUG, "folder for the mismatch map (default debug/)"},
+    {"out", C_PLOT | C_COMPARE, "the chart: a file (.png, .svg, .pdf) or a folder (default plots/<name>.png)"},
+    {"out", C_TRAIN, "the loss and accuracy curve (default results/train_<task>.csv)"},
+    {"all", C_RUN | C_TUNE | C_CHECK | C_PROFILE, "every case whatever its size on the emulator (no --max-gflop budget)"},
+    {"all", C_PLOT, "every results CSV under results/ into plots/ (not those of check, profile, tune)"},
+    {"quick", C_RUN | C_TUNE, "exploration timing preset (few samples), over the config's timing"},
+    {"quick", C_BENCH, "bench: small work, one repetition, reference and emu only (about a second)"},
+    {"seed", C_TUNE, "the search's seed (the cases stay the config's sample)"},
+    {"seed", C_TRAIN, "the initialisation and shuffling seed (default 42); gradcheck: the seed of its inputs"},
+    {"backend", C_COMPILE, "cuda: NVRTC for --arch (no GPU needed); emu: the emulator's host build; auto: cuda"},
+    {"tuned", C_TRAIN, "a best.json of harness tune: its defines for the kernel it tuned"},
+    {"quiet", C_MERGE, "no verdict table: only the merged line and what is missing"},
+    {"quiet", C_COMPARE | C_PLOT | C_TRAIN | C_TUNE | C_DEBUG, "print less"},
+    {"verbose", C_PLOT | C_COMPARE, "show gnuplot's output even when it succeeds"},
+    {"verbose", C_TRAIN, "show the kernels' compiler logs"},
 };
 
 static void usage(FILE *f) {
@@ -227,7 +265,10 @@ static void command_usage(FILE *f, const cmd_def *c) {
         if (!(o->cmds & c->bit)) continue;
         char head[64];
         snprintf(head, sizeof head, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(f, "  %-28s %s\n", head, o->help);
+        const char *help = o->help;
+        for (size_t k = 0; k < HN_ARRAY_LEN(OPT_HELP); k++)
+            if ((OPT_HELP[k].cmds & c->bit) && strcmp(OPT_HELP[k].opt, o->name) == 0) help = OPT_HELP[k].help;
+        fprintf(f, "  %-28s %s\n", head, help);
     }
     fprintf(f, "  %-28s %s\n", "--help", "this list");
 }

@@ -53,7 +53,7 @@ expect 2 "harness debug: --out $res is a file, not a folder" debug "$cfg" --kern
 untouched "debug --out FILE"
 expect 2 "harness compile: --arch sm_80 and --backend emu: the emulator compiles for the host CPU, not an architecture" \
   compile "$cfg" --backend emu --arch sm_80
-expect 2 "harness run: --quiet and --verbose: give one" run "$cfg" --quiet --verbose --out "$res"
+expect 2 "harness cache: --quiet and --verbose: give one" cache info --quiet --verbose
 expect 2 "harness run: --profile-blocks needs --profile (or harness profile)" run "$cfg" --profile-blocks 4 --out "$res"
 expect 2 "harness run: --save-samples and --sanitize: a sanitized run times nothing" \
   run "$cfg" --sanitize all --save-samples --out "$res"
@@ -79,6 +79,7 @@ untouched "a run whose worker could not start"
 # ... and one that ran replaces them, leaving nothing aside
 expect 1 "results: $res (1 rows written by this run: 0 ok, 1 failed (1 mismatch))" run "$cfg" --backend emu --quick --variant my_relu_copy --out "$res"
 [ ! -e "$res.previous" ] || fail "a finished run left $res.previous"
+cp "$res" "$tmp/r.keep"
 
 echo "== precision as a word: the natural spellings, or the accepted ones listed"
 for word in double fp64 float64; do
@@ -99,5 +100,18 @@ rc=$?
 case "$out" in *"3 CSVs of harness check, profile or tune passed over"*) ;; *) fail "plot --all: no note of the passed-over files: $out" ;; esac
 case "$out" in *"myrelu.check"* | *"myrelu.profile"*) fail "plot --all drew a check or profile CSV: $out" ;; esac
 [ -e "$tmp/proj/plots/myrelu.png" ] || fail "plot --all: no plots/myrelu.png: $out"
+
+echo "== --help says what each command's options do there, and offers only what it uses"
+expect 0 "--out PATH                   the results CSV (default results/<name>.csv" help run
+expect 0 "--out PATH                   folder for the mismatch map" debug --help
+expect 0 "--out PATH                   the prefix of the tune's files" tune --help
+expect 0 "--all                        every results CSV under results/ into plots/" plot --help
+expect 0 "\`ops\` (every" bench --help
+expect 0 "--quiet                      no verdict table" merge --help
+expect 2 "harness info: --verbose is not an option of info" info --verbose
+expect 2 "harness run: --verbose is not an option of run" run "$cfg" --verbose --out "$res"
+expect 2 "harness list: --quiet is not an option of list" list "$cfg" --quiet
+expect 2 "harness bench ops: --quick: ops has no quick form" bench ops --quick
+untouched "the help and option checks"
 
 finish
