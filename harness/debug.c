@@ -259,7 +259,8 @@ int hn_cmd_debug(const hn_cli *cli) {
         /* A case whose parameters do not evaluate (--set in_ch=x) is bad input: say so before compiling. */
         hn_workload shape;
         if (hn_workload_shape(&shape, p, c, &err) != 0) {
-            fprintf(stderr, "harness debug: %s\n", err.msg);
+            if (cli->set) fprintf(stderr, "harness debug: --set %s: %s\n", cli->set, err.msg);
+            else fprintf(stderr, "harness debug: %s\n", err.msg);
             goto done;
         }
     }

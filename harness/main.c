@@ -391,6 +391,11 @@ static int parse_args(int argc, char **argv, const cmd_def *cmd, hn_cli *cli, in
                 fprintf(stderr, "harness %s: --%s: '%s' is not a whole number >= 0\n", cmd->name, o->name, val);
                 return -1;
             }
+            if (d == 0 && o->offset == offsetof(hn_cli, emu_threads)) { /* 0 is its "not given" */
+                fprintf(stderr, "harness %s: --emu-threads 0: must be at least 1 (leave it out for the default)\n",
+                        cmd->name);
+                return -1;
+            }
             if (o->kind == 'i') *(int *)field = (int)d;
             else *(int64_t *)field = (int64_t)d;
             break;
@@ -423,6 +428,11 @@ static int check_combinations(const cmd_def *cmd, const hn_cli *cli, const int *
     if (cli->min_samples == 0 || cli->max_samples == 0) {
         fprintf(stderr, "harness %s: --%s: 0 samples measure nothing; give at least 1\n", n,
                 cli->min_samples == 0 ? "min-samples" : "max-samples");
+        return -1;
+    }
+    /* 0 was the default in disguise (one per core; emu-threads is refused as it is parsed) */
+    if (cli->jobs == 0) {
+        fprintf(stderr, "harness %s: --jobs 0: must be at least 1 (leave it out for the default)\n", n);
         return -1;
     }
     if (cli->min_samples > 0 && cli->max_samples > 0 && cli->max_samples < cli->min_samples) {

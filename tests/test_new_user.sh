@@ -40,6 +40,9 @@ expect 2 "harness run: --min-samples: 0 samples measure nothing; give at least 1
 untouched "--min-samples 0"
 expect 2 "harness tune: --max-samples: 0 samples measure nothing" tune "$cfg" --max-samples 0
 expect 2 "harness run: --max-samples 2 is under --min-samples 5" run "$cfg" --min-samples 5 --max-samples 2 --out "$res"
+expect 2 "harness run: --jobs 0: must be at least 1 (leave it out for the default)" run "$cfg" --jobs 0 --out "$res"
+expect 2 "harness debug: --emu-threads 0: must be at least 1" debug "$cfg" --kernel my_relu --emu-threads 0
+expect 2 "harness debug: --set n=abc: params.n ('n'): expected an integer" debug "$cfg" --kernel my_relu --set n=abc
 expect 2 "harness run: --timeout: must be > 0 (got 0)" run "$cfg" --timeout 0 --out "$res"
 expect 2 "harness run: --resume and --force: --resume keeps the rows --out holds, --force starts it over; give one" \
   run "$cfg" --resume --force --out "$res"
