@@ -447,12 +447,27 @@ static const char *kname_arg(const char **p, int depth) {
     const char *why = kname_name(p);
     if (why) return "a template argument must be a name or a number";
     kname_space(p);
-    return **p == '<' ? kname_args(p, depth + 1) : NULL;
+    if (**p == '<' && (why = kname_args(p, depth + 1)) != NULL) return why;
+    /* a type of several words ("unsigned int", "long long", "const float *") */
+    for (;;) {
+        kname_space(p);
+        if (**p == '*' || **p == '&') {
+            (*p)++;
+            continue;
+        }
+        if (!(isalpha((unsigned char)**p) || **p == '_')) return NULL;
+        if ((why = kname_name(p)) != NULL) return why;
+    }
 }
 
 static const char *kname_args(const char **p, int depth) {
     if (depth > 8) return "template arguments nested too deeply";
     (*p)++; /* '<' */
+    kname_space(p);
+    if (**p == '>') { /* "relu<>": every template argument its default */
+        (*p)++;
+        return NULL;
+    }
     for (;;) {
         const char *why = kname_arg(p, depth);
         if (why) return why;

@@ -322,6 +322,10 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_wor
         case HN_ARG_PARAM:
         case HN_ARG_EXPR:
             if (arg_value(a, w, &scope, &vals[n], err) != 0) return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
+            /* an integer parameter bound by name goes as 64 bits, sign-extended: a
+             * 4-byte parameter reads its low half (little-endian, as every target
+             * is), an int64_t / size_t / long long one the whole (hn_check_signature) */
+            if (a->kind == HN_ARG_PARAM && a->type == 'i') vals[n].l = (int64_t)vals[n].i;
             break;
         case HN_ARG_STRUCT:
             if (pack_struct(a, w, &scope, vals[n].bytes, err) != 0) return hn_err_prefix(err, "args[%d]", i);
@@ -441,6 +445,12 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
         const char *text = ai < s->n_args ? s->args[ai].text : "debug_counter";
         expected_param(ai < s->n_args ? &s->args[ai] : NULL, &e);
         int size_ok = params[i].size <= 0 || params[i].size == e.size;
+        /* an integer operator parameter named as it is ("n") takes the integer
+         * type of 4 or 8 bytes the kernel declares (int64_t, size_t, unsigned
+         * long long ...): hn_pack_args passes it as 64 bits */
+        if (ai < s->n_args && s->args[ai].kind == HN_ARG_PARAM && s->args[ai].type == 'i' &&
+            (params[i].kind == 'i' || params[i].kind == 'u') && (params[i].size == 4 || params[i].size == 8))
+            size_ok = 1;
         int kind_ok = params[i].kind == '?' || params[i].kind == 'o' || params[i].kind == e.kind ||
                       (params[i].kind == 'u' && e.kind == 'i') || (params[i].kind == 'i' && e.kind == 'u');
         if (!size_ok || !kind_ok) {
