@@ -637,6 +637,7 @@ static void arg_free(hn_arg *a) {
     free(a->fields);
     hn_expr_free(a->expr);
     free(a->text);
+    free(a->where);
     memset(a, 0, sizeof *a);
 }
 
@@ -677,6 +678,9 @@ static int parse_constants(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
         hn_arg *a = &s->const_vals[s->n_constants];
         memset(a, 0, sizeof *a);
         if (rc == 0) rc = parse_value(c, plan, s, e, p, ns, a, 0);
+        if (rc == 0 && a->kind == HN_ARG_BUFFER && a->expr)
+            rc = bad(c, p, "'%s': a constant gets a whole buffer's contents; an offset into a buffer is for args",
+                     CUT(a->text));
         if (rc == 0 && a->kind == HN_ARG_SCRATCH)
             rc = bad(c, p, "'%s' is a scratch buffer: a constant gets an input buffer's contents or a value (a struct "
                            "with a scratch buffer as a field passes its address)",
@@ -762,6 +766,22 @@ static int parse_arg(ctx *c, const hn_op *op, const hn_variant_spec *spec, const
         a->kind = HN_ARG_DEBUG_COUNTER;
         a->type = 'p';
         return 0;
+    }
+    const char *plus = strchr(s, '+');
+    if (plus) { /* "y + 256": a pointer into buffer y, an expression of elements on */
+        char *name = xstrndup(s, (size_t)(plus - s));
+        const int bi = hn_op_buffer_index(op, hn_trim(name));
+        free(name);
+        if (bi >= 0) {
+            a->kind = HN_ARG_BUFFER;
+            a->index = bi;
+            a->type = 'p';
+            a->where = xasprintf("%s: %s", c->file, jpath);
+            cJSON tmp = {0};
+            tmp.type = cJSON_String;
+            tmp.valuestring = (char *)(plus + 1);
+            return parse_field(c, &tmp, jpath, ns, 7, &a->expr);
+        }
     }
     int b = hn_op_buffer_index(op, s);
     if (b >= 0) {
@@ -1030,8 +1050,7 @@ static int parse_value(ctx *c, const hn_plan *plan, const hn_variant_spec *s, co
     a->type = 'o';
     const int n = cJSON_GetArraySize(j);
     if (depth >= 4) return bad(c, p, "a struct nested more than 4 deep");
-    if (n < 1) return bad(c, p, "an empty struct (a struct passed by value is an array of its fields in order)");
-    a->fields = xcalloc((size_t)n, sizeof *a->fields);
+    a->fields = xcalloc(n ? (size_t)n : 1, sizeof *a->fields);
     hn_sb text;
     hn_sb_init(&text);
     hn_sb_addc(&text, '[');
@@ -1055,7 +1074,8 @@ static int parse_value(ctx *c, const hn_plan *plan, const hn_variant_spec *s, co
     hn_sb_addc(&text, ']');
     a->text = hn_sb_detach(&text);
     a->align = align;
-    a->size = (off + align - 1) / align * align;
+    /* an empty struct ([], a tag such as "struct Empty {}") is one byte, as in C++ */
+    a->size = off ? (off + align - 1) / align * align : 1;
     if (rc == 0 && a->size > HN_MAX_STRUCT_BYTES)
         rc = bad(c, p, "a struct of %d bytes (at most %d)", a->size, HN_MAX_STRUCT_BYTES);
     return rc;

@@ -10,6 +10,9 @@
 #     relu_indexed<float, unsigned int>, <float, std::ptrdiff_t>, reduce4<float, 128>;
 #   - an operator parameter (n) bound to an int64_t, size_t, long long, uint64_t ...
 #     parameter goes at that width (it was a launch_error asking for "long: n");
+#   - a pointer into a buffer in args ("y + n / 2"), as a host loop over chunks
+#     passes one; out of the buffer, the row is a launch_error naming the file and
+#     the JSON path; an unknown name in the offset is exit 2;
 #   - llm.c's -INFINITY with only <stdio.h>, <stdlib.h>, <float.h> and
 #     <cuda_runtime.h> included, std::size_t with only <cstdint>, as nvcc allows.
 . "$(dirname "$0")/lib.sh"
@@ -53,6 +56,29 @@ for v in "relu_kernel<float>" "relu_indexed<float, unsigned int>" "relu_indexed<
   case "$rows" in *"$v;"*) ;; *) fail "no rows of $v: $rows" ;; esac
 done
 grep -q '^0,.*sigmoid_kernel<>' "$tmp/pytorch_sigmoid.csv" || fail "no row of sigmoid_kernel<>"
+
+grep -q '^[0-9],.*relu_kernel_halves.*,ok,' "$tmp/pytorch_relu.csv" || fail "no ok row of relu_kernel_halves"
+
+echo "== a pointer into a buffer: checked against its size at each row, named by file and JSON path"
+python3 - "$cfgs/pytorch_relu.json" "$tmp/off.json" "$root" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["defaults"]["file"] = sys.argv[3] + "/tests/kernels/authors/pytorch_elementwise.cu"
+v = [v for v in c["variants"] if v.get("name") == "relu_kernel_halves"][0]
+v["launches"][1]["args"][1] = "y + n / 2 + n"
+c["variants"] = [v]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+"$h" run "$tmp/off.json" --backend emu --out "$tmp/off.csv" >"$tmp/off.out" 2>&1
+[ $? = 1 ] || fail "an offset past the end should fail its rows: $(tail -3 "$tmp/off.out")"
+r=$(python3 -c "
+import csv
+for r in csv.DictReader(open('$tmp/off.csv')):
+    if r['case'] == '1': print(r['status'], r['reason'])")
+case "$r" in "launch_error "*"off.json: variants[0].launches[1].args[1]: 'y + n / 2 + n': offset 1500 is outside buffer 'y' (1000 elements: 0 to 1000)"*) ;;
+  *) fail "offset past the end, case 1: $r" ;; esac
+sed 's#"y + n / 2 + n"#"y + m"#' "$tmp/off.json" >"$tmp/off2.json"
+expect 2 "off2.json: variants[0].launches[1].args[1]: in ' m': unknown name 'm'" "$h" list "$tmp/off2.json"
 
 echo "== bad template names are still exit 2 naming the JSON path"
 sed 's/"sigmoid_kernel<>"/"sigmoid_kernel<float,>"/' "$cfgs/pytorch_sigmoid.json" >"$tmp/bad.json"
