@@ -486,12 +486,27 @@ static const char *kname_arg(const char **p, int depth) {
     const char *why = kname_name(p);
     if (why) return "a template argument must be a name or a number";
     kname_space(p);
-    return **p == '<' ? kname_args(p, depth + 1) : NULL;
+    if (**p == '<' && (why = kname_args(p, depth + 1)) != NULL) return why;
+    /* a type of several words ("unsigned int", "long long", "const float *") */
+    for (;;) {
+        kname_space(p);
+        if (**p == '*' || **p == '&') {
+            (*p)++;
+            continue;
+        }
+        if (!(isalpha((unsigned char)**p) || **p == '_')) return NULL;
+        if ((why = kname_name(p)) != NULL) return why;
+    }
 }
 
 static const char *kname_args(const char **p, int depth) {
     if (depth > 8) return "template arguments nested too deeply";
     (*p)++; /* '<' */
+    kname_space(p);
+    if (**p == '>') { /* "relu<>": every template argument its default */
+        (*p)++;
+        return NULL;
+    }
     for (;;) {
         const char *why = kname_arg(p, depth);
         if (why) return why;
@@ -661,6 +676,7 @@ static void arg_free(hn_arg *a) {
     free(a->fields);
     hn_expr_free(a->expr);
     free(a->text);
+    free(a->where);
     memset(a, 0, sizeof *a);
 }
 
@@ -701,6 +717,9 @@ static int parse_constants(ctx *c, const hn_plan *plan, hn_variant_spec *s, cons
         hn_arg *a = &s->const_vals[s->n_constants];
         memset(a, 0, sizeof *a);
         if (rc == 0) rc = parse_value(c, plan, s, e, p, ns, a, 0);
+        if (rc == 0 && a->kind == HN_ARG_BUFFER && a->expr)
+            rc = bad(c, p, "'%s': a constant gets a whole buffer's contents; an offset into a buffer is for args",
+                     CUT(a->text));
         if (rc == 0 && a->kind == HN_ARG_SCRATCH)
             rc = bad(c, p, "'%s' is a scratch buffer: a constant gets an input buffer's contents or a value (a struct "
                            "with a scratch buffer as a field passes its address)",
@@ -786,6 +805,22 @@ static int parse_arg(ctx *c, const hn_op *op, const hn_variant_spec *spec, const
         a->kind = HN_ARG_DEBUG_COUNTER;
         a->type = 'p';
         return 0;
+    }
+    const char *plus = strchr(s, '+');
+    if (plus) { /* "y + 256": a pointer into buffer y, an expression of elements on */
+        char *name = xstrndup(s, (size_t)(plus - s));
+        const int bi = hn_op_buffer_index(op, hn_trim(name));
+        free(name);
+        if (bi >= 0) {
+            a->kind = HN_ARG_BUFFER;
+            a->index = bi;
+            a->type = 'p';
+            a->where = xasprintf("%s: %s", c->file, jpath);
+            cJSON tmp = {0};
+            tmp.type = cJSON_String;
+            tmp.valuestring = (char *)(plus + 1);
+            return parse_field(c, &tmp, jpath, ns, 7, &a->expr);
+        }
     }
     int b = hn_op_buffer_index(op, s);
     if (b >= 0) {
@@ -1054,8 +1089,7 @@ static int parse_value(ctx *c, const hn_plan *plan, const hn_variant_spec *s, co
     a->type = 'o';
     const int n = cJSON_GetArraySize(j);
     if (depth >= 4) return bad(c, p, "a struct nested more than 4 deep");
-    if (n < 1) return bad(c, p, "an empty struct (a struct passed by value is an array of its fields in order)");
-    a->fields = xcalloc((size_t)n, sizeof *a->fields);
+    a->fields = xcalloc(n ? (size_t)n : 1, sizeof *a->fields);
     hn_sb text;
     hn_sb_init(&text);
     hn_sb_addc(&text, '[');
@@ -1079,7 +1113,8 @@ static int parse_value(ctx *c, const hn_plan *plan, const hn_variant_spec *s, co
     hn_sb_addc(&text, ']');
     a->text = hn_sb_detach(&text);
     a->align = align;
-    a->size = (off + align - 1) / align * align;
+    /* an empty struct ([], a tag such as "struct Empty {}") is one byte, as in C++ */
+    a->size = off ? (off + align - 1) / align * align : 1;
     if (rc == 0 && a->size > HN_MAX_STRUCT_BYTES)
         rc = bad(c, p, "a struct of %d bytes (at most %d)", a->size, HN_MAX_STRUCT_BYTES);
     return rc;

@@ -74,6 +74,10 @@ typedef struct hn_arg {
     struct hn_arg *fields;
     int n_fields;
     int offset;          /* a field's place in the struct that holds it */
+    /* HN_ARG_BUFFER: expr, when not NULL, is an offset in elements ("y + 256": a
+     * pointer into the buffer), checked against its size at each row; where
+     * names the argument in the config ("file: variants[0].args[1]") */
+    char *where;
     int size, align;
 } hn_arg;
 

@@ -267,6 +267,26 @@ static int arg_value(const hn_arg *a, const hn_workload *w, hn_scope *scope, hn_
     return set_typed(a->type, &val, out, err);
 }
 
+/* The address buffer argument a passes for w's case: the buffer's, or where
+ * its offset ("y + 256", in elements) points, from 0 to the buffer's end
+ * (one past the last element, as C allows). */
+static int buffer_value(const hn_arg *a, const hn_workload *w, hn_scope *scope, hn_dptr *out, hn_err *err) {
+    *out = w->dev[a->index];
+    if (!a->expr) return 0;
+    hn_value val;
+    if (hn_expr_eval(a->expr, hn_scope_lookup, scope, &val, err) != 0) return hn_err_prefix(err, "%s", a->where);
+    const char *name = w->plan->op->buffers[a->index].name;
+    const long long count = (long long)w->counts[a->index];
+    if (val.type != HN_VAL_INT)
+        return hn_errf(err, "%s: '%s': the offset into buffer '%s' is not an integer (elements)", a->where, a->text,
+                       name);
+    if (val.i < 0 || val.i > count)
+        return hn_errf(err, "%s: '%s': offset %lld is outside buffer '%s' (%lld elements: 0 to %lld)", a->where,
+                       a->text, (long long)val.i, name, count, count);
+    *out += (hn_dptr)val.i * hn_dtype_size(w->dtype[a->index]);
+    return 0;
+}
+
 /* The bytes of struct argument a for w's case into out (a->size bytes, padding 0). */
 static int pack_struct(const hn_arg *a, const hn_workload *w, hn_scope *scope, unsigned char *out, hn_err *err) {
     memset(out, 0, (size_t)a->size);
@@ -277,7 +297,9 @@ static int pack_struct(const hn_arg *a, const hn_workload *w, hn_scope *scope, u
         case HN_ARG_STRUCT:
             if (pack_struct(f, w, scope, out + f->offset, err) != 0) return hn_err_prefix(err, "field %d", i);
             continue;
-        case HN_ARG_BUFFER: v.p = w->dev[f->index]; break;
+        case HN_ARG_BUFFER:
+            if (buffer_value(f, w, scope, &v.p, err) != 0) return -1;
+            break;
         case HN_ARG_SCRATCH:
             v.p = f->index < w->n_scratch && w->scratch_bytes[f->index] ? w->scratch[f->index] : 0;
             break;
@@ -303,7 +325,9 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_wor
         const hn_arg *a = &s->args[i];
         args[n] = &vals[n];
         switch (a->kind) {
-        case HN_ARG_BUFFER: vals[n].p = w->dev[a->index]; break;
+        case HN_ARG_BUFFER:
+            if (buffer_value(a, w, &scope, &vals[n].p, err) != 0) return -1;
+            break;
         case HN_ARG_SCRATCH:
             /* an empty one is NULL; one bound before hn_workload_scratch, a bug */
             vals[n].p = a->index < w->n_scratch && w->scratch_bytes[a->index] ? w->scratch[a->index] : 0;
@@ -322,6 +346,10 @@ int hn_pack_args(const hn_plan *p, const hn_variant *v, int launch, const hn_wor
         case HN_ARG_PARAM:
         case HN_ARG_EXPR:
             if (arg_value(a, w, &scope, &vals[n], err) != 0) return hn_err_prefix(err, "args[%d] '%s'", i, a->text);
+            /* an integer parameter bound by name goes as 64 bits, sign-extended: a
+             * 4-byte parameter reads its low half (little-endian, as every target
+             * is), an int64_t / size_t / long long one the whole (hn_check_signature) */
+            if (a->kind == HN_ARG_PARAM && a->type == 'i') vals[n].l = (int64_t)vals[n].i;
             break;
         case HN_ARG_STRUCT:
             if (pack_struct(a, w, &scope, vals[n].bytes, err) != 0) return hn_err_prefix(err, "args[%d]", i);
@@ -441,6 +469,12 @@ int hn_check_signature(const hn_plan *p, const hn_variant *v, int launch, hn_bac
         const char *text = ai < s->n_args ? s->args[ai].text : "debug_counter";
         expected_param(ai < s->n_args ? &s->args[ai] : NULL, &e);
         int size_ok = params[i].size <= 0 || params[i].size == e.size;
+        /* an integer operator parameter named as it is ("n") takes the integer
+         * type of 4 or 8 bytes the kernel declares (int64_t, size_t, unsigned
+         * long long ...): hn_pack_args passes it as 64 bits */
+        if (ai < s->n_args && s->args[ai].kind == HN_ARG_PARAM && s->args[ai].type == 'i' &&
+            (params[i].kind == 'i' || params[i].kind == 'u') && (params[i].size == 4 || params[i].size == 8))
+            size_ok = 1;
         int kind_ok = params[i].kind == '?' || params[i].kind == 'o' || params[i].kind == e.kind ||
                       (params[i].kind == 'u' && e.kind == 'i') || (params[i].kind == 'i' && e.kind == 'u');
         if (!size_ok || !kind_ok) {

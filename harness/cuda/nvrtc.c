@@ -131,15 +131,43 @@ static int rtc_headers(const char **names, const char **texts, int max) {
  * _DEFAULT_SOURCE, on in g++) declares uint, ushort and ulong; kernels written for
  * nvcc use them unasked (siboehm's SGEMM kernels: "const uint cRow = blockIdx.y").
  * The emulator's host compiler has them from the same headers. A kernel's own
- * typedef of the same name repeats these, which C++ allows. */
+ * typedef of the same name repeats these, which C++ allows. The same implicit
+ * include brings the host's <math.h> and libstdc++'s std::size_t: llm.c's kernels
+ * say -INFINITY with only <stdio.h>, <stdlib.h> and <float.h> included, and
+ * PyTorch-style ones std::size_t with only <cstdint>; so std::size_t and
+ * std::ptrdiff_t come first, and the <math.h> stand-in (rtc/math.h: INFINITY,
+ * NAN, M_PI ...) where the source names one of its macros (names_math_macro). */
 static const char RTC_PRELUDE[] = "typedef unsigned int uint;\n"
                                   "typedef unsigned short ushort;\n"
-                                  "typedef unsigned long ulong;\n";
+                                  "typedef unsigned long ulong;\n"
+                                  "namespace std { using ::size_t; using ::ptrdiff_t; }\n";
+
+/* Whether src names a macro of <math.h> (INFINITY, NAN, HUGE_VAL(F), M_*, FP_*) as
+ * a whole identifier: such a source gets the <math.h> stand-in ahead of it, as
+ * nvcc's implicit cuda_runtime.h gives it the host's. Only then: the stand-in
+ * pulls libcu++'s <cuda/std/limits>, which would add about 0.2 s to every compile. */
+static int names_math_macro(const char *src) {
+    static const char *const names[] = {"INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF", NULL};
+    for (const char *p = src; *p;) {
+        if (!(isalpha((unsigned char)*p) || *p == '_')) {
+            p++;
+            continue;
+        }
+        const char *b = p;
+        while (isalnum((unsigned char)*p) || *p == '_') p++;
+        if (b > src && isdigit((unsigned char)b[-1])) continue; /* 1e5f and the like */
+        const size_t len = (size_t)(p - b);
+        if ((len > 2 && (!strncmp(b, "M_", 2) || !strncmp(b, "FP_", 3)))) return 1;
+        for (int i = 0; names[i]; i++)
+            if (strlen(names[i]) == len && !strncmp(b, names[i], len)) return 1;
+    }
+    return 0;
+}
 
 void hn_compile_cuda_key(const hn_compile_req *req, char key[33]) {
     hn_hash h;
     hn_hash_init(&h);
-    hn_hash_adds(&h, "harness-nvrtc-3");
+    hn_hash_adds(&h, "harness-nvrtc-4");
     hn_hash_adds(&h, RTC_PRELUDE);
     hn_hash_adds(&h, hn_nvrtc_version());
     hn_hash_adds(&h, req->arch);
@@ -392,6 +420,7 @@ int hn_compile_cuda(const hn_compile_req *req, hn_module_image *out, char **log_
         hn_sb pre;
         hn_sb_init(&pre);
         hn_sb_adds(&pre, RTC_PRELUDE);
+        if (names_math_macro(src)) hn_sb_adds(&pre, "#include <math.h>\n");
         for (int i = 0; i < req->n_defines; i++) {
             const char *d = req->defines[i], *eq = strchr(d, '=');
             if (strpbrk(d, "\r\n")) {

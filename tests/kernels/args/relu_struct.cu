@@ -39,3 +39,12 @@ __global__ void relu_const_job() {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < c_job.s.n + c_job.tail) c_job.io.y[i] = (float)(c_job.scale * relu_floor(c_job.io.x[i], c_job.s));
 }
+
+/* An empty tag struct by value (a policy or dispatch tag, as templated libraries
+ * pass them): one byte in C++, bound as [] in args. */
+struct Tag {};
+
+__global__ void relu_tag(const float *x, float *y, int n, Tag) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
