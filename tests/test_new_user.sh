@@ -30,6 +30,8 @@ expect_name="harness "
 
 echo "== a first run, kept as the results every refusal below must leave alone"
 expect 1 "results: $res (2 rows written by this run: 1 ok, 1 failed (1 mismatch))" run "$cfg" --backend emu --quick --out "$res"
+case "$out" in *"why rows failed (the first of each status"*"mismatch       my_relu_copy, case 0: first check:"*) ;;
+  *) fail "the run does not say why its row failed: $out" ;; esac
 cp "$res" "$tmp/r.keep"
 untouched() { cmp -s "$res" "$tmp/r.keep" || fail "$1 changed or removed $res"; [ ! -e "$res.unfinished" ] || fail "$1 left $res.unfinished"; }
 
