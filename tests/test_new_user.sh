@@ -106,6 +106,11 @@ case "$out" in *"3 CSVs of harness check, profile or tune passed over"*) ;; *) f
 case "$out" in *"myrelu.check"* | *"myrelu.profile"*) fail "plot --all drew a check or profile CSV: $out" ;; esac
 [ -e "$tmp/proj/plots/myrelu.png" ] || fail "plot --all: no plots/myrelu.png: $out"
 
+echo "== a config given to plot or compare, which read results"
+expect 2 "harness plot: $cfg is a config, not a results CSV: harness run $cfg writes its results" plot "$cfg"
+expect 2 "harness compare: $cfg is a config, not a results CSV" compare "$cfg"
+expect 2 "harness compare: $tmp/nothere.csv: no such file" compare "$res" "$tmp/nothere.csv"
+
 echo "== --help says what each command's options do there, and offers only what it uses"
 expect 0 "--out PATH                   the results CSV (default results/<name>.csv" help run
 expect 0 "--out PATH                   folder for the mismatch map" debug --help
