@@ -808,6 +808,18 @@ int hn_cmd_compare(const hn_cli *cli) {
         return 2;
     }
     int several = cli->n_inputs > 0;
+    for (int i = -1; i < cli->n_inputs; i++) {
+        const char *path = i < 0 ? cli->config : cli->inputs[i];
+        if (!hn_file_exists(path)) {
+            fprintf(stderr, "harness compare: %s: no such file\n", path);
+            return 2;
+        }
+        if (hn_file_is_json(path)) {
+            fprintf(stderr, "harness compare: %s is a config, not a results CSV: harness run %s writes its results "
+                            "(results/<name>.csv), which compare reads\n", path, path);
+            return 2;
+        }
+    }
     const char *by = cli->by ? cli->by : several ? HN_COMPARE_RUN_COL : NULL;
     if (!by) {
         fprintf(stderr, "harness compare: --by COLUMN is required (e.g. --by ACCUM_DTYPE, --by variant)\n");

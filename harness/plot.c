@@ -1339,6 +1339,11 @@ int hn_cmd_plot(const hn_cli *cli) {
         fprintf(stderr, "harness plot: %s: no such file\n", cli->config);
         return 2;
     }
+    if (hn_file_is_json(cli->config)) {
+        fprintf(stderr, "harness plot: %s is a config, not a results CSV: harness run %s writes its results "
+                        "(results/<name>.csv), which plot draws\n", cli->config, cli->config);
+        return 2;
+    }
     char *chart;
     char *stem = hn_stem(cli->config);
     if (cli->out) {

@@ -117,6 +117,7 @@ typedef struct {
     int64_t cases_seen, cases_total;
     int n_ok, n_failed, n_rows;
     int n_by_status[HN_ST_COUNT]; /* rows this run wrote, by status: the reasons behind n_failed */
+    char *first_why[HN_ST_COUNT]; /* the first failed row of each status: "variant, case N: reason" */
     int tty;
     int write_failed;
     int any_failure;
@@ -214,6 +215,36 @@ static char *tuned_line(run_ctx *r, const char *line, const char *note) {
     return out ? out : xstrdup(line);
 }
 
+/* "variant, case N: reason" of a row line, from its columns; caller frees. */
+static char *row_why(run_ctx *r, const char *line) {
+    hn_sb text;
+    hn_sb_init(&text);
+    for (int k = 0; k < r->n_cols; k++) {
+        if (k) hn_sb_addc(&text, ',');
+        hn_csv_quote(&text, r->cols[k]);
+    }
+    hn_sb_addf(&text, "\n%s\n", line);
+    hn_table t;
+    hn_err err;
+    char *out = NULL;
+    if (hn_table_parse(text.buf, r->out_path, &t, &err) == 0) {
+        if (t.n_rows == 1) {
+            const char *variant = NULL, *case_id = NULL, *reason = NULL;
+            for (int k = 0; k < t.n_cols; k++) {
+                if (strcmp(t.header[k], "variant") == 0) variant = t.rows[0][k];
+                if (strcmp(t.header[k], "case") == 0) case_id = t.rows[0][k];
+                if (strcmp(t.header[k], "reason") == 0) reason = t.rows[0][k];
+            }
+            if (reason && *reason)
+                out = xasprintf("%s%s%s: %s", variant ? variant : "", case_id ? ", case " : "",
+                                case_id ? case_id : "", reason);
+        }
+        hn_table_free(&t);
+    }
+    hn_sb_free(&text);
+    return out;
+}
+
 static void take_row(run_ctx *r, lane_ctx *ln, const hn_run_row *row) {
     if (r->write_failed) return;
     if (r->sh->done[row->case_id * r->n_slots + row->slot]) return; /* never twice (cannot happen with claims) */
@@ -227,6 +258,8 @@ static void take_row(run_ctx *r, lane_ctx *ln, const hn_run_row *row) {
     if (row->status == HN_ST_OK) r->n_ok++;
     if (row->status >= 0 && row->status < HN_ST_COUNT) r->n_by_status[row->status]++;
     if (hn_status_failed(row->status)) r->n_failed++, r->any_failure = 1;
+    if (hn_status_failed(row->status) && row->status < HN_ST_COUNT && !r->first_why[row->status])
+        r->first_why[row->status] = row_why(r, row->line);
     ln->rows_this_worker++;
 }
 
@@ -380,7 +413,10 @@ static int open_results(run_ctx *r) {
     char *dir = hn_dirname(r->out_path);
     int rc = hn_mkdirs(dir, &err);
     free(dir);
-    if (rc == 0 && exists) {
+    struct stat st;
+    /* only a regular file is set aside: a device (--out /dev/full, /dev/null) is
+     * written where it is, never renamed */
+    if (rc == 0 && exists && stat(r->out_path, &st) == 0 && S_ISREG(st.st_mode)) {
         r->previous_path = xasprintf("%s.previous", r->out_path);
         if (rename(r->out_path, r->previous_path) != 0) {
             fprintf(stderr, "harness: cannot set %s aside before starting it over: %s\n", r->out_path,
@@ -1083,6 +1119,14 @@ int hn_cmd_run(const hn_cli *cli_in) {
     }
     hn_verdict_print(&vin, stdout);
     print_time_split(&r, hn_now() - r.t_start);
+    int said = 0;
+    for (int st = 0; st < HN_ST_COUNT; st++) {
+        if (!r.first_why[st]) continue;
+        if (!said++) printf("why rows failed (the first of each status; the reason column has every row's):\n");
+        char line[320];
+        hn_excerpt(r.first_why[st], line, sizeof line);
+        printf("  %-14s %s\n", hn_status_names[st], line);
+    }
     char why[256];
     failure_reasons(&r, why, sizeof why);
     if (r.n_failed)
@@ -1121,6 +1165,7 @@ done:
     }
     drop_previous(&r);
     hn_interrupt_restore(&handlers);
+    for (int st = 0; st < HN_ST_COUNT; st++) free(r.first_why[st]);
     for (int i = 0; i < r.n_lanes; i++) hn_worker_destroy(r.lanes[i].wk);
     hn_csv_close(r.csv);
     hn_csv_close(r.builder);

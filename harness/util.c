@@ -294,6 +294,15 @@ int hn_file_exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
+int hn_file_is_json(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    int ch;
+    while ((ch = fgetc(f)) != EOF && (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')) {}
+    fclose(f);
+    return ch == '{';
+}
+
 char *hn_dirname(const char *path) {
     const char *slash = strrchr(path, '/');
     if (!slash) return xstrdup(".");

@@ -89,6 +89,9 @@ char *hn_mkdtemp(const char *prefix, hn_err *err);
  * empty when missing), for an output written later: 0, or -1 with err. */
 int hn_check_appendable(const char *path, hn_err *err);
 int hn_file_exists(const char *path);
+/* Whether path's first byte past white space is '{': a JSON config, not a CSV
+ * (plot and compare name it as the mistake it is). 0 when it cannot be read. */
+int hn_file_is_json(const char *path);
 /* A case list as --case takes it: ids and ranges, "3", "0,5-8", separated by
  * commas. Checks every id against n_cases (skipped when n_cases < 0), marks them
  * in mask[0 .. n_cases) when mask is not NULL, and gives the first id and how

@@ -42,7 +42,7 @@ expect 0 "conv2d_pad_z_out_shared_halo[ACCUM_DTYPE=double]" "$h" compile configs
 expect 0 "registers" "$h" compile configs/conv2d_sweep.json --arch sm_80 --verbose
 
 if ! nvidia-smi >/dev/null 2>&1; then
-  expect 2 "no CUDA device found" "$h" run configs/conv2d_sweep.json --backend cuda --out "$tmp/cuda.csv"
+  expect 2 "--backend cuda: no usable GPU here" "$h" run configs/conv2d_sweep.json --backend cuda --out "$tmp/cuda.csv"
   expect 0 "cuda  no:" "$h" info
 fi
 

@@ -932,7 +932,7 @@ static void test_command_files(void) {
     free(dir);
 }
 
-/* hn_cmd_compare's own checks (the command line stops a missing file earlier):
+/* hn_cmd_compare's own checks (a missing file, a config given for results, no --by):
  * exit 2 and a message on stderr. */
 static void test_cmd_direct(void) {
     char *dir = hn_test_scratch("direct");
@@ -941,12 +941,21 @@ static void test_cmd_direct(void) {
         const char *config, *by, *want;
     } cases[] = {
         {NULL, "ACC", "harness compare: missing the results file (harness compare RESULTS.csv --by COLUMN)\n"},
-        {"x.csv", NULL, "harness compare: --by COLUMN is required (e.g. --by ACCUM_DTYPE, --by variant)\n"},
+        {"x.csv", NULL, "harness compare: x.csv: no such file\n"},
+        {"", NULL, "harness compare: --by COLUMN is required (e.g. --by ACCUM_DTYPE, --by variant)\n"},
+        {"{}", "variant", NULL}, /* a config: its path is in the message */
     };
+    char *csv = xasprintf("%s/r.csv", dir), *json = xasprintf("%s/c.json", dir);
+    hn_err werr;
+    CHECK(hn_write_file(csv, "case,variant\n", 13, &werr) == 0);
+    CHECK(hn_write_file(json, "{\"op\": \"relu\"}\n", 16, &werr) == 0);
+    char *want_json = xasprintf("harness compare: %s is a config, not a results CSV: harness run %s writes its results "
+                                "(results/<name>.csv), which compare reads\n", json, json);
     for (size_t i = 0; i < HN_ARRAY_LEN(cases); i++) {
         hn_cli cli;
         memset(&cli, 0, sizeof cli);
-        cli.config = cases[i].config;
+        cli.config = !cases[i].config || strcmp(cases[i].config, "{}") != 0 ? cases[i].config : json;
+        if (cli.config && !*cli.config) cli.config = csv;
         cli.by = cases[i].by;
         fflush(stderr);
         int saved = dup(2), fd = open(log, O_CREAT | O_TRUNC | O_WRONLY, 0644);
@@ -960,9 +969,12 @@ static void test_cmd_direct(void) {
         char *text = NULL;
         hn_err err;
         CHECK(hn_read_file(log, &text, NULL, &err) == 0);
-        CHECK_STR(text, cases[i].want);
+        CHECK_STR(text, cases[i].want ? cases[i].want : want_json);
         free(text);
     }
+    free(want_json);
+    free(csv);
+    free(json);
     free(log);
     free(dir);
 }

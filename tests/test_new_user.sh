@@ -30,6 +30,8 @@ expect_name="harness "
 
 echo "== a first run, kept as the results every refusal below must leave alone"
 expect 1 "results: $res (2 rows written by this run: 1 ok, 1 failed (1 mismatch))" run "$cfg" --backend emu --quick --out "$res"
+case "$out" in *"why rows failed (the first of each status"*"mismatch       my_relu_copy, case 0: first check:"*) ;;
+  *) fail "the run does not say why its row failed: $out" ;; esac
 cp "$res" "$tmp/r.keep"
 untouched() { cmp -s "$res" "$tmp/r.keep" || fail "$1 changed or removed $res"; [ ! -e "$res.unfinished" ] || fail "$1 left $res.unfinished"; }
 
@@ -103,6 +105,11 @@ rc=$?
 case "$out" in *"3 CSVs of harness check, profile or tune passed over"*) ;; *) fail "plot --all: no note of the passed-over files: $out" ;; esac
 case "$out" in *"myrelu.check"* | *"myrelu.profile"*) fail "plot --all drew a check or profile CSV: $out" ;; esac
 [ -e "$tmp/proj/plots/myrelu.png" ] || fail "plot --all: no plots/myrelu.png: $out"
+
+echo "== a config given to plot or compare, which read results"
+expect 2 "harness plot: $cfg is a config, not a results CSV: harness run $cfg writes its results" plot "$cfg"
+expect 2 "harness compare: $cfg is a config, not a results CSV" compare "$cfg"
+expect 2 "harness compare: $tmp/nothere.csv: no such file" compare "$res" "$tmp/nothere.csv"
 
 echo "== --help says what each command's options do there, and offers only what it uses"
 expect 0 "--out PATH                   the results CSV (default results/<name>.csv" help run
