@@ -80,6 +80,10 @@ case "$r" in "launch_error "*"off.json: variants[0].launches[1].args[1]: 'y + n 
 sed 's#"y + n / 2 + n"#"y + m"#' "$tmp/off.json" >"$tmp/off2.json"
 expect 2 "off2.json: variants[0].launches[1].args[1]: in ' m': unknown name 'm'" "$h" list "$tmp/off2.json"
 
+sed -e 's#"F": "filter"#"F": "filter + 1"#' -e "s#\"../../kernels/#\"$root/tests/kernels/#" \
+  "$cfgs/pmpp_conv2d_const.json" >"$tmp/off3.json"
+expect 2 "off3.json: variants[0].constants.F: 'filter + 1': a constant gets a whole buffer's contents" "$h" list "$tmp/off3.json"
+
 echo "== bad template names are still exit 2 naming the JSON path"
 sed 's/"sigmoid_kernel<>"/"sigmoid_kernel<float,>"/' "$cfgs/pytorch_sigmoid.json" >"$tmp/bad.json"
 sed -i "s#\"../../kernels/#\"$root/tests/kernels/#" "$tmp/bad.json"
