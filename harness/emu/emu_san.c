@@ -793,6 +793,31 @@ static void global_race(emu_san_worker *w, const san_buf *b, uintptr_t a, size_t
     int writes = (info & HN_EMU_SAN_WRITE) != 0, sync = (info & (HN_EMU_SAN_ATOMIC | HN_EMU_SAN_VOLATILE)) != 0;
     int race_on = 1;
     if (sync && (info & HN_EMU_SAN_READ)) w->san->acq[w->block] = now; /* reads a flag: what it releases is ordered */
+    if (!writes && !sync && (off & 3) + n <= 4) {
+        /* the common case, a plain read inside one word: no writer it could race
+         * with (none, an atomic, its own, or ordered), then it becomes a reader */
+        san_gcell *c = &b->gc[off / 4];
+        uint8_t mask = (uint8_t)(((1u << n) - 1u) << (off & 3));
+        if (c->wb && !c->wsync && (c->wmask & mask) && !(c->wb == me_b && c->wthr == me) &&
+            !gordered(w, c->wb, c->wthr, c->wt, me)) {
+            global_race_found(w, b, W_RAW, 0, c->wb, c->wthr, c->wpc, off, n, pc, c->wb == me_b);
+        }
+        if (!(c->rb[0] == me_b && c->rthr[0] == me)) {
+            if (c->rb[0]) {
+                c->rb[1] = c->rb[0];
+                c->rt[1] = c->rt[0];
+                c->rpc[1] = c->rpc[0];
+                c->rthr[1] = c->rthr[0];
+                c->rmask[1] = c->rmask[0];
+            }
+            c->rb[0] = me_b;
+            c->rthr[0] = (uint16_t)me;
+        }
+        c->rt[0] = now;
+        c->rpc[0] = pco;
+        c->rmask[0] = mask;
+        return;
+    }
     for (size_t k = off / 4; k <= (off + n - 1) / 4; k++) {
         san_gcell *c = &b->gc[k];
         size_t lo = k * 4 > off ? k * 4 : off, hi = k * 4 + 4 < off + n ? k * 4 + 4 : off + n;
