@@ -35,6 +35,7 @@ void hn_san_findings_free(hn_san_findings *f) {
     if (!f) return;
     free(f->first);
     free(f->report);
+    free(f->note);
     memset(f, 0, sizeof *f);
     f->first_class = -1;
 }

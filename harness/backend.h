@@ -83,6 +83,8 @@ typedef struct {
     char *first;            /* its first finding (by block, then order in the block) in
                                one line (owned; NULL when none) */
     char *report;           /* every finding, a line each, with counts (owned; NULL when none) */
+    char *note;             /* what the launches left unchecked and why, a line each ("races on
+                               global memory not checked in kernel 'k': ..."; owned; NULL when none) */
 } hn_san_findings;
 void hn_san_findings_free(hn_san_findings *f); /* NULL-safe; leaves it empty */
 /* Parses "race,mem,init,sync" (any subset) or "all" into HN_SAN_* bits. */

@@ -145,8 +145,9 @@ static int sanitizer_report(const hn_cli *cli, hn_backend *be, const char *varia
     be->ops->sanitizer_take(be, &f);
     long total = 0;
     for (int i = 0; i < HN_SAN_NCLASS; i++) total += f.n[i];
-    char *text = xasprintf("sanitizer (%s): variant %s, case %s: %ld finding%s%s\n%s", cli->sanitize, variant, label,
-                           total, total == 1 ? "" : "s", total ? ":" : "", f.report ? f.report : "");
+    char *text = xasprintf("sanitizer (%s): variant %s, case %s: %ld finding%s%s\n%s%s", cli->sanitize, variant,
+                           label, total, total == 1 ? "" : "s", total ? ":" : "", f.report ? f.report : "",
+                           f.note ? f.note : "");
     fputs(text, stdout);
     fflush(stdout);
     if (cli->report) {

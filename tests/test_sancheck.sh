@@ -11,9 +11,11 @@
 #     status CLASS, its reason names one marked line (file:line, with block and
 #     thread), and the full report (--report) names every marked line;
 #   - a variant without marks: status ok and no reason (no false alarm), except
-#     the two whose expectations are written below (a grid too small: the output
-#     check says which elements were never written; a race on global memory
-#     between blocks: not checked, docs/emulator.md);
+#     the one whose expectation is written below (a grid too small: the output
+#     check says which elements were never written);
+#   - races on global memory (global_race.cu): between blocks and within one,
+#     and the ordered hand-offs (atomics, a fence then an atomic counter, the
+#     atomicCAS loop, barriers) that must stay ok;
 #   - `run --sanitize all` gives the same rows as `check`.
 . "$(dirname "$0")/lib.sh"
 
@@ -48,8 +50,6 @@ special = {
     # correct code on half the grid it needs: the output check names the gap
     "rl_grid_short": lambda st, why: st == "mismatch" and "488 of them still hold the poison" in why
                      and "never written" in why and "first at element 512 of 'y'" in why,
-    # a plain += on global memory from two blocks: not checked (docs/emulator.md)
-    "red_dbias_plus": lambda st, why: st in ("ok", "mismatch") and not why.startswith(("race", "memcheck", "initcheck", "synccheck")),
 }
 for r in csv.DictReader(open(sys.argv[1], newline="")):
     v, st, why = r["variant"], r["status"], r["reason"]
@@ -81,12 +81,16 @@ expect_rows matmul "mm_ok ok ok
 mm_double_buffer ok ok
 mm_transpose ok ok
 mm_regtile ok ok
-mm_regtile_le memcheck ok
+mm_regtile_le race ok
 mm_no_sync_raw race ok
 mm_no_sync_war race ok
 mm_tail_le memcheck ok
 mm_shared_le memcheck ok
 mm_uninit_edge initcheck ok"
+
+# the planted j <= 2 is both: the race of the extra write, and the index past acc[2]
+grep -q "kernel 'mm_regtile_le'.*index 2 out of bounds for type 'float \[2\]'" "$tmp/matmul.txt" ||
+  fail "mm_regtile_le: the report lacks the index past acc[2]: $(grep -m3 regtile "$tmp/matmul.txt")"
 
 echo "== reductions, scans, histograms"
 expect_rows reduce "red_syncwarp ok ok
@@ -110,7 +114,7 @@ red_struct_count initcheck ok
 red_hist_nosync race ok
 red_hist_unzeroed initcheck ok
 red_two_pass_unzeroed initcheck ok
-red_dbias_plus ok ok"
+red_dbias_plus race ok"
 
 echo "== stencils"
 expect_rows stencil "st_ok ok ok
@@ -141,6 +145,21 @@ rl_grid_short mismatch ok"
 # a misaligned double is one finding (its type's alignment), not two
 n=$(grep -c "kernel 'rl_double_copy'" "$tmp/elementwise.txt")
 [ "$n" = 1 ] || fail "rl_double_copy: $n findings (want 1): $(grep rl_double_copy "$tmp/elementwise.txt")"
+
+echo "== races on global memory"
+expect_rows global_race "gr_ww_neighbour race ok
+gr_raw_prev race ok
+gr_dbias_plus race ok
+gr_hist_plain race ok
+gr_atomic ok ok
+gr_atomic_ref ok ok
+gr_grid_stride ok ok
+gr_last_block ok ok
+gr_cas_loop ok ok
+gr_sync_scratch ok ok"
+# a race between blocks names the buffer, the element and both blocks
+grep -q "write of device buffer 'dbias' (4 bytes at element 1 of 4-byte elements, byte 4 of 12) at global_race.cu:54.* after block (0,0,0) thread (0,0,0) wrote it at global_race.cu:53.*nothing orders the two blocks" "$tmp/global_race.txt" ||
+  fail "gr_ww_neighbour: the report does not name both blocks and the element: $(grep -m1 gr_ww "$tmp/global_race.txt")"
 
 echo "== run --sanitize all: the same rows"
 want=$(rows matmul check)

@@ -119,6 +119,11 @@ try:
 except OSError:
     print("no results"); sys.exit()
 for r in rows:
+    # hostile.json's clobber_input: the last block writes into its const input
+    # 'in' while other blocks may still read it (before it, on a GPU): a real
+    # race between blocks, the global race check's to find
+    if r["variant"] == "clobber_input" and r["status"] == "race" and "device buffer 'in'" in r["reason"]:
+        continue
     if r["status"] in ("race", "memcheck", "initcheck", "synccheck"):
         print(r["variant"], r["status"], r["reason"][:400])
 if not rows: print("no rows")

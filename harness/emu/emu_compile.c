@@ -54,7 +54,7 @@
 #endif
 
 /* Bump when the generated code or compile flags change meaning. */
-#define EMU_GEN_VERSION "hn-emu-gen-7"
+#define EMU_GEN_VERSION "hn-emu-gen-8"
 
 static const char *const emu_flags[] = {
     "-std=c++17", "-O2", "-fPIC", "-shared", "-g1",

@@ -21,6 +21,8 @@ _Thread_local emu_san_worker *emu_san_tl __attribute__((tls_model("initial-exec"
 #define MAX_FINDINGS 256        /* distinct findings kept per launch (the rest counted) */
 #define SEEN_SLOTS 512          /* a worker's table of findings it has already reported */
 #define SYNC_ID 0x7ffu          /* "writer" of bytes written by atomics and volatile stores */
+#define GRACE_MAX_BYTES (64ull << 20) /* device buffers the global race check covers, in all */
+#define GRACE_MAX_BLOCKS (1ull << 24) /* blocks of a launch it covers */
 
 /* What a finding is. */
 enum {
@@ -39,6 +41,20 @@ static const char *const class_names[HN_SAN_NCLASS] = {"race", "memcheck", "init
 /* ------------------------------------------------------------------------- */
 /* state */
 
+/* The global race check's cell of one 4-byte word of a device buffer: its
+ * last writer and up to two readers in the current launch (all zero: none).
+ * b: linear block + 1; t: the time on that block's worker; pc: offset in the
+ * module's code; thr: linear thread; mask: the bytes of the word accessed;
+ * wsync: the write was an atomic or volatile store. */
+typedef struct {
+    uint32_t wb, wt, wpc;
+    uint16_t wthr;
+    uint8_t wmask, wsync;
+    uint32_t rb[2], rt[2], rpc[2];
+    uint16_t rthr[2];
+    uint8_t rmask[2], pad[2];
+} san_gcell;
+
 typedef struct {
     uintptr_t lo, hi;           /* the whole mapping, guard pages included */
     uintptr_t acc_lo, acc_hi;   /* what can be touched without a fault */
@@ -51,6 +67,8 @@ typedef struct {
                                    read is of written bytes */
     unsigned long id;
     char name[48];              /* emu_san_buffer_label's, or "" */
+    san_gcell *gc;              /* a cell per word (global race check), zeroed per launch; or NULL */
+    size_t gc_len;              /* its mapping */
 } san_buf;
 
 /* One unit of shared memory, a 4-byte word (or, once a thread touches part
@@ -110,6 +128,14 @@ struct emu_san {
     int n_lines, cap_lines;
     char *lines_of;             /* the module they belong to */
     emu_prof *prof;             /* the profile (instead of checks), or NULL */
+    /* the global race check of the launch begun last */
+    int grace;                  /* on: every buffer has cells, rel and acq a slot per block */
+    char gnote[192];            /* why it is off when race is checked ("" otherwise) */
+    uint32_t *rel, *acq;        /* per block: the time of its last fence or atomic (a release of
+                                   what it wrote before), of its last atomic or volatile read
+                                   (an acquire); 0: none */
+    size_t relacq_len;          /* each one's mapping */
+    char *notes;                /* gnotes since the last take, a line each, or NULL */
 };
 
 typedef struct {
@@ -161,6 +187,7 @@ struct emu_san_worker {
     emu_prof_worker *prof;      /* created on the first profiled launch */
     int profiling;              /* bound to a profiling emu_san */
     int profiled_block;         /* the running block is one the profile records */
+    int grace;                  /* the launch's global race check is on */
     uint32_t atl[HN_EMU_MAX_THREADS];                  /* time of each thread's last atomic */
     uint32_t vc[HN_EMU_MAX_THREADS][HN_EMU_WARP_SIZE]; /* what each knows of its warp's lanes */
 };
@@ -195,9 +222,13 @@ static void clear_lines(emu_san *s) {
 
 void emu_san_destroy(emu_san *s) {
     if (!s) return;
-    for (int i = 0; i < s->n_bufs; i++)
+    for (int i = 0; i < s->n_bufs; i++) {
         if (s->bufs[i].init) munmap(s->bufs[i].init, s->bufs[i].init_len);
+        if (s->bufs[i].gc) munmap(s->bufs[i].gc, s->bufs[i].gc_len);
+    }
     free(s->bufs);
+    if (s->rel) munmap(s->rel, s->relacq_len);
+    if (s->acq) munmap(s->acq, s->relacq_len);
     clear_findings(s);
     free(s->f);
     clear_lines(s);
@@ -206,6 +237,7 @@ void emu_san_destroy(emu_san *s) {
     free(s->lines_of);
     free(s->kernel);
     free(s->so_path);
+    free(s->notes);
     emu_prof_destroy(s->prof);
     pthread_mutex_destroy(&s->mu);
     free(s);
@@ -271,6 +303,7 @@ void emu_san_buffer_remove(emu_san *s, const void *data) {
     for (int i = 0; i < s->n_bufs; i++) {
         if (s->bufs[i].data != (uintptr_t)data) continue;
         if (s->bufs[i].init) munmap(s->bufs[i].init, s->bufs[i].init_len);
+        if (s->bufs[i].gc) munmap(s->bufs[i].gc, s->bufs[i].gc_len);
         memmove(&s->bufs[i], &s->bufs[i + 1], (size_t)(s->n_bufs - i - 1) * sizeof *s->bufs);
         s->n_bufs--;
         return;
@@ -486,6 +519,8 @@ void emu_san_worker_bind(emu_san_worker *w, emu_san *s) {
     memset(w->recent_buf, 0, sizeof w->recent_buf);
     w->fast.check_align = (s->checks & HN_SAN_MEM) != 0;
     w->fast.check_init = (s->checks & HN_SAN_INIT) != 0;
+    w->grace = s->grace && !s->prof;
+    if (w->grace) w->fast.mode = HN_EMU_SAN_FAST_SHARED_ONLY; /* every device access has a cell to update */
     memset(w->gap_lo, 0, sizeof w->gap_lo);
     memset(w->gap_len, 0, sizeof w->gap_len);
     w->bufs_lo = s->n_bufs ? s->bufs[0].lo : 0;
@@ -697,6 +732,146 @@ __attribute__((noinline)) static void report_misaligned(emu_san_worker *w, uintp
           access_name(info), (void *)a, what, n);
 }
 
+/* The block and thread of linear block b1 - 1 and thread thr, as "(x,y,z) thread (x,y,z)". */
+static void block_thread_text(const emu_san *s, uint32_t b1, unsigned thr, char *out, size_t size) {
+    struct hn_emu_u3 g = s->launch.grid, bd = s->launch.block, t;
+    unsigned long long b = b1 - 1ull;
+    if (!g.x || !g.y) g.x = g.y = 1;
+    if (!bd.x || !bd.y) bd.x = bd.y = 1;
+    tid3(thr, bd, &t);
+    snprintf(out, size, "(%llu,%llu,%llu) thread (%u,%u,%u)", b % g.x, b / g.x % g.y, b / g.x / g.y, t.x, t.y, t.z);
+}
+
+/* A global race of the running thread with the access (block ob - 1, thread
+ * othr, at module offset opc) kept in a cell. */
+__attribute__((noinline)) static void global_race_found(emu_san_worker *w, const san_buf *b, int what, int sync,
+                                                        uint32_t ob, unsigned othr, uint32_t opc, size_t off,
+                                                        size_t n, uintptr_t pc, int same_block) {
+    static const char *const kind[] = {"read after write", "write after read", "write after write"};
+    static const char *const mine[] = {"read", "write", "write"};
+    static const char *const mine_sync[] = {"atomic load", "atomic", "atomic"};
+    static const char *const theirs[] = {"wrote", "read", "wrote"};
+    char text[80], other[96];
+    emu_buf_text(b->id, b->name, text, sizeof text);
+    block_thread_text(w->san, ob, othr, other, sizeof other);
+    /* (element: the access's own size, the unit a kernel indexes in) */
+    size_t el = n && (n & (n - 1)) == 0 && n <= 16 && !(off % n) ? n : 1;
+    found(w, what, pc, w->text_lo + opc, -1,
+          "%s of %s (%zu byte%s at element %zu of %zu-byte elements, byte %zu of %zu)\x1f after block %s %s "
+          "it\x1f, %s (%s hazard on global memory)",
+          (sync ? mine_sync : mine)[what], text, n, n == 1 ? "" : "s", off / el, el, off, b->size, other,
+          theirs[what],
+          same_block ? "with no barrier or other synchronisation between them"
+                     : "and nothing orders the two blocks (no __threadfence() and atomic hand-off between them)",
+          kind[what]);
+}
+
+/* Whether the access in a cell (block ob - 1, thread othr, time ot) is ordered
+ * before what thread me of the running block does now: in one block as for
+ * shared memory; across blocks only by a hand-off, a fence or atomic of the
+ * other block after its access and an atomic or volatile read of this block
+ * since it began (the flag or counter itself is not checked: lenient). */
+static inline int gordered(const emu_san_worker *w, uint32_t ob, unsigned othr, uint32_t ot, unsigned me) {
+    if (ob == (uint32_t)w->block + 1) return othr == me || ordered(w, me, othr, ot);
+    return w->san->rel[ob - 1] > ot && w->san->acq[w->block] != 0;
+}
+
+/* The global race check of an access inside device buffer b (w->grace). A
+ * plain read races with a plain write of another thread that nothing orders
+ * before it; a plain write with any earlier write or plain read so; an atomic
+ * or volatile access with a plain write so. Atomics and volatile accesses
+ * never race with each other, nor with plain reads (a naturally aligned load
+ * is single-copy atomic on a GPU: the first read of an atomicCAS loop). */
+static void global_race(emu_san_worker *w, const san_buf *b, uintptr_t a, size_t n, unsigned long long info,
+                        uintptr_t pc) {
+    const hn_emu_tctx *t = emu_tl_cur;
+    if (!t || !b->gc || !n || a < b->data || a - b->data >= b->size) return;
+    size_t off = a - b->data;
+    if (n > b->size - off) n = b->size - off;
+    uint32_t me_b = (uint32_t)w->block + 1, now = w->gclk, pco = (uint32_t)(pc - w->text_lo);
+    unsigned me = t->linear;
+    int writes = (info & HN_EMU_SAN_WRITE) != 0, sync = (info & (HN_EMU_SAN_ATOMIC | HN_EMU_SAN_VOLATILE)) != 0;
+    int race_on = 1;
+    if (sync && (info & HN_EMU_SAN_READ)) w->san->acq[w->block] = now; /* reads a flag: what it releases is ordered */
+    if (!writes && !sync && (off & 3) + n <= 4) {
+        /* the common case, a plain read inside one word: no writer it could race
+         * with (none, an atomic, its own, or ordered), then it becomes a reader */
+        san_gcell *c = &b->gc[off / 4];
+        uint8_t mask = (uint8_t)(((1u << n) - 1u) << (off & 3));
+        if (c->wb && !c->wsync && (c->wmask & mask) && !(c->wb == me_b && c->wthr == me) &&
+            !gordered(w, c->wb, c->wthr, c->wt, me)) {
+            global_race_found(w, b, W_RAW, 0, c->wb, c->wthr, c->wpc, off, n, pc, c->wb == me_b);
+        }
+        if (!(c->rb[0] == me_b && c->rthr[0] == me)) {
+            if (c->rb[0]) {
+                c->rb[1] = c->rb[0];
+                c->rt[1] = c->rt[0];
+                c->rpc[1] = c->rpc[0];
+                c->rthr[1] = c->rthr[0];
+                c->rmask[1] = c->rmask[0];
+            }
+            c->rb[0] = me_b;
+            c->rthr[0] = (uint16_t)me;
+        }
+        c->rt[0] = now;
+        c->rpc[0] = pco;
+        c->rmask[0] = mask;
+        return;
+    }
+    for (size_t k = off / 4; k <= (off + n - 1) / 4; k++) {
+        san_gcell *c = &b->gc[k];
+        size_t lo = k * 4 > off ? k * 4 : off, hi = k * 4 + 4 < off + n ? k * 4 + 4 : off + n;
+        uint8_t mask = (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - k * 4));
+        /* the fast case: a word only this thread has touched */
+        if (c->wb == me_b && c->wthr == me && (!c->rb[0] || (c->rb[0] == me_b && c->rthr[0] == me)) && !c->rb[1]) {
+        } else if (race_on) {
+            int plain_writer = c->wb && (c->wmask & mask) && !c->wsync;
+            int any_writer = c->wb && (c->wmask & mask);
+            if ((writes ? (sync ? plain_writer : any_writer) : (!sync && plain_writer)) &&
+                !(c->wb == me_b && c->wthr == me) && !gordered(w, c->wb, c->wthr, c->wt, me)) {
+                global_race_found(w, b, writes ? W_WAW : W_RAW, sync, c->wb, c->wthr, c->wpc, off, n, pc,
+                                  c->wb == me_b);
+                race_on = 0;
+            } else if (writes && !sync) {
+                for (int r = 0; r < 2 && race_on; r++)
+                    if (c->rb[r] && (c->rmask[r] & mask) && !(c->rb[r] == me_b && c->rthr[r] == me) &&
+                        !gordered(w, c->rb[r], c->rthr[r], c->rt[r], me)) {
+                        global_race_found(w, b, W_WAR, 0, c->rb[r], c->rthr[r], c->rpc[r], off, n, pc,
+                                          c->rb[r] == me_b);
+                        race_on = 0;
+                    }
+            }
+        }
+        if (writes) {
+            /* an atomic keeps an unordered plain writer as the cell's (the others' atomics are checked
+             * against it) */
+            if (!(sync && c->wb && !c->wsync && !(c->wb == me_b && c->wthr == me) &&
+                  !gordered(w, c->wb, c->wthr, c->wt, me))) {
+                c->wb = me_b;
+                c->wt = now;
+                c->wpc = pco;
+                c->wthr = (uint16_t)me;
+                c->wmask = mask;
+                c->wsync = (uint8_t)sync;
+            }
+            if (!sync) c->rb[0] = c->rb[1] = 0;
+        } else if (!sync) {
+            if (c->rb[0] && !(c->rb[0] == me_b && c->rthr[0] == me)) {
+                c->rb[1] = c->rb[0];
+                c->rt[1] = c->rt[0];
+                c->rpc[1] = c->rpc[0];
+                c->rthr[1] = c->rthr[0];
+                c->rmask[1] = c->rmask[0];
+            }
+            c->rb[0] = me_b;
+            c->rt[0] = now;
+            c->rpc[0] = pco;
+            c->rthr[0] = (uint16_t)me;
+            c->rmask[0] = mask;
+        }
+    }
+}
+
 /* An access inside device buffer b. */
 static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t a, size_t n,
                                  unsigned long long info, uintptr_t pc) {
@@ -706,6 +881,7 @@ static inline void global_access(emu_san_worker *w, const san_buf *b, uintptr_t 
         snprintf(what, sizeof what, "%s + %zu", text, (size_t)(a - b->data));
         report_misaligned(w, a, n, info, pc, what);
     }
+    if (w->grace) global_race(w, b, a, n, info, pc);
     if (!b->init || !b->unwritten) return;
     unsigned char *sh = b->init + (a - b->data);
     /* atomic stores and exchanges only write; other atomics read first */
@@ -1166,6 +1342,7 @@ static void san_access(void *addr, unsigned long long info, void *pcv) {
         w->type_told = 0;
         const hn_emu_tctx *t = emu_tl_cur;
         if (t) w->atl[t->linear] = ++w->gclk;
+        if (w->grace) w->san->rel[w->block] = w->gclk; /* what the block wrote before is released */
         return;
     }
     san_dispatch(w, a, n, info, pc);
@@ -1214,6 +1391,7 @@ static void san_fence(void *pc) {
     const hn_emu_tctx *t = emu_tl_cur;
     if (w) flush_pending(w);
     if (w && t) w->atl[t->linear] = ++w->gclk;
+    if (w && t && w->grace) w->san->rel[w->block] = w->gclk;
 }
 
 static hn_emu_san_rt san_rt = {.abi = HN_EMU_SAN_ABI, .access = san_access, .fence = san_fence,
@@ -1231,9 +1409,71 @@ const hn_emu_san_rt *emu_san_rt(void) {
 /* ------------------------------------------------------------------------- */
 /* reports */
 
+/* Zeroed anonymous memory of at least *len bytes at *p, reused (and zeroed
+ * again, lazily: the kernel gives fresh pages) when big enough. */
+static int zeroed_map(void **p, size_t *len, size_t want) {
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    want = (want + pg - 1) / pg * pg;
+    if (*p && *len >= want) return madvise(*p, *len, MADV_DONTNEED) == 0 ? 0 : (memset(*p, 0, *len), 0);
+    if (*p) munmap(*p, *len);
+    *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (*p == MAP_FAILED) {
+        *p = NULL;
+        *len = 0;
+        return -1;
+    }
+    *len = want;
+    return 0;
+}
+
+/* Sets up the global race check for launch l: cells for every buffer, the
+ * blocks' release and acquire times; off, with the reason in gnote, past the
+ * limits. */
+static void grace_begin(emu_san *s, const emu_san_launch *l) {
+    s->grace = 0;
+    s->gnote[0] = 0;
+    if (!(s->checks & HN_SAN_RACE) || s->prof) return;
+    unsigned long long nb = (unsigned long long)l->grid.x * l->grid.y * l->grid.z, bytes = 0;
+    for (int i = 0; i < s->n_bufs; i++) bytes += s->bufs[i].size;
+    if (nb > GRACE_MAX_BLOCKS) {
+        snprintf(s->gnote, sizeof s->gnote,
+                 "races on global memory not checked in kernel '%s': %llu blocks, more than the %llu the check "
+                 "covers", l->kernel ? l->kernel : "?", nb, GRACE_MAX_BLOCKS);
+        return;
+    }
+    if (bytes > GRACE_MAX_BYTES) {
+        snprintf(s->gnote, sizeof s->gnote,
+                 "races on global memory not checked in kernel '%s': %llu MiB of device buffers, more than the "
+                 "%llu MiB the check covers", l->kernel ? l->kernel : "?", bytes >> 20, GRACE_MAX_BYTES >> 20);
+        return;
+    }
+    size_t len = s->relacq_len;
+    if (zeroed_map((void **)&s->rel, &s->relacq_len, nb * sizeof *s->rel) != 0 ||
+        zeroed_map((void **)&s->acq, &len, nb * sizeof *s->acq) != 0 || len != s->relacq_len)
+        goto fail;
+    for (int i = 0; i < s->n_bufs; i++) {
+        san_buf *b = &s->bufs[i];
+        if (zeroed_map((void **)&b->gc, &b->gc_len, (b->size / 4 + 1) * sizeof(san_gcell)) != 0) goto fail;
+    }
+    s->grace = 1;
+    return;
+fail:
+    snprintf(s->gnote, sizeof s->gnote, "races on global memory not checked in kernel '%s': no memory for its cells",
+             l->kernel ? l->kernel : "?");
+}
+
 void emu_san_launch_begin(emu_san *s, const emu_san_launch *l) {
     s->launch = *l;
     s->n_launch++;
+    grace_begin(s, l);
+    if (s->gnote[0]) {
+        /* said with the findings, once per take */
+        size_t k = strlen(s->notes ? s->notes : "");
+        if (!s->notes || !strstr(s->notes, s->gnote)) {
+            s->notes = xrealloc(s->notes, k + strlen(s->gnote) + 2);
+            sprintf(s->notes + k, "%s\n", s->gnote);
+        }
+    }
     if (s->prof) {
         unsigned long long nb = (unsigned long long)l->grid.x * l->grid.y * l->grid.z;
         emu_prof_launch_begin(s->prof, nb, l->kernel ? l->kernel : "?", l->so_path ? l->so_path : "", l->so_base,
@@ -1307,6 +1547,8 @@ void emu_san_take(emu_san *s, hn_san_findings *out) {
     out->first_class = -1;
     if (!s) return;
     pthread_mutex_lock(&s->mu);
+    out->note = s->notes; /* what was not checked, a line each */
+    s->notes = NULL;
     if (s->n_f == 0) {
         pthread_mutex_unlock(&s->mu);
         return;

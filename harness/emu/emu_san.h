@@ -9,6 +9,13 @@
  *         sync ...) both took part in when they are in one warp, and not both
  *         an atomic or fence after the first access (a hand-off through an
  *         atomic flag). Atomic and volatile accesses are never racy.
+ *         global memory: the same within a block; across blocks, a plain
+ *         access and a write of another block with no hand-off between them
+ *         (a fence or atomic of the earlier block after its access, an atomic
+ *         or volatile read of the later one before). Atomics and volatile
+ *         accesses race with neither each other nor plain reads. Off, with a
+ *         note in the findings (hn_san_findings.note), past 64 MiB of device
+ *         buffers or 2^24 blocks.
  *   mem   device memory read or written outside its buffer (the 16-byte slack
  *         after its end included), shared memory outside the declared static
  *         or dynamic size, accesses not aligned to their size.
@@ -18,7 +25,9 @@
  *   sync  the scheduler's own failures (divergent barriers, warp masks,
  *         deadlocks), added by emu_run.c in the same format.
  *
- * The shadow state: per device buffer one byte per byte (written or not); per
+ * The shadow state: per device buffer one byte per byte (written or not) and,
+ * when races are checked, a cell per 4-byte word (last writer, two readers:
+ * block, thread, time, pc, bytes), mapped once and zeroed per launch; per
  * shared variable of a worker one cell per 4-byte word, split into a cell per
  * byte once a thread touches part of the word (the last writer, up to two
  * readers, each with its thread, time and pc, and the bytes before the last

@@ -740,6 +740,14 @@ static void sanitize_row(runner *r, hn_workload *w, const row_job *j) {
         status = launch_status(r, &err);
         snprintf(reason, sizeof reason, "%s", err.msg);
     }
+    if (f.note) {
+        /* a check skipped (the global race cells' limits) is said, never silent */
+        fprintf(stderr, "harness: sanitizer: %s", f.note);
+        if (status == HN_ST_OK) {
+            snprintf(reason, sizeof reason, "%s", f.note);
+            reason[strcspn(reason, "\n")] = 0;
+        }
+    }
     hn_san_findings_free(&f);
     if (launched) {
         hn_row_check rc;

@@ -178,7 +178,7 @@ typedef struct hn_emu_rt {
  * `float acc[4]; acc[i]`, `__shared__ float t[8][8]; t[r][8]`); addr is the UBSan
  * out-of-bounds data (its array type's name), the size bits the index's low 32 */
 #define HN_EMU_SAN_BOUNDSCHK (1ull << 38)
-#define HN_EMU_SAN_ABI 7
+#define HN_EMU_SAN_ABI 8
 typedef struct hn_emu_san_rt {
     int abi;
     void (*access)(void *addr, unsigned long long info, void *pc);
@@ -213,6 +213,8 @@ enum {
     HN_EMU_SAN_FAST_CHECK = 0,          /* the fast path above, the rest to the runtime */
     HN_EMU_SAN_FAST_ALL_SLOW = 1,       /* every access to the runtime (a block the profile records) */
     HN_EMU_SAN_FAST_SKIP = 2,           /* nothing to do (a block the profile leaves out) */
+    HN_EMU_SAN_FAST_SHARED_ONLY = 3,    /* device buffers to the runtime (global race cells),
+                                           shared variables to `shared` as in CHECK */
 };
 
 /* A kernel's name expression and parameter signature: kinds[i] is 'p' pointer,

@@ -65,9 +65,10 @@ template <int _HnN, bool _HnW, bool _HnRW = false>
 static inline __attribute__((always_inline)) bool hn_san_quick(void *a, void *pc) {
     const hn_emu_san_fast *f = hn_san_fast();
     if (!f) return false;
-    if (f->mode != HN_EMU_SAN_FAST_CHECK) return f->mode == HN_EMU_SAN_FAST_SKIP;
+    if (f->mode != HN_EMU_SAN_FAST_CHECK && f->mode != HN_EMU_SAN_FAST_SHARED_ONLY)
+        return f->mode == HN_EMU_SAN_FAST_SKIP;
     unsigned long long x = (unsigned long long)a;
-    for (int i = 0; i < HN_EMU_SAN_RECENT; i++) {
+    for (int i = 0; i < HN_EMU_SAN_RECENT && f->mode == HN_EMU_SAN_FAST_CHECK; i++) {
         unsigned long long off = x - f->recent[i].data;
         if (off >= f->recent[i].size || (unsigned long long)_HnN > f->recent[i].size - off) continue;
         if ((x & (_HnN - 1)) && f->check_align) return false;

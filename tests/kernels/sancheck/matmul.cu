@@ -11,7 +11,10 @@
  *                    and read along rows: the transpose's bank-conflict-free layout
  *   mm_regtile       each thread computes two outputs of a row (acc[2] in
  *                    registers): block (TILE / 2, TILE)
- *   mm_regtile_le    mm_regtile's output loop runs `j <= 2`: past the local acc[2]
+ *   mm_regtile_le    mm_regtile's output loop runs `j <= 2`: past the local acc[2],
+ *                    and onto the next thread's first output, which both write (a
+ *                    race on global memory, the row's status; the index past acc[2]
+ *                    is in the report)
  *   mm_no_sync_raw   no barrier between storing the tile and reading it
  *   mm_no_sync_war   no barrier at the end of the step: the next tile overwrites
  *                    this one while slower warps still read it
@@ -205,7 +208,7 @@ __device__ void regtile(const float *x, const float *weight, const float *bias, 
     }
     for (int j = 0; j < cols; j++) {
         const int o = o0 + 2 * tx + j;
-        if (b < batch && o < out_f) y[(size_t)b * out_f + o] = acc[j] + bias[o]; // expect: memcheck mm_regtile_le
+        if (b < batch && o < out_f) y[(size_t)b * out_f + o] = acc[j] + bias[o]; // expect: race mm_regtile_le
     }
 }
 

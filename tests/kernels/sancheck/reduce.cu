@@ -41,8 +41,7 @@
  *   red_volatile_warp     the pre-Volta warp-synchronous finish through volatile
  *                         shared memory, without __syncwarp
  *   red_dbias_plus        blocks of one channel add their partial with a plain
- *                         `dbias[c] +=` (a race on global memory between blocks:
- *                         not checked, see docs/emulator.md)
+ *                         `dbias[c] +=` (a race on global memory between blocks)
  */
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -255,7 +254,7 @@ __global__ void red_dbias_plus(const float *dout, float *dbias, int out_ch, int 
         if (t < k) s[t] += s[t + k];
         __syncthreads();
     }
-    if (t == 0) dbias[c] += s[0];
+    if (t == 0) dbias[c] += s[0]; // expect: race red_dbias_plus
 }
 
 __global__ void red_count(const float *dout, float *dbias, int out_ch, int npix) {

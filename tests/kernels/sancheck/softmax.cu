@@ -144,6 +144,7 @@ __global__ void sm_grad_accum(const float *logits, const int *labels, float *los
         s = warp_sum(s);
         const int label = labels[b];
         for (int c = lane; c < classes; c += 32) d[c] += expf(x[c] - m) / s * inv_batch; // expect: initcheck sm_grad_accum
+        __syncwarp(); /* lane 0 updates another lane's element next */
         if (lane == 0) d[label] -= inv_batch;
         terms += logf(s) + m - x[label];
     }

@@ -12,7 +12,8 @@
  *   ok_cg_tiles           cooperative groups: tile.sync(), cg::reduce,
  *                         block.sync()
  *   ok_atomics            shared and global atomics from every thread
- *                         (a histogram; atomics are never racy)
+ *                         (a histogram; atomics are never racy); two blocks,
+ *                         the global output written by block 0 only
  *   ok_atomic_handoff     a flag handed from one warp to another with
  *                         atomics, the data written before it read after it
  *   ok_own_bytes          each thread writes then reads its own bytes of a
@@ -123,6 +124,10 @@ __global__ void ok_atomics(const float *in, float *out, int n) {
     atomicAdd(&hist[bin], 1);
     atomicAdd(&hist[(bin + 1) & 7], 2);
     __syncthreads();
+    /* the global part in block 0 only: a second block's stores of out[0..8]
+     * would race with the first's (its zero could land after the first block's
+     * additions) */
+    if (blockIdx.x != 0) return;
     if (t < 8) out[t] = (float)hist[t];
     if (t == 0) out[8] = 0.0f;
     __syncthreads();
