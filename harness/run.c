@@ -414,9 +414,9 @@ static int open_results(run_ctx *r) {
     int rc = hn_mkdirs(dir, &err);
     free(dir);
     struct stat st;
-    /* only a regular file is set aside: a device (--out /dev/full, /dev/null) is
-     * written where it is, never renamed */
-    if (rc == 0 && exists && stat(r->out_path, &st) == 0 && S_ISREG(st.st_mode)) {
+    /* only a regular file is set aside: a device (--out /dev/full, /dev/null) or
+     * a symbolic link is written through, as before, never renamed */
+    if (rc == 0 && exists && lstat(r->out_path, &st) == 0 && S_ISREG(st.st_mode)) {
         r->previous_path = xasprintf("%s.previous", r->out_path);
         if (rename(r->out_path, r->previous_path) != 0) {
             fprintf(stderr, "harness: cannot set %s aside before starting it over: %s\n", r->out_path,
