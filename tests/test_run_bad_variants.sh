@@ -5,7 +5,9 @@
 # (int, unsigned, long, a string), debug_counter outside a debug run, arguments
 # whose kind or count differs from the kernel's parameters (naming the typed
 # argument that would fit: "long: n" for a size_t, "bool: 1" for a bool or an empty
-# tag such as std::bool_constant<B>, which had no way to be bound); typed expressions
+# tag such as std::bool_constant<B>, which had no way to be bound; an explicit "int:"
+# for a long: an operator parameter named alone takes the kernel's integer width,
+# test_authors.sh); typed expressions
 # that do fit bind like the operator's own parameters. Also --backend names.
 . "$(dirname "$0")/lib.sh"
 
@@ -37,7 +39,7 @@ cat >"$tmp/bad.json" <<JSON
   {"name": "ptrpad", "args": [$A, "filter_size", "in"]},
   {"name": "toomany", "args": [$A, "filter_size", "pad", "int: 1"]},
   {"name": "fraclong", "file": "odd.cu", "kernel": "k_long", "args": ["out", "long: 2.5"]},
-  {"name": "intlong", "file": "odd.cu", "kernel": "k_long", "args": ["out", "filter_size"]},
+  {"name": "intlong", "file": "odd.cu", "kernel": "k_long", "args": ["out", "int: filter_size"]},
   {"name": "counter", "file": "odd.cu", "kernel": "k_counter", "args": ["out", "debug_counter"]},
   {"name": "typedok", "args": ["in", "out", "filter", "int: h", "unsigned: w", "int: in_ch", "int: out_ch",
                                "int: filter_size", "float: 0"]}
@@ -62,7 +64,7 @@ doublepad launch_error | argument 8 ('double: 0.5') is an 8-byte double but para
 ptrpad launch_error | argument 8 ('in') is an 8-byte pointer but parameter 8 of conv2d_pad is a 4-byte float
 toomany launch_error | kernel conv2d_pad takes 9 parameters but the config binds 10 arguments
 fraclong launch_error | args[1] 'long: 2.5': = 2.5 is not an integer
-intlong launch_error | argument 1 ('filter_size') is a 4-byte signed integer but parameter 1 of k_long is an 8-byte signed integer (write \"long: filter_size\" in args to pass it as one)
+intlong launch_error | argument 1 ('int: filter_size') is a 4-byte signed integer but parameter 1 of k_long is an 8-byte signed integer (write \"long: filter_size\" in args to pass it as one)
 counter launch_error | args[1] binds debug_counter, which exists only in debug runs (SINGLE_BLOCK)
 typedok ok | "
 [ "$got" = "$want" ] || fail "rows:
