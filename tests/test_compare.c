@@ -59,7 +59,7 @@ static void test_accum_dtype(void) {
     CHECK_STR(c.unit, "case");
     const double ratio[5] = {2, 2.5, 2, 0.8, NAN};
     for (int g = 0; g < c.n_groups && g < 5; g++) {
-        char id[8];
+        char id[16];
         snprintf(id, sizeof id, "%d", g);
         CHECK_STR(c.groups[g].case_id, id);
         CHECK_CONTAINS(c.groups[g].extra, "kernel=conv2d_pad_z_out_shared_halo");
