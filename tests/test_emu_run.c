@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "test_emu_common.h"
+#include "emu/emu_mem.h"
 
 static const char *const kernels[] = {
     "reduce_shared", "reduce_warp", "ballot_count", "histogram", "sum_float",
@@ -630,7 +631,36 @@ static void test_events(void) {
     be->ops->event_destroy(be, z);
 }
 
+/* The cold-cache flush's eviction of the device buffers: done while they hold no
+ * more than the limit, refused (nothing touched) above it, the bytes unchanged. */
+static void test_evict(void) {
+    emu_mem *m = emu_mem_create();
+    size_t sizes[] = {1, 100, 5000, 0};
+    unsigned char *p[4];
+    hn_err err;
+    size_t total = 0;
+    for (int i = 0; i < 4; i++) {
+        CHECK(emu_mem_alloc(m, sizes[i], (void **)&p[i], &err) == 0);
+        for (size_t k = 0; k < sizes[i]; k++) p[i][k] = (unsigned char)(k * 7 + (size_t)i);
+        total += sizes[i];
+    }
+    CHECK_INT(emu_mem_evict(m, total), 1);
+    CHECK_INT(emu_mem_evict(m, total - 1), 0);
+    for (int i = 0; i < 4; i++)
+        for (size_t k = 0; k < sizes[i]; k++)
+            if (p[i][k] != (unsigned char)(k * 7 + (size_t)i)) {
+                CHECK_MSG(0, "buffer %d byte %zu changed by the eviction", i, k);
+                break;
+            }
+    CHECK_INT(emu_mem_check_slack(m, (char[80]){0}, 80), 0);
+    emu_mem_destroy(m);
+    emu_mem *none = emu_mem_create();
+    CHECK_INT(emu_mem_evict(none, 0), 1);
+    emu_mem_destroy(none);
+}
+
 int main(void) {
+    test_evict();
     char *path = emu_kernel_path("basic.cu");
     char *log = NULL;
     hn_err err;

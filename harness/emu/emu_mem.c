@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h> /* _mm_clflush, _mm_mfence */
+#endif
 
 /* How far from a buffer a fault still counts as "near" it. */
 #define NEAR_AFTER ((size_t)1 << 20)
@@ -187,6 +190,30 @@ int emu_mem_check_slack(emu_mem *m, char *out, size_t size) {
     }
     pthread_mutex_unlock(&m->mu);
     return broken;
+}
+
+int emu_mem_evict(emu_mem *m, size_t limit) {
+    pthread_mutex_lock(&m->mu);
+    size_t total = 0;
+    for (int i = 0; i < m->n; i++) total += m->bufs[i].r.size;
+#if defined(__x86_64__)
+    int evicted = total <= limit;
+#else
+    int evicted = 0;
+#endif
+    for (int i = 0; evicted && i < m->n; i++) {
+        const char *p = m->bufs[i].r.data, *end = p + m->bufs[i].r.size;
+#if defined(__x86_64__) /* x86-64's cache lines are 64 bytes */
+        for (p = (const char *)((uintptr_t)p & ~(uintptr_t)63); p < end; p += 64) _mm_clflush(p);
+#else
+        (void)p, (void)end;
+#endif
+    }
+#if defined(__x86_64__)
+    if (evicted) _mm_mfence(); /* the evictions done before the launch that follows */
+#endif
+    pthread_mutex_unlock(&m->mu);
+    return evicted;
 }
 
 void emu_mem_free(emu_mem *m, void *p) {

@@ -62,6 +62,11 @@ void emu_buf_text(unsigned long id, const char *name, char *out, size_t size);
  * one allocated first into out ("a write 4 bytes past the end of device buffer
  * #2 (0x7f..., 1020 bytes)"), and restores the canary. */
 int emu_mem_check_slack(emu_mem *m, char *out, size_t size);
+/* Evicts every buffer's bytes from the CPU's caches (clflush, every level, every
+ * core) and returns 1, when the buffers hold `limit` bytes or fewer in all;
+ * returns 0 and touches nothing when they hold more (writing a cache-sized
+ * buffer is then the cheaper way to a cold cache). */
+int emu_mem_evict(emu_mem *m, size_t limit);
 /* Describes a fault address near a buffer into out ("4 bytes past the end of
  * device buffer #2 (0x7f..., 1024 bytes)"); returns 1 when one was near. */
 int emu_mem_describe(emu_mem *m, const void *addr, char *out, size_t size);
