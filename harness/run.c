@@ -93,6 +93,7 @@ typedef struct {
     char *out_path, *marker_path, *meta_path;
     char *previous_path; /* the file --out held before this run started it over, kept until a row is
                             written (NULL: none): a run that fails before running anything puts it back */
+    char *previous_of;   /* the file previous_path was, when --out is a symbolic link to it (NULL: --out) */
     const char **cols;
     int n_cols;
     hn_csv *csv;        /* the writer (NULL until the file is open) */
@@ -363,11 +364,23 @@ static void restore_previous(run_ctx *r) {
         hn_csv_close(r->csv);
         r->csv = NULL;
     }
-    if (rename(r->previous_path, r->out_path) != 0)
-        fprintf(stderr, "harness: the earlier %s is in %s (cannot put it back: %s)\n", r->out_path,
-                r->previous_path, strerror(errno));
+    const char *to = r->previous_of ? r->previous_of : r->out_path;
+    if (rename(r->previous_path, to) != 0)
+        fprintf(stderr, "harness: the earlier %s is in %s (cannot put it back: %s)\n", to, r->previous_path,
+                strerror(errno));
     free(r->previous_path);
-    r->previous_path = NULL;
+    free(r->previous_of);
+    r->previous_path = r->previous_of = NULL;
+}
+
+/* Removes the results file a run started and wrote nothing into: a regular
+ * file, or the one a symbolic link --out names (never the link, and never a
+ * device such as --out /dev/null, which root could otherwise delete). */
+static void remove_results(run_ctx *r) {
+    char *target = realpath(r->out_path, NULL);
+    struct stat st;
+    if (target && stat(target, &st) == 0 && S_ISREG(st.st_mode)) unlink(target);
+    free(target);
 }
 
 /* Drops the file set aside by open_results, once this run's rows replace it. */
@@ -376,7 +389,8 @@ static void drop_previous(run_ctx *r) {
     if (unlink(r->previous_path) != 0 && errno != ENOENT)
         fprintf(stderr, "harness: cannot remove %s: %s\n", r->previous_path, strerror(errno));
     free(r->previous_path);
-    r->previous_path = NULL;
+    free(r->previous_of);
+    r->previous_path = r->previous_of = NULL;
 }
 
 /* Refuses to overwrite an unfinished run or an input; opens the file fresh, or
@@ -414,16 +428,25 @@ static int open_results(run_ctx *r) {
     int rc = hn_mkdirs(dir, &err);
     free(dir);
     struct stat st;
-    /* only a regular file is set aside: a device (--out /dev/full, /dev/null) or
-     * a symbolic link is written through, as before, never renamed */
-    if (rc == 0 && exists && lstat(r->out_path, &st) == 0 && S_ISREG(st.st_mode)) {
-        r->previous_path = xasprintf("%s.previous", r->out_path);
-        if (rename(r->out_path, r->previous_path) != 0) {
-            fprintf(stderr, "harness: cannot set %s aside before starting it over: %s\n", r->out_path,
-                    strerror(errno));
-            free(r->previous_path);
-            r->previous_path = NULL;
-            return -1;
+    /* only a regular file is set aside: a device (--out /dev/full, /dev/null) is
+     * written through, never renamed; a symbolic link stays a link, and the file
+     * it names is set aside (and is what a run that wrote nothing puts back) */
+    if (rc == 0 && exists && lstat(r->out_path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+        if (S_ISLNK(st.st_mode)) {
+            char *target = realpath(r->out_path, NULL);
+            if (target && stat(target, &st) == 0 && S_ISREG(st.st_mode)) r->previous_of = target;
+            else free(target);
+        }
+        const char *of = r->previous_of ? r->previous_of : S_ISREG(st.st_mode) ? r->out_path : NULL;
+        if (of) {
+            r->previous_path = xasprintf("%s.previous", of);
+            if (rename(of, r->previous_path) != 0) {
+                fprintf(stderr, "harness: cannot set %s aside before starting it over: %s\n", of, strerror(errno));
+                free(r->previous_path);
+                free(r->previous_of);
+                r->previous_path = r->previous_of = NULL;
+                return -1;
+            }
         }
     }
     if (rc != 0 || hn_csv_open(r->out_path, r->cols, r->n_cols, &r->csv, &err) != 0) {
@@ -1089,7 +1112,7 @@ int hn_cmd_run(const hn_cli *cli_in) {
         if (r.fatal && !r.have_dev && !r.have_old && r.n_rows == 0 && !r.write_failed) {
             hn_csv_close(r.csv);
             r.csv = NULL;
-            unlink(r.out_path);
+            remove_results(&r);
             unlink(r.marker_path);
             if (r.shard.count) unlink(r.meta_path);
             restore_previous(&r);

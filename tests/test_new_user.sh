@@ -86,6 +86,26 @@ expect 1 "results: $res (1 rows written by this run: 0 ok, 1 failed (1 mismatch)
 [ ! -e "$res.previous" ] || fail "a finished run left $res.previous"
 cp "$res" "$tmp/r.keep"
 
+echo "== --out a symbolic link: the link stays, the file it names is what is set aside and put back"
+mkdir -p "$tmp/linked"
+cp "$res" "$tmp/linked/target.csv"
+ln -sf "$tmp/linked/target.csv" "$tmp/link.csv"
+expect 2 "--emu-threads 100000: at most" run "$cfg" --backend emu --emu-threads 100000 --out "$tmp/link.csv"
+[ -L "$tmp/link.csv" ] || fail "a failed run replaced the link $tmp/link.csv"
+cmp -s "$res" "$tmp/linked/target.csv" || fail "a failed run through a link lost the file it names"
+[ ! -e "$tmp/linked/target.csv.previous" ] && [ ! -e "$tmp/link.csv.previous" ] || fail "a failed run left a .previous"
+expect 0 "results: $tmp/link.csv (1 rows written by this run)" run "$cfg" --backend emu --quick --variant my_relu \
+  --out "$tmp/link.csv"
+[ -L "$tmp/link.csv" ] || fail "a run replaced the link $tmp/link.csv with a file"
+grep -q ",my_relu,.*,ok," "$tmp/linked/target.csv" || fail "the run's row is not in the file the link names: $(cat "$tmp/linked/target.csv")"
+[ ! -e "$tmp/linked/target.csv.previous" ] || fail "a finished run through a link left target.csv.previous"
+# ... and a device (--out /dev/null) is written through and never removed: a
+# stand-in for /dev/null where this user may make one (root)
+if mknod "$tmp/null" c 1 3 2>/dev/null; then
+  expect 2 "--emu-threads 100000: at most" run "$cfg" --backend emu --emu-threads 100000 --out "$tmp/null"
+  [ -c "$tmp/null" ] || fail "a failed run with --out a device removed the device"
+fi
+
 echo "== precision as a word: the natural spellings, or the accepted ones listed"
 for word in double fp64 float64; do
   sed "s/\"kernel\": \"my_relu\"}/\"kernel\": \"my_relu\", \"precision\": \"$word\"}/" "$cfg" >"$tmp/p.json"
