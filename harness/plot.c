@@ -947,7 +947,7 @@ int hn_plot_run(const char *script, const hn_plot_vars *vars, const char *chart_
     hn_plot_quote(&code, chart_path);
     hn_sb_adds(&code, "; gpdir = ");
     hn_plot_quote(&code, dir);
-    unlink(chart_path);
+    hn_unlink_regular(chart_path);
     char *argv[] = {(char *)hn_plot_gnuplot(), "-d", "-e", code.buf, path, NULL};
     int status = spawn_capture(argv, &out, err);
     if (status < 0) {
@@ -956,7 +956,7 @@ int hn_plot_run(const char *script, const hn_plot_vars *vars, const char *chart_
     }
     if (status != 0) {
         hn_errf(err, "gnuplot failed on %s (exit %d):\n%s", path, status, out.buf);
-        unlink(chart_path); /* a half-drawn chart would pass for a chart */
+        hn_unlink_regular(chart_path); /* a half-drawn chart would pass for a chart */
         goto done;
     }
     struct stat st;

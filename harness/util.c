@@ -294,6 +294,16 @@ int hn_file_exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
+int hn_unlink_regular(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) != 0) return -1;
+    if (!S_ISREG(st.st_mode)) {
+        errno = EPERM;
+        return -1;
+    }
+    return unlink(path);
+}
+
 int hn_file_is_json(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return 0;

@@ -89,6 +89,9 @@ char *hn_mkdtemp(const char *prefix, hn_err *err);
  * empty when missing), for an output written later: 0, or -1 with err. */
 int hn_check_appendable(const char *path, hn_err *err);
 int hn_file_exists(const char *path);
+/* Removes path when it is a regular file (not a link, a folder or a device such
+ * as /dev/null, which an output option may name); 0, or -1 with errno. */
+int hn_unlink_regular(const char *path);
 /* Whether path's first byte past white space is '{': a JSON config, not a CSV
  * (plot and compare name it as the mistake it is). 0 when it cannot be read. */
 int hn_file_is_json(const char *path);

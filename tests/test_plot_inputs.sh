@@ -176,4 +176,12 @@ expect 0 "merged 2 shard files of 2: 8 rows" merge "$tmp/m3.csv" "$tmp/s0.csv" "
 case "$out" in *"shard 0/2 is given more than once ($tmp/./s0.csv again); its rows count once"*) ;; *) fail "twice: $out" ;; esac
 case "$out" in *"the first is kept"*) fail "twice: every row reported: $out" ;; esac
 
+echo "== --out a symbolic link: the chart is drawn into the file it names, the link stays"
+mkdir -p "$tmp/charts"
+: >"$tmp/charts/kept.png"
+ln -sf "$tmp/charts/kept.png" "$tmp/link.png"
+expect 0 "6 cases x 4 variants" plot "$fx" --out "$tmp/link.png"
+[ -L "$tmp/link.png" ] || fail "plot replaced the link $tmp/link.png with a file"
+[ "$(head -c 4 "$tmp/charts/kept.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "no PNG in the file the link names"
+
 finish
