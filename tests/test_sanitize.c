@@ -237,6 +237,59 @@ static void test_modules_and_take(hn_backend *b) {
     hn_module_image_free(&inst);
 }
 
+/* The global race check covers launches whose device buffers hold at most
+ * 64 MiB in all: two blocks that write one word are a race it reports, and the
+ * same launch with a 65 MiB buffer beside them is not checked for races on
+ * global memory, which the findings' note says, naming the kernel and the size. */
+static void test_global_limit(hn_backend *b) {
+    char *dir = emu_tmp_dir("sanitize-limit");
+    char *path = xasprintf("%s/both_write.cu", dir);
+    const char *src = "__global__ void both_write(const float *in, float *out, int n) {\n"
+                      "    if (threadIdx.x == 0) out[0] = in[blockIdx.x % n];\n"
+                      "}\n";
+    hn_err err;
+    if (hn_write_file(path, src, strlen(src), &err) != 0) emu_die("write", &err);
+    const char *names[] = {"both_write"};
+    char *cache = emu_cache();
+    hn_compile_req req = {0};
+    req.src_path = path;
+    req.kernels = names;
+    req.n_kernels = 1;
+    req.cache_dir = cache;
+    req.instrument = HN_INSTRUMENT_ACCESSES;
+    hn_module_image img;
+    char *log = NULL;
+    if (hn_compile_emu(&req, &img, &log, &err) != 0) {
+        CHECK_MSG(0, "both_write: %s\n%s", err.msg, log ? log : "");
+        free(log);
+        free(cache);
+        free(path);
+        free(dir);
+        return;
+    }
+    free(log);
+    const corpus_kernel k = {"both_write", 2, 32, 32, 0, 1};
+    hn_san_findings f;
+    run_one(b, &img, 0, &k, &f, &err);
+    CHECK_MSG(f.first_class == HN_SAN_C_RACE && f.first && strstr(f.first, "global"),
+              "two blocks writing out[0]: %s", f.first ? f.first : "(nothing found)");
+    CHECK_MSG(!f.note, "a note with 8 bytes of buffers: %s", f.note);
+    hn_san_findings_free(&f);
+    hn_dptr big = 0;
+    if (b->ops->alloc(b, (size_t)65 << 20, &big, &err) != 0) emu_die("alloc 65 MiB", &err);
+    run_one(b, &img, 0, &k, &f, &err);
+    CHECK_MSG(f.n[HN_SAN_C_RACE] == 0, "checked for races beyond the limit: %s", f.first ? f.first : "");
+    CHECK_MSG(f.note && strstr(f.note, "races on global memory not checked in kernel 'both_write': 65 MiB of device "
+                                       "buffers, more than the 64 MiB the check covers"),
+              "the note: %s", f.note ? f.note : "(none)");
+    hn_san_findings_free(&f);
+    b->ops->free(b, big);
+    hn_module_image_free(&img);
+    free(cache);
+    free(path);
+    free(dir);
+}
+
 /* Only the checks asked for are made. */
 static void test_subset(void) {
     hn_backend_opts o = {0};
@@ -281,6 +334,7 @@ int main(void) {
     test_bugs(b);
     test_correct(b);
     test_modules_and_take(b);
+    test_global_limit(b);
     hn_backend_destroy(b);
     test_subset();
     return hn_test_exit();
