@@ -1175,8 +1175,12 @@ int hn_cmd_run(const hn_cli *cli_in) {
         unlink(r.marker_path);
         exit_code = r.fatal ? 1 : r.any_failure ? 1 : 0;
     } else {
-        printf("interrupted: the rows done are in %s; run the same command with --resume to finish it\n",
-               r.out_path);
+        if (hn_interrupted())
+            printf("interrupted: the rows done are in %s; run the same command with --resume to finish it\n",
+                   r.out_path);
+        else /* no Ctrl-C: a worker stopped without running them (a kernel's stray write into its state) */
+            printf("stopped before every row ran: the rows done are in %s; run the same command with --resume to "
+                   "finish it\n", r.out_path);
         exit_code = hn_interrupted() ? hn_interrupt_exit_code() : 1;
     }
 done:

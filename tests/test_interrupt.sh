@@ -69,7 +69,10 @@ for k in sorted(f'{r["config"]} {r["case_values"]}' for r in rows if r["phase"] 
 PY
 }
 
-tune=("$h" tune "$cfg" --backend emu --quick --strategy random --budget 10 --top 1 --seed 7)
+# --min-time: every evaluation takes 50 ms or more, so a signal sent once the
+# journal has a row finds the tune still searching (without it the whole tune
+# took 0.1 s and could end before the signal came)
+tune=("$h" tune "$cfg" --backend emu --quick --strategy random --budget 10 --top 1 --seed 7 --min-time 0.05)
 
 echo "== tune: the uninterrupted reference"
 "${tune[@]}" --out "$tmp/ref" >"$tmp/ref.out" 2>&1 || fail "the reference tune failed: $(tail -5 "$tmp/ref.out")"

@@ -137,4 +137,45 @@ if [ ! -e /dev/nvidia0 ]; then
   [ "$be" = emu ] || fail "auto without a GPU ran on $be"
 fi
 
+echo "== a variant that does not compile, beside one that writes 16 KiB past its output in every case"
+# (each fault restarts the worker, which compiled the broken variant again and
+# printed its error again; the write skipped the one guard page after the buffer)
+cat >"$tmp/broken.cu" <<'CU'
+__global__ void no_semicolon(const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x
+    if (i < n) y[i] = x[i] > 0 ? x[i] : 0.0f;
+}
+CU
+cat >"$tmp/faults.cu" <<'CU'
+__global__ void writes_past(const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[i + n + 4096] = x[i % n];
+}
+CU
+cat >"$tmp/broken.json" <<'JSON'
+{"op": "relu", "axes": {"n": [10, 20, 30, 40]},
+ "defaults": {"file": "broken.cu", "block": [32], "grid": ["ceil_div(n, 32)"], "args": ["x", "y", "n"]},
+ "variants": [{"kernel": "no_semicolon"}, {"file": "faults.cu", "kernel": "writes_past"}]}
+JSON
+out=$("$h" run "$tmp/broken.json" --backend emu --quick --out "$tmp/broken.csv" 2>&1)
+[ $? = 1 ] || fail "broken: exit $?: $out"
+# compiled (and its error printed) once, not once per worker
+[ "$(printf '%s\n' "$out" | grep -c "compile error in $tmp/broken.cu")" = 1 ] || fail "the compile error, not once: $out"
+python3 - "$tmp/broken.csv" <<'PY' || fail "broken.csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+got = sorted((r["case"], r["variant"], r["status"]) for r in rows)
+want = sorted((str(c), v, s) for c in range(4) for v, s in (("no_semicolon", "compile_error"), ("writes_past", "fault")))
+assert got == want, got
+why = {r["reason"] for r in rows if r["status"] == "compile_error"}
+assert len(why) == 1 and "broken.cu:3" in why.pop(), [r["reason"] for r in rows]
+# 16 KiB past its output, past the guard page: still a fault naming the output
+# (it had landed in the input's slack, then in the worker's own state)
+for r in rows:
+    if r["variant"] == "writes_past":
+        assert "bytes past the end of device buffer 'y'" in r["reason"], r["reason"]
+keys = {r["compile_key"] for r in rows if r["variant"] == "no_semicolon"}
+assert len(keys) == 1 and keys != {""}, keys
+PY
+
 finish

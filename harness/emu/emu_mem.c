@@ -37,19 +37,23 @@ int emu_region_map(emu_region *r, size_t size, size_t align, hn_err *err) {
     size_t rounded = (size + align - 1) & ~(align - 1);
     if (rounded < size) return hn_errf(err, "emulator: allocation of %zu bytes is too large", size);
     size_t data_pages = (rounded + pg - 1) / pg;
-    size_t len = (data_pages + 2) * pg;
+    size_t guard = (EMU_GUARD_BYTES + pg - 1) / pg * pg;
+    if (data_pages > (SIZE_MAX - 2 * guard) / pg)
+        return hn_errf(err, "emulator: allocation of %zu bytes is too large", size);
+    size_t len = data_pages * pg + 2 * guard;
     void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return hn_errf(err, "emulator: cannot allocate %zu bytes: %s", size, strerror(errno));
     char *m = p;
-    if (data_pages && mprotect(m + pg, data_pages * pg, PROT_READ | PROT_WRITE) != 0) {
+    if (data_pages && mprotect(m + guard, data_pages * pg, PROT_READ | PROT_WRITE) != 0) {
         int e = errno;
         munmap(p, len);
         return hn_errf(err, "emulator: cannot allocate %zu bytes: %s", size, strerror(e));
     }
     r->map = m;
     r->map_len = len;
-    r->data = m + pg + data_pages * pg - rounded;
+    r->guard = guard;
+    r->data = m + guard + data_pages * pg - rounded;
     r->size = size;
     return 0;
 }
@@ -67,7 +71,7 @@ int emu_region_where(const emu_region *r, const void *addr, size_t slack, char *
         snprintf(out, size, "%zu bytes past the end", (size_t)(a - hi));
         return 1;
     }
-    if (a < lo && lo - a <= (uintptr_t)(r->data - r->map)) {
+    if (a < lo && lo - a <= (uintptr_t)(r->data - r->map)) { /* the slack and the guard below */
         snprintf(out, size, "%zu bytes before the start", (size_t)(lo - a));
         return 1;
     }
@@ -94,11 +98,10 @@ void emu_buf_text(unsigned long id, const char *name, char *out, size_t size) {
  * guard page begins). The guard pages cannot see a write there, so the slack
  * holds a canary byte and emu_mem_check_slack looks at it after each launch. */
 static void slack_of(const emu_region *r, char **front, size_t *front_n, char **tail, size_t *tail_n) {
-    size_t pg = page_size();
-    *front = r->map + pg;
+    *front = r->map + r->guard;
     *front_n = (size_t)(r->data - *front);
     *tail = r->data + r->size;
-    *tail_n = (size_t)(r->map + r->map_len - pg - *tail);
+    *tail_n = (size_t)(r->map + r->map_len - r->guard - *tail);
 }
 
 /* Whether n bytes at p (n a multiple of 8) all hold byte c: a word at a time,

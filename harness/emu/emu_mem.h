@@ -1,8 +1,10 @@
 /*
  * emu_mem.h: device memory of the CPU emulator: host memory with guard pages.
  *
- * An emu_region is its own mapping: an inaccessible page, the data pages, and
- * another inaccessible page. The data is placed at the END of its pages (its
+ * An emu_region is its own mapping: an inaccessible guard, the data pages, and
+ * another inaccessible guard, each EMU_GUARD_BYTES of address space (no memory:
+ * a kernel's index that strays up to that far from its buffer faults, named,
+ * rather than writing into whatever the process mapped next to it). The data is placed at the END of its pages (its
  * start rounded down to `align`), so reading or writing past the end of a
  * buffer faults at once instead of corrupting a neighbour (exactly at the first
  * byte past it when the size is a multiple of `align`); an underflow faults
@@ -21,9 +23,13 @@
 
 #include "util.h"
 
+/* The guard on either side of a region's data pages: 1 MiB. */
+#define EMU_GUARD_BYTES ((size_t)1 << 20)
+
 typedef struct {
     char *map;         /* the whole mapping, guard pages included */
     size_t map_len;
+    size_t guard;      /* the inaccessible bytes at either end of the mapping */
     char *data;        /* the usable bytes: [data, data + size) */
     size_t size;
 } emu_region;

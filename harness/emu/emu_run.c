@@ -583,10 +583,11 @@ static void fault_message(const emu_launch_req *r, const emu_worker *w, hn_err *
             char pos[96];
             const emu_region dyn = {.map = w->dyn.map,
                                     .map_len = w->dyn.map_len,
+                                    .guard = w->dyn.guard,
                                     .data = w->dyn_ptr,
                                     .size = w->dyn_bytes};
-            /* an overrun lands in the guard page right after the data */
-            size_t guard = (size_t)sysconf(_SC_PAGESIZE);
+            /* an overrun lands in the guard right after the data */
+            size_t guard = EMU_GUARD_BYTES;
             for (int i = 0; !near[0] && i < w->n_statics; i++) {
                 const emu_static *st = &w->statics[i];
                 if (emu_region_where(&st->reg, a, guard, pos, sizeof pos))

@@ -268,8 +268,8 @@ void emu_san_buffer_add(emu_san *s, const emu_region *r, unsigned long id) {
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
     san_buf b = {.lo = (uintptr_t)r->map,
                  .hi = (uintptr_t)r->map + r->map_len,
-                 .acc_lo = (uintptr_t)r->map + pg,
-                 .acc_hi = (uintptr_t)r->map + r->map_len - pg,
+                 .acc_lo = (uintptr_t)r->map + r->guard,
+                 .acc_hi = (uintptr_t)r->map + r->map_len - r->guard,
                  .data = (uintptr_t)r->data,
                  .size = r->size,
                  .id = id};

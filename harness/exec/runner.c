@@ -62,7 +62,8 @@ hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants, int n_basel
     size_t n_c = (size_t)(n_cases ? n_cases : 1);
     size_t cells = n_c * (size_t)n_slots;
     size_t head = (sizeof(hn_run_shared) + 63) & ~(size_t)63;
-    size_t bytes = head + cells * sizeof(double) + (size_t)n_variants * sizeof(int64_t) + 2 * cells + 2 * n_c;
+    size_t bytes = head + cells * sizeof(double) + (size_t)n_variants * sizeof(int64_t) + 2 * cells + 2 * n_c +
+                   (size_t)n_variants * (1 + HN_COMPILE_WHY);
     void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return NULL;
     hn_run_shared *s = m;
@@ -82,6 +83,10 @@ hn_run_shared *hn_run_shared_create(int64_t n_cases, int n_variants, int n_basel
     s->owner = (volatile unsigned char *)p;
     p += n_c;
     s->in_run = (volatile unsigned char *)p;
+    p += n_c;
+    s->compile_failed = (volatile unsigned char *)p;
+    p += n_variants;
+    s->compile_why = (volatile char *)p;
     for (size_t i = 0; i < cells; i++) s->median_ms[i] = NAN;
     for (int v = 0; v < n_variants; v++) s->timed_out[v] = -1;
     for (size_t c = 0; c < n_c; c++) s->in_run[c] = 1;
@@ -1103,6 +1108,13 @@ static void run_variant_row(runner *r, hn_workload *w, const hn_variant *v, int 
         char hint[512];
         hn_define_value_hint(p, v, sl->reason, hint, sizeof hint);
         snprintf(reason, sizeof reason, "%.1000s%s", sl->reason, hint);
+        /* kept for the workers after this one (a fault restarts the worker) */
+        unsigned char none = 0;
+        if (__atomic_compare_exchange_n(&r->sh->compile_failed[vi], &none, 1, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST)) {
+            snprintf((char *)r->sh->compile_why + (size_t)vi * HN_COMPILE_WHY, HN_COMPILE_WHY, "%s", reason);
+            __atomic_store_n(&r->sh->compile_failed[vi], 2, __ATOMIC_SEQ_CST);
+        }
         FAIL(HN_ST_COMPILE, reason);
     }
     r->row_note = sl->nvrtc_note;
@@ -1483,6 +1495,14 @@ static int run_case(runner *r, const unsigned char *selected, int64_t ci, hn_wor
             emit_row(r, ci, v, HN_ST_SKIPPED, reason, NAN, NAN);
             continue;
         }
+        if (r->job_index[v] < 0 && __atomic_load_n(&r->sh->compile_failed[v], __ATOMIC_SEQ_CST) == 2) {
+            /* an earlier worker of this run found it does not compile */
+            hn_run_row_case(r->csv, p, c, w, &r->d);
+            hn_run_row_slot(r->csv, p, v);
+            if (r->jobs[v]) hn_csv_set_named(r->csv, "compile_key", r->jobs[v]->key);
+            emit_row(r, ci, v, HN_ST_COMPILE, (const char *)r->sh->compile_why + (size_t)v * HN_COMPILE_WHY, NAN, NAN);
+            continue;
+        }
         run_variant(r, w, &p->variants[v], r->job_index[v], v);
         if (cli->save_tensors) save_tensors(r, w, v);
         if (r->restart) rc = HN_RUN_RESTART;
@@ -1524,7 +1544,8 @@ int hn_runner_run(const hn_cli *cli, const hn_plan *p, const unsigned char *sele
     unsigned char *needed = xcalloc((size_t)nv + 1, 1);
     int n_compile = 0;
     for (int v = 0; v < nv; v++) {
-        for (int64_t c = 0; selected[v] && c < p->n_cases && !needed[v]; c++) needed[v] = sh->in_run[c] && !is_done(&r, c, v);
+        for (int64_t c = 0; selected[v] && sh->compile_failed[v] != 2 && c < p->n_cases && !needed[v]; c++)
+            needed[v] = sh->in_run[c] && !is_done(&r, c, v);
         n_compile += needed[v];
     }
     int threads = cli->jobs > 0 ? cli->jobs : hn_cpu_count();

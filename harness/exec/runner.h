@@ -31,6 +31,9 @@
 #include "csv.h"
 #include "run.h"
 
+/* The bytes of a compile error's row reason kept in the shared block. */
+#define HN_COMPILE_WHY 1536
+
 /* The most worker processes (lanes) a run or a tune drives at once. */
 #define HN_MAX_LANES 64
 
@@ -66,6 +69,11 @@ typedef struct {
     volatile unsigned char *in_run;/* [n_cases]: the case is part of this run (--case, --shard) */
     volatile double *median_ms;   /* [n_cases * n_slots]: of done ok rows, else NAN */
     volatile int64_t *timed_out;  /* [n_variants]: the case where it timed out, or -1 */
+    /* [n_variants]: 2 once a worker found the variant does not compile, its row
+     * reason then in compile_why (a worker restarted after a fault does not
+     * compile it again, nor print the error again); 1 while that is written */
+    volatile unsigned char *compile_failed;
+    volatile char *compile_why;   /* [n_variants * HN_COMPILE_WHY] */
     size_t map_bytes;             /* the size of the mapping */
 } hn_run_shared;
 
