@@ -147,9 +147,10 @@ __global__ void no_semicolon(const float *x, float *y, int n) {
 }
 CU
 cat >"$tmp/faults.cu" <<'CU'
-__global__ void writes_past(const float *x, float *y, int n) {
+extern "C" __global__ void writes_past(const float *x, float *y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    y[i + n + 4096] = x[i % n];
+    if (i == 3) y[i + n + 4096] = 1.0f;
+    if (i < n) y[i] = x[i] > 0 ? x[i] : 0.0f;
 }
 CU
 cat >"$tmp/broken.json" <<'JSON'
@@ -174,6 +175,8 @@ assert len(why) == 1 and "broken.cu:3" in why.pop(), [r["reason"] for r in rows]
 for r in rows:
     if r["variant"] == "writes_past":
         assert "bytes past the end of device buffer 'y'" in r["reason"], r["reason"]
+        # an extern "C" kernel's line (it was "emu-<key>.so+0x...")
+        assert " at faults.cu:3" in r["reason"], r["reason"]
 keys = {r["compile_key"] for r in rows if r["variant"] == "no_semicolon"}
 assert len(keys) == 1 and keys != {""}, keys
 PY

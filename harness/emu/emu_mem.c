@@ -13,8 +13,9 @@
 #include <emmintrin.h> /* _mm_clflush, _mm_mfence */
 #endif
 
-/* How far from a buffer a fault still counts as "near" it. */
-#define NEAR_AFTER ((size_t)1 << 20)
+/* How far past a buffer a fault still counts as "near" it: up to the next
+ * region of the zone (below). */
+#define NEAR_AFTER ((size_t)4 << 30)
 
 /* What a device buffer's slack (the bytes of its pages outside its data) holds:
  * a byte that differs from one buffer to the next, so a kernel that copies one
@@ -30,6 +31,39 @@ static size_t page_size(void) {
     return p > 0 ? (size_t)p : 4096;
 }
 
+/* Where regions are mapped: a zone of the address space of their own (32 TiB to
+ * 95 TiB: above ASan's shadow, below its allocator, far from the heap, the
+ * libraries and the stacks), each region ZONE_GAP after the one before. A
+ * GPU's device memory is not the host's: an index that strays a long way from
+ * its buffer should fault there, not write into the harness. With regions
+ * mapped wherever the kernel put them, a write 1 GiB past an output had landed
+ * in writable memory and passed unseen. Past the zone's end the next region
+ * starts over at its beginning (freed regions leave holes there); a place
+ * already taken is skipped (MAP_FIXED_NOREPLACE), and after a few tries the
+ * region goes wherever the kernel puts it. */
+#define ZONE_LO ((uintptr_t)0x200000000000ull)
+#define ZONE_HI ((uintptr_t)0x5f0000000000ull)
+#define ZONE_GAP ((uintptr_t)4 << 30)
+static uintptr_t zone_next = ZONE_LO;
+
+static void *zone_map(size_t len) {
+#if defined(__x86_64__) && defined(MAP_FIXED_NOREPLACE)
+    uintptr_t step = ((uintptr_t)len + ZONE_GAP + ZONE_GAP - 1) / ZONE_GAP * ZONE_GAP;
+    for (int tries = 0; tries < 16 && len < ZONE_HI - ZONE_LO; tries++) {
+        uintptr_t at = __atomic_fetch_add(&zone_next, step, __ATOMIC_RELAXED);
+        if (at < ZONE_LO || at + len > ZONE_HI) { /* wrapped: start the zone over */
+            uintptr_t seen = at + step;
+            __atomic_compare_exchange_n(&zone_next, &seen, ZONE_LO, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+            continue;
+        }
+        void *p = mmap((void *)at, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+                       -1, 0);
+        if (p != MAP_FAILED) return p; /* (a kernel before 4.17 takes the flag as a hint) */
+    }
+#endif
+    return mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+}
+
 int emu_region_map(emu_region *r, size_t size, size_t align, hn_err *err) {
     memset(r, 0, sizeof *r);
     size_t pg = page_size();
@@ -41,7 +75,7 @@ int emu_region_map(emu_region *r, size_t size, size_t align, hn_err *err) {
     if (data_pages > (SIZE_MAX - 2 * guard) / pg)
         return hn_errf(err, "emulator: allocation of %zu bytes is too large", size);
     size_t len = data_pages * pg + 2 * guard;
-    void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *p = zone_map(len);
     if (p == MAP_FAILED)
         return hn_errf(err, "emulator: cannot allocate %zu bytes: %s", size, strerror(errno));
     char *m = p;

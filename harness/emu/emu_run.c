@@ -474,13 +474,18 @@ static int addr2line(const char *so, uintptr_t off, char *out, size_t size) {
     while (fn) {
         char *loc = strtok_r(NULL, "\n", &save);
         if (!loc) break;
-        /* hn_emu_ functions are the shim's wherever the line tables put them */
-        if (strncmp(loc, "??", 2) != 0 && !strstr(loc, "hn_emu.h:") && !strstr(loc, "/emu-shim-") &&
-            strncmp(fn, "hn_emu_", 7) != 0) {
+        /* hn_emu_ functions are the shim's wherever the line tables put them;
+         * but an extern "C" kernel inlined into its launch wrapper is named as
+         * the wrapper (hn_emu_kernel_N) at the kernel's own line */
+        int shim_loc = strncmp(loc, "??", 2) == 0 || strstr(loc, "hn_emu.h:") || strstr(loc, "/emu-shim-") ||
+                       strstr(loc, "<harness emu");
+        int wrapper = strncmp(fn, "hn_emu_kernel_", 14) == 0;
+        if (!shim_loc && (strncmp(fn, "hn_emu_", 7) != 0 || wrapper)) {
             const char *slash = strrchr(loc, '/');
             char *disc = strstr(loc, " (discriminator");
             if (disc) *disc = '\0';
-            snprintf(out, size, "%s (in %s)", slash ? slash + 1 : loc, fn);
+            if (wrapper) snprintf(out, size, "%s", slash ? slash + 1 : loc);
+            else snprintf(out, size, "%s (in %s)", slash ? slash + 1 : loc, fn);
             found = 0;
             break;
         }
