@@ -240,8 +240,18 @@ static void test_modules_and_take(hn_backend *b) {
 /* The global race check covers launches whose device buffers hold at most
  * 64 MiB in all: two blocks that write one word are a race it reports, and the
  * same launch with a 65 MiB buffer beside them is not checked for races on
- * global memory, which the findings' note says, naming the kernel and the size. */
-static void test_global_limit(hn_backend *b) {
+ * global memory, which the findings' note says, naming the kernel and the size.
+ * One worker thread: two blocks whose single writes meet on two workers at the
+ * same moment can both find the word's cell empty (the cells take no lock, see
+ * docs/emulator.md), and CI saw that miss. */
+static void test_global_limit(void) {
+    hn_backend_opts o = {0};
+    o.emu_threads = 1;
+    o.kernel_timeout = 10;
+    o.sanitize = HN_SAN_ALL;
+    hn_backend *b = NULL;
+    hn_err berr;
+    if (hn_backend_emu_create(&o, &b, &berr) != 0) emu_die("backend", &berr);
     char *dir = emu_tmp_dir("sanitize-limit");
     char *path = xasprintf("%s/both_write.cu", dir);
     const char *src = "__global__ void both_write(const float *in, float *out, int n) {\n"
@@ -261,6 +271,7 @@ static void test_global_limit(hn_backend *b) {
     char *log = NULL;
     if (hn_compile_emu(&req, &img, &log, &err) != 0) {
         CHECK_MSG(0, "both_write: %s\n%s", err.msg, log ? log : "");
+        hn_backend_destroy(b);
         free(log);
         free(cache);
         free(path);
@@ -285,6 +296,7 @@ static void test_global_limit(hn_backend *b) {
     hn_san_findings_free(&f);
     b->ops->free(b, big);
     hn_module_image_free(&img);
+    hn_backend_destroy(b);
     free(cache);
     free(path);
     free(dir);
@@ -334,8 +346,8 @@ int main(void) {
     test_bugs(b);
     test_correct(b);
     test_modules_and_take(b);
-    test_global_limit(b);
     hn_backend_destroy(b);
+    test_global_limit();
     test_subset();
     return hn_test_exit();
 }
