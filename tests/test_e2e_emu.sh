@@ -7,11 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 csv="$tmp/conv2d_sweep.csv"
-# under ASan (HN_TEST_SANITIZED) fewer timing samples per row: the same rows
-# and code paths, a third of the time; the normal build runs the command as is
-quick=()
-[ -n "${HN_TEST_SANITIZED:-}" ] && quick=(--quick)
-out=$("$h" run configs/conv2d_sweep.json --backend emu --out "$csv" "${quick[@]}" 2>&1)
+out=$("$h" run configs/conv2d_sweep.json --backend emu --out "$csv" 2>&1)
 rc=$?
 printf '%s\n' "$out" | tail -n 12
 [ "$rc" = 0 ] || fail "the sweep exited $rc"
