@@ -144,6 +144,18 @@ static int names_marked_line(const char *source, const char *kernel, const char 
     return found;
 }
 
+/* An emulator backend of `threads` workers that runs the sanitizer's `checks`. */
+static hn_backend *san_backend(int threads, unsigned checks) {
+    hn_backend_opts o = {0};
+    o.emu_threads = threads;
+    o.kernel_timeout = 10;
+    o.sanitize = checks;
+    hn_backend *b = NULL;
+    hn_err err;
+    if (hn_backend_emu_create(&o, &b, &err) != 0) emu_die("backend", &err);
+    return b;
+}
+
 static void test_bugs(hn_backend *b) {
     hn_module_image img;
     if (compile_corpus("bugs.cu", bugs, (int)HN_ARRAY_LEN(bugs), HN_INSTRUMENT_ACCESSES, &img) != 0) {
@@ -245,13 +257,7 @@ static void test_modules_and_take(hn_backend *b) {
  * same moment can both find the word's cell empty (the cells take no lock, see
  * docs/emulator.md), and CI saw that miss. */
 static void test_global_limit(void) {
-    hn_backend_opts o = {0};
-    o.emu_threads = 1;
-    o.kernel_timeout = 10;
-    o.sanitize = HN_SAN_ALL;
-    hn_backend *b = NULL;
-    hn_err berr;
-    if (hn_backend_emu_create(&o, &b, &berr) != 0) emu_die("backend", &berr);
+    hn_backend *b = san_backend(1, HN_SAN_ALL);
     char *dir = emu_tmp_dir("sanitize-limit");
     char *path = xasprintf("%s/both_write.cu", dir);
     const char *src = "__global__ void both_write(const float *in, float *out, int n) {\n"
@@ -304,13 +310,8 @@ static void test_global_limit(void) {
 
 /* Only the checks asked for are made. */
 static void test_subset(void) {
-    hn_backend_opts o = {0};
-    o.emu_threads = 1;
-    o.kernel_timeout = 10;
-    o.sanitize = HN_SAN_RACE;
-    hn_backend *b = NULL;
+    hn_backend *b = san_backend(1, HN_SAN_RACE);
     hn_err err;
-    if (hn_backend_emu_create(&o, &b, &err) != 0) emu_die("backend", &err);
     const corpus_kernel ks[] = {{"uninit_output", 1, 32, 32, 0, 32}, {"race_two_warps", 1, 64, 64, 0, 64}};
     hn_module_image img;
     if (compile_corpus("bugs.cu", ks, 2, HN_INSTRUMENT_ACCESSES, &img) != 0) {
@@ -336,13 +337,7 @@ static void test_subset(void) {
 }
 
 int main(void) {
-    hn_backend_opts o = {0};
-    o.emu_threads = 2;
-    o.kernel_timeout = 10;
-    o.sanitize = HN_SAN_ALL;
-    hn_backend *b = NULL;
-    hn_err err;
-    if (hn_backend_emu_create(&o, &b, &err) != 0) emu_die("backend", &err);
+    hn_backend *b = san_backend(2, HN_SAN_ALL);
     test_bugs(b);
     test_correct(b);
     test_modules_and_take(b);
